@@ -1,0 +1,52 @@
+# NOVA for Linux: top-level build, test and demo entry points.
+#
+#   make deps     install build and test dependencies (apt-get, as root)
+#   make          build module/nova.ko and the userspace programs
+#   make test     host checks + unit tests + guest tests; summary line last
+#   make demo     boot the guest and show NOVA at work
+#   make shell    interactive guest shell with the fresh build shared in
+#   make clean
+#
+# KVER defaults to the ABI named by the linux-headers-amd64 meta package;
+# override with KVER=6.1.0-NN-amd64. T= selects tests for make test.
+
+KVER	?= $(shell bash -c '. qemu/lib.sh && nova_kver')
+KDIR	?= /lib/modules/$(KVER)/build
+BUILD	:= $(CURDIR)/build
+export KVER BUILD
+
+# Userspace directories, built in this order when present.
+USER_DIRS := $(wildcard lib novactl novad tools tests/unit)
+
+.PHONY: all module user deps test demo shell check clean
+
+all: module user
+
+module:
+	@test -d "$(KDIR)" || { echo "nova: no headers for $(KVER) at $(KDIR): run 'make deps'" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module W=1 modules
+
+user:
+	@for d in $(USER_DIRS); do $(MAKE) -C $$d BUILD=$(BUILD) || exit 1; done
+
+deps:
+	qemu/deps.sh
+
+test: deps
+	$(MAKE) all
+	tests/run.sh $(T)
+
+demo: deps
+	$(MAKE) all
+	qemu/demo.sh
+
+shell: all
+	qemu/run-guest.sh --shell
+
+check: all
+	tests/host/kernel-style.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+	@for d in $(USER_DIRS); do $(MAKE) -C $$d BUILD=$(BUILD) clean; done
+	rm -rf $(BUILD)/bin $(BUILD)/obj $(BUILD)/test-results

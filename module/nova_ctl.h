@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Contract between the file-system core (super.c and friends) and the
+ * control plane (genl.c).
+ *
+ * Core -> control plane:
+ *   nova_ctl_init()/nova_ctl_exit()   from module init (first) / exit (last)
+ *   nova_ctl_fs_mounted(sb)           once a NOVA super block is fully set up
+ *   nova_ctl_fs_unmounting(sb)        first thing in ->kill_sb(); idempotent,
+ *                                     harmless for a sb never announced
+ *
+ * Control plane -> core:
+ *   nova_fs_get_stats(sb, st)         fill *st; may sleep; called with the
+ *                                     control plane's registry mutex held,
+ *                                     which nova_ctl_fs_unmounting() also
+ *                                     takes, so sb stays alive meanwhile.
+ *
+ * Lock order: nova_ctl registry mutex -> any file-system lock.
+ */
+#ifndef _NOVA_CTL_H
+#define _NOVA_CTL_H
+
+#include <linux/types.h>
+
+struct super_block;
+
+/* Operations counted per file system (count and total time). */
+enum nova_ctl_op {
+	NOVA_CTL_OP_READ,
+	NOVA_CTL_OP_WRITE,
+	NOVA_CTL_OP_FSYNC,
+	NOVA_CTL_OP_FAULT,
+	NOVA_CTL_OP_LOOKUP,
+	NOVA_CTL_OP_CREATE,
+	NOVA_CTL_OP_MKDIR,
+	NOVA_CTL_OP_UNLINK,
+	NOVA_CTL_OP_RMDIR,
+	NOVA_CTL_OP_RENAME,
+	NOVA_CTL_OP_LINK,
+	NOVA_CTL_OP_SYMLINK,
+	NOVA_CTL_OP_SETATTR,
+	NOVA_CTL_OP_READDIR,
+	NOVA_CTL_OP_NR
+};
+
+#define NOVA_CTL_LABEL_LEN	32
+
+struct nova_fs_stats {
+	u8  uuid[16];
+	char label[NOVA_CTL_LABEL_LEN];	/* NUL-terminated */
+	u32 format_version;
+	u32 cpus;			/* per-CPU stripes on media */
+	u64 block_size;			/* bytes, 4096 */
+	u64 blocks_total;		/* blocks the allocator manages */
+	u64 blocks_free;
+	u64 inodes_total;		/* inode slots in the inode tables */
+	u64 inodes_free;
+	u64 log_pages;			/* pages in per-inode logs */
+	u64 data_pages;			/* pages holding file data */
+	u64 epoch;			/* current snapshot epoch */
+	u64 snapshots;			/* live snapshots */
+	u64 mount_time_ns;		/* duration of the last mount */
+	bool recovered;			/* last mount ran crash recovery */
+	bool read_only;
+	u64 op_count[NOVA_CTL_OP_NR];
+	u64 op_time_ns[NOVA_CTL_OP_NR];
+};
+
+int nova_ctl_init(void);
+void nova_ctl_exit(void);
+void nova_ctl_fs_mounted(struct super_block *sb);
+void nova_ctl_fs_unmounting(struct super_block *sb);
+
+void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st);
+
+#endif /* _NOVA_CTL_H */

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install, with apt-get, what the build and the tests need; only what is
+# missing. Works on a fresh Debian 12 machine (runs apt-get update itself
+# when the package lists are empty or an install fails).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+apt_updated=0
+apt_update() {
+	[ "$apt_updated" = 1 ] && return 0
+	echo "nova: apt-get update" >&2
+	apt-get update -qq
+	apt_updated=1
+}
+
+# Package lists are needed to resolve KVER from the meta packages.
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -print -quit 2>/dev/null)" ]; then
+	apt_update
+fi
+kver=$(nova_kver)
+
+pkgs=(
+	"linux-headers-$kver" "linux-image-$kver"
+	qemu-system-x86 qemu-utils mmdebstrap ndctl e2fsprogs xfsprogs fio
+	build-essential pkg-config libnl-3-dev libnl-genl-3-dev libjson-c-dev
+	libsystemd-dev libcmocka-dev sparse linux-source-6.1 xz-utils
+	util-linux procps
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+[ "$(id -u)" -eq 0 ] || nova_die "missing packages (${missing[*]}); run 'make deps' as root"
+echo "nova: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+	apt_update
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# Helpers shared by the host-side scripts in qemu/ and tests/.
+
+nova_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The kernel ABI to build and boot: $KVER if set, else the one named by
+# the linux-headers-amd64 meta package, else the newest installed headers.
+nova_kver() {
+	local v
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+		return
+	fi
+	v=$(apt-cache depends linux-headers-amd64 2>/dev/null |
+	    sed -n 's/^ *Depends: linux-headers-\(.*-amd64\)$/\1/p' | head -n1)
+	if [ -z "$v" ]; then
+		v=$(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
+		    sort -V | tail -n1)
+	fi
+	[ -n "$v" ] || { echo "nova: cannot determine KVER (run apt-get update)" >&2; return 1; }
+	echo "$v"
+}
+
+nova_build_dir() {
+	echo "${NOVA_BUILD:-$nova_top/build}"
+}
+
+# Cache for the guest root image: outside the git tree's tracked files.
+nova_cache_dir() {
+	echo "${NOVA_CACHE:-$(nova_build_dir)/cache}"
+}
+
+nova_die() {
+	echo "nova: $*" >&2
+	exit 1
+}
