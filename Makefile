@@ -15,8 +15,8 @@ KDIR	?= /lib/modules/$(KVER)/build
 BUILD	:= $(CURDIR)/build
 export KVER BUILD
 
-# Userspace directories, built in this order when present.
-USER_DIRS := $(wildcard lib novactl novad tools tests/unit)
+# Userspace directories (those with a Makefile), built in this order.
+USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs)))
 
 .PHONY: all module user deps test demo shell check clean
 

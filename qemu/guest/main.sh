@@ -1,0 +1,151 @@
+#!/bin/bash
+# Guest side of the test harness, started by /usr/local/sbin/nova-guest-boot
+# with the repository at /nova (read-only) and the results directory at
+# /out. Reads /out/guest.env and /out/plan, written by qemu/run-guest.sh.
+#
+# For every test in the plan it writes, under /out/results/:
+#   NN-NAME.tap    the test's stdout (TAP)
+#   NN-NAME.err    its stderr
+#   NN-NAME.rc     its exit status (124: killed by the timeout)
+#   NN-NAME.klog   the kernel log written while it ran
+#   NN-NAME.expect kernel log patterns it declared expected (if any)
+# and /out/done when the whole plan ran.
+set -u
+top=/nova
+out=/out
+res=$out/results
+. "$out/guest.env"
+
+say() { echo "nova-guest: $*" > /dev/console; }
+
+poweroff_now() {
+	sync
+	if [ "${NOVA_GUEST_PID1:-0}" = 1 ]; then
+		echo o > /proc/sysrq-trigger
+		sleep 30
+	fi
+	exit 0
+}
+
+# The NVDIMMs come up as raw namespaces, which have no DAX: turn each into
+# fsdax (the info block is stored on the NVDIMM, so this happens once per
+# backing file).
+setup_pmem() {
+	local ns i mode
+	modprobe -q nfit && modprobe -q nd_pmem || return 1
+	for ((i = 0; i < 100; i++)); do
+		[ "$(ls -d /sys/bus/nd/devices/namespace*.0 2>/dev/null | wc -l)" -ge "$NOVA_PMEM_COUNT" ] && break
+		sleep 0.1
+	done
+	for ns in /sys/bus/nd/devices/namespace*.0; do
+		[ -e "$ns" ] || continue
+		ns=${ns##*/}
+		mode=$(ndctl list -n "$ns" 2>/dev/null | sed -n 's/.*"mode":"\([a-z]*\)".*/\1/p')
+		if [ "$mode" != fsdax ]; then
+			ndctl create-namespace --force --reconfig="$ns" --mode=fsdax --map=mem \
+				> /dev/null 2> "$res/00-ndctl.err" || return 1
+		fi
+	done
+	for ((i = 0; i < 100; i++)); do
+		[ "$(ls /dev/pmem* 2>/dev/null | wc -l)" -ge "$NOVA_PMEM_COUNT" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+load_module() {
+	local deps
+	deps=$(modinfo -F depends "$top/module/nova.ko" | tr ',' ' ')
+	[ -z "$deps" ] || modprobe -a $deps || return 1
+	insmod "$top/module/nova.ko"
+}
+
+test_env() {
+	export NOVA_TOP=$top
+	export NOVA_MODULE=$top/module/nova.ko
+	export NOVA_PMEM=/dev/pmem0
+	NOVA_PMEM_DEVS=$(ls /dev/pmem* 2>/dev/null | tr '\n' ' ')
+	export NOVA_PMEM_DEVS
+	export NOVA_MNT=/mnt/nova
+	export NOVA_SCRATCH=/mnt/scratch
+	export PATH=$top/build/bin:$PATH
+	export TMPDIR=/tmp
+	export HOME=/root
+}
+
+# A test may ask for more time with a line "# nova-timeout: SECONDS".
+test_timeout() {
+	local t
+	t=$(sed -n 's/^# nova-timeout: *\([0-9]\+\).*/\1/p' "$1" | head -n1)
+	echo "${t:-600}"
+}
+
+run_plan() {
+	local n=0 t name base tmo rc start
+	while read -r t; do
+		[ -n "$t" ] || continue
+		n=$((n + 1))
+		name=$(basename "$t" .sh)
+		base=$res/$(printf '%02d' "$n")-$name
+		tmo=$(test_timeout "$top/$t")
+		say "RUN  $t"
+		start=$(date +%s.%N)
+		(
+			cd /tmp || exit 1
+			export NOVA_RESULT=$base NOVA_EXPECT=$base.expect
+			exec timeout -k 10 "$tmo" bash "$top/$t"
+		) > "$base.tap" 2> "$base.err" < /dev/null
+		rc=$?
+		echo "$rc" > "$base.rc"
+		echo "$start $(date +%s.%N)" | awk '{ printf "%.1f\n", $2 - $1 }' > "$base.time"
+		dmesg -c > "$base.klog" 2>/dev/null
+		say "DONE $t rc=$rc ($(cat "$base.time") s)"
+		# Leave a clean slate for the next test.
+		umount -q -R /mnt/nova 2>/dev/null
+		lsmod | grep -q '^nova ' || load_module
+	done < "$out/plan"
+}
+
+test_env
+dmesg -n 5
+say "guest up after $(cut -d' ' -f1 /proc/uptime) s"
+if ! setup_pmem; then
+	say "FATAL: no fsdax /dev/pmem device"
+	dmesg > "$res/00-setup.klog"
+	poweroff_now
+fi
+if ! load_module; then
+	say "FATAL: cannot load nova.ko"
+	dmesg > "$res/00-setup.klog"
+	poweroff_now
+fi
+dmesg > "$res/00-setup.klog"
+
+case "$NOVA_MODE" in
+shell)
+	say "interactive shell; 'poweroff -f' or Ctrl-A X to leave"
+	if [ "${NOVA_GUEST_PID1:-0}" = 1 ]; then
+		setsid -c bash -l < /dev/ttyS0 > /dev/ttyS0 2>&1
+	else
+		bash -l < /dev/ttyS0 > /dev/ttyS0 2>&1
+	fi
+	;;
+script)
+	bash "$top/$NOVA_SCRIPT" > /dev/console 2>&1
+	echo "$?" > "$res/script.rc"
+	dmesg -c > "$res/script.klog"
+	;;
+*)
+	dmesg -C
+	run_plan
+	# Unloading at the end checks that nothing leaked a reference.
+	if lsmod | grep -q '^nova '; then
+		rmmod nova 2> "$res/zz-unload.err"
+		echo "$?" > "$res/zz-unload.rc"
+	fi
+	dmesg -c > "$res/zz-teardown.klog"
+	;;
+esac
+touch "$out/done"
+say "all done after $(cut -d' ' -f1 /proc/uptime) s"
+poweroff_now

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Boot the QEMU guest (TCG, emulated NVDIMMs) on the fresh build.
+#
+# usage: qemu/run-guest.sh [options] [TEST...]
+#
+#   TEST...            guest test scripts (paths relative to the repository)
+#   --out DIR          results directory (default build/test-results/<stamp>)
+#   --shell            interactive shell on the serial console (Ctrl-A X quits)
+#   --script FILE      run FILE (not TAP) instead of tests, output on console
+#   --systemd          boot systemd as init; the runner starts from a unit
+#   --smp N            vCPUs (default 2)
+#   --mem MiB          guest RAM (default 2048)
+#   --pmem-count N     emulated NVDIMMs (default 1)
+#   --pmem-size SIZE   size of each, QEMU syntax (default 1G)
+#   --pmem-dir DIR     keep the NVDIMM backing files in DIR and reuse them
+#                      on the next boot (crash tests); default: fresh files,
+#                      removed after the run
+#   --kill-on REGEX    cut the power (SIGKILL QEMU) once REGEX appears on
+#   --kill-delay SECS  the console, after SECS more seconds (default 0)
+#   --timeout SECS     hard wall-clock limit for the whole boot (default 1800)
+#   --append ARGS      extra kernel command line
+#   --live             copy the guest console to stdout while it runs
+#
+# The repository is shared read-only at /nova, DIR read-write at /out.
+# Exit status: 0 guest finished, 2 power cut by --kill-on as requested,
+# 1 anything else (reason in DIR/host-status).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out= mode=tests script= init=pid1 smp=2 mem=2048 npmem=1 pmem_size=1G
+pmem_dir= kill_on= kill_delay=0 timeout=1800 append= live=0
+tests=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift ;;
+	--shell) mode=shell ;;
+	--script) mode=script; script=$2; shift ;;
+	--systemd) init=systemd ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--pmem-count) npmem=$2; shift ;;
+	--pmem-size) pmem_size=$2; shift ;;
+	--pmem-dir) pmem_dir=$2; shift ;;
+	--kill-on) kill_on=$2; shift ;;
+	--kill-delay) kill_delay=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--append) append="$append $2"; shift ;;
+	--live) live=1 ;;
+	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	-*) nova_die "unknown option $1 (see --help)" ;;
+	*) tests+=("$1") ;;
+	esac
+	shift
+done
+
+kver=$(nova_kver)
+build=$(nova_build_dir)
+kernel=/boot/vmlinuz-$kver
+initrd=/boot/initrd.img-$kver
+[ -r "$kernel" ] && [ -r "$initrd" ] || nova_die "no $kernel / $initrd: run 'make deps'"
+[ -f "$nova_top/module/nova.ko" ] || nova_die "module/nova.ko is not built: run 'make'"
+rootfs=$("$nova_top/qemu/build-rootfs.sh")
+
+[ -n "$out" ] || out=$build/test-results/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$out/results"
+out=$(cd "$out" && pwd)
+rm -f "$out/done" "$out/host-status"
+
+# The plan and settings the guest runner reads from /out.
+for t in "${tests[@]}"; do
+	[ -f "$nova_top/$t" ] || nova_die "no such test: $t"
+	echo "$t"
+done > "$out/plan"
+{
+	echo "NOVA_MODE=$mode"
+	echo "NOVA_SCRIPT=$script"
+	echo "NOVA_PMEM_COUNT=$npmem"
+	echo "NOVA_KVER=$kver"
+} > "$out/guest.env"
+
+# Only one guest at a time: two TCG guests on two cores starve each other.
+if [ "${NOVA_QEMU_LOCK:-1}" = 1 ]; then
+	exec 9> "$build/qemu.lock"
+	if ! flock -n 9; then
+		echo "nova: another guest is running; waiting for it" >&2
+		flock 9
+	fi
+fi
+
+pmem_keep=1
+if [ -z "$pmem_dir" ]; then
+	pmem_dir=$out/pmem
+	pmem_keep=0
+fi
+mkdir -p "$pmem_dir"
+pmem_args=()
+for ((i = 0; i < npmem; i++)); do
+	f=$pmem_dir/pmem$i.img
+	[ -f "$f" ] || truncate -s "$pmem_size" "$f"
+	pmem_args+=(-object "memory-backend-file,id=mem$i,share=on,mem-path=$f,size=$pmem_size"
+		    -device "nvdimm,id=nv$i,memdev=mem$i")
+done
+
+cmdline="console=ttyS0,115200 root=/dev/vda rw fsck.mode=skip loglevel=5"
+cmdline="$cmdline panic=-1 log_buf_len=8M mitigations=off random.trust_cpu=on"
+# TCG on a busy two-core host is slow: generous lockup and stall thresholds
+# keep emulation speed from looking like a kernel bug, while real hangs
+# still show up as hung-task reports or as the hard timeout.
+cmdline="$cmdline watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300"
+cmdline="$cmdline sysctl.kernel.hung_task_timeout_secs=240"
+if [ "$init" = systemd ]; then
+	cmdline="$cmdline nova.mode=systemd systemd.show_status=0"
+else
+	cmdline="$cmdline init=/usr/local/sbin/nova-guest-boot"
+fi
+cmdline="$cmdline$append"
+
+maxmem=$(( mem + 1024 * npmem * 64 ))
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg,thread=multi -cpu max
+	-smp "$smp" -m "${mem}M,slots=$(( npmem > 0 ? npmem : 1 )),maxmem=${maxmem}M"
+	"${pmem_args[@]}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-virtfs "local,path=$nova_top,mount_tag=nova,security_model=none,readonly=on"
+	-virtfs "local,path=$out,mount_tag=out,security_model=none"
+	-nic none -no-reboot)
+
+cleanup_pmem() {
+	[ "$pmem_keep" = 1 ] || rm -rf "$pmem_dir"
+}
+
+if [ "$mode" = shell ]; then
+	"${qemu[@]}" -nographic
+	cleanup_pmem
+	exit 0
+fi
+
+console=$out/console.log
+: > "$console"
+start=$(date +%s)
+"${qemu[@]}" -display none -monitor none -serial "file:$console" &
+qpid=$!
+if [ "$live" = 1 ]; then
+	tail -n +1 -F --pid="$qpid" "$console" 2>/dev/null &
+fi
+
+status=
+killed_at=
+while kill -0 "$qpid" 2>/dev/null; do
+	now=$(date +%s)
+	if [ $(( now - start )) -ge "$timeout" ]; then
+		status="timeout: guest still running after $timeout s"
+		kill -KILL "$qpid" 2>/dev/null || true
+		break
+	fi
+	if [ -n "$kill_on" ] && [ -z "$killed_at" ] && grep -Eq -- "$kill_on" "$console"; then
+		killed_at=$now
+	fi
+	if [ -n "$killed_at" ] && [ $(( now - killed_at )) -ge "$kill_delay" ]; then
+		kill -KILL "$qpid" 2>/dev/null || true
+		status=power-cut
+		break
+	fi
+	sleep 0.2
+done
+wait "$qpid" 2>/dev/null && qrc=0 || qrc=$?
+echo "$(( $(date +%s) - start ))" > "$out/boot-seconds"
+cleanup_pmem
+
+if [ "$status" = power-cut ]; then
+	echo "power cut as requested (--kill-on)" > "$out/host-status"
+	exit 2
+fi
+if [ -n "$status" ]; then
+	echo "$status" > "$out/host-status"
+	exit 1
+fi
+if [ ! -f "$out/done" ]; then
+	if grep -q 'Kernel panic' "$console"; then
+		echo "guest kernel panicked (qemu exit $qrc)" > "$out/host-status"
+	else
+		echo "guest stopped before the runner finished (qemu exit $qrc)" > "$out/host-status"
+	fi
+	exit 1
+fi
+echo ok > "$out/host-status"
+exit 0

@@ -1,0 +1,119 @@
+# shellcheck shell=bash
+# TAP helpers and NOVA helpers for guest tests (sourced, bash).
+#
+#   t_ok DESC CMD...        ok if CMD exits 0
+#   t_fail DESC CMD...      ok if CMD exits non-zero
+#   t_is DESC GOT WANT      ok if the two strings are equal
+#   t_errno DESC ERRNO CMD  ok if CMD fails and prints ERRNO (e.g. ENOENT)
+#                           on stderr, as the helpers in pyerr do
+#   t_skip DESC REASON
+#   t_diag MSG              a '#' comment line
+#   t_done                  print the plan; exit 1 if anything failed
+#   expect_klog ERE         kernel log lines matching ERE are expected
+#                           (the watchdog ignores them for this test)
+#   nova_mount_init [OPTS]  format NOVA_PMEM and mount it on NOVA_MNT
+#   nova_mount [OPTS]       mount the existing fs on NOVA_MNT
+#   nova_umount             unmount NOVA_MNT
+#   nova_remount [OPTS]     unmount and mount again
+#
+# A test prints TAP on stdout and diagnostics on stderr; the harness
+# stores both. Each failure says what was expected and what was seen.
+set -u
+
+_t_n=0
+_t_failed=0
+NOVA_PMEM=${NOVA_PMEM:-/dev/pmem0}
+NOVA_MNT=${NOVA_MNT:-/mnt/nova}
+NOVA_EXPECT=${NOVA_EXPECT:-/dev/null}
+
+_t_result() {	# ok|fail DESC [DIAG]
+	_t_n=$((_t_n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $_t_n - $2"
+	else
+		_t_failed=$((_t_failed + 1))
+		echo "not ok $_t_n - $2"
+		[ -z "${3:-}" ] || printf '%s\n' "$3" | sed 's/^/#   /'
+	fi
+}
+
+t_ok() {
+	local desc=$1 outp
+	shift
+	if outp=$("$@" 2>&1); then
+		_t_result ok "$desc"
+	else
+		_t_result fail "$desc" "command failed (status $?): $*
+$outp"
+	fi
+}
+
+t_fail() {
+	local desc=$1 outp
+	shift
+	if outp=$("$@" 2>&1); then
+		_t_result fail "$desc" "command succeeded but should have failed: $*
+$outp"
+	else
+		_t_result ok "$desc"
+	fi
+}
+
+t_is() {
+	if [ "$2" = "$3" ]; then
+		_t_result ok "$1"
+	else
+		_t_result fail "$1" "expected: '$3'
+got:      '$2'"
+	fi
+}
+
+t_errno() {
+	local desc=$1 want=$2 outp
+	shift 2
+	if outp=$("$@" 2>&1); then
+		_t_result fail "$desc" "succeeded, expected $want: $*"
+	elif printf '%s' "$outp" | grep -qw -- "$want"; then
+		_t_result ok "$desc"
+	else
+		_t_result fail "$desc" "expected $want from: $*
+got: $outp"
+	fi
+}
+
+t_skip() {
+	_t_n=$((_t_n + 1))
+	echo "ok $_t_n - $1 # SKIP $2"
+}
+
+t_diag() {
+	printf '# %s\n' "$*"
+}
+
+t_done() {
+	echo "1..$_t_n"
+	[ "$_t_failed" -eq 0 ]
+	exit $?
+}
+
+expect_klog() {
+	printf '%s\n' "$1" >> "$NOVA_EXPECT"
+}
+
+nova_mount_init() {
+	mkdir -p "$NOVA_MNT"
+	mount -t NOVA -o "init${1:+,$1}" "$NOVA_PMEM" "$NOVA_MNT"
+}
+
+nova_mount() {
+	mkdir -p "$NOVA_MNT"
+	mount -t NOVA ${1:+-o "$1"} "$NOVA_PMEM" "$NOVA_MNT"
+}
+
+nova_umount() {
+	umount "$NOVA_MNT"
+}
+
+nova_remount() {
+	nova_umount && nova_mount "${1:-}"
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Host unit tests of the harness's own tools: the kernel-log watchdog and
+# the TAP counter, on canned inputs.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. tests/guest/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+scan=tests/lib/klog-scan.sh
+count=tests/lib/tap-count.sh
+
+printf '[ 1.0] nova: file system type NOVA registered\n[ 2.0] EXT4-fs (pmem0): mounted\n' > "$tmp/clean"
+t_ok "clean kernel log passes" "$scan" "$tmp/clean"
+for line in \
+	"WARNING: CPU: 1 PID: 42 at fs/nova/log.c:10 nova_append+0x1/0x2 [nova]" \
+	"BUG: kernel NULL pointer dereference, address: 0000000000000008" \
+	"general protection fault, probably for non-canonical address" \
+	"INFO: task mount:123 blocked for more than 120 seconds." \
+	"rcu: INFO: rcu_preempt self-detected stall on CPU" \
+	"watchdog: BUG: soft lockup - CPU#0 stuck for 22s!" \
+	"WARNING: possible circular locking dependency detected" \
+	"UBSAN: shift-out-of-bounds in fs/nova/balloc.c:12" \
+	"nova (pmem0): error: bad log page tail at 0x1000" \
+	"Kernel panic - not syncing: Fatal exception"; do
+	printf '[ 1.0] ok line\n[ 3.0] %s\n' "$line" > "$tmp/bad"
+	t_fail "watchdog flags: ${line:0:40}" "$scan" "$tmp/bad"
+done
+printf 'nova (pmem0): error: bad superblock\n' > "$tmp/expected"
+printf 'nova \\(pmem0\\): error: bad superblock\n' > "$tmp/expect"
+t_ok "a declared nova error line is tolerated" "$scan" "$tmp/expected" "$tmp/expect"
+printf 'nova (pmem0): error: other\n' >> "$tmp/expected"
+t_fail "an undeclared one next to it is not" "$scan" "$tmp/expected" "$tmp/expect"
+
+printf 'ok 1 - a\nok 2 - b # SKIP no\nnot ok 3 - c\n#   why\n1..3\n' > "$tmp/t1"
+t_is "TAP counts pass/fail/skip" "$("$count" "$tmp/t1" | head -n1)" "1 1 1"
+t_ok "TAP failure keeps its diagnostic" sh -c "'$count' '$tmp/t1' | grep -q '#   why'"
+printf 'ok 1 - a\n1..2\n' > "$tmp/t2"
+t_is "a short run against its plan fails" "$("$count" "$tmp/t2" | head -n1)" "1 1 0"
+printf 'ok 1 - a\n' > "$tmp/t3"
+t_is "a missing plan fails" "$("$count" "$tmp/t3" | head -n1)" "1 1 0"
+printf 'ok 1 - a\n1..1\n' > "$tmp/t4"
+t_is "non-zero exit without a failing point fails" "$("$count" "$tmp/t4" 3 | head -n1)" "1 1 0"
+t_is "a test killed at its time limit fails" "$("$count" "$tmp/t4" 124 | head -n1)" "1 1 0"
+t_is "a clean run passes" "$("$count" "$tmp/t4" 0 | head -n1)" "1 0 0"
+t_done

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Kernel-log watchdog: print the lines of LOG that show a kernel problem
+# and exit 1 if there is any.
+#
+# usage: tests/lib/klog-scan.sh LOG [EXPECT-FILE...]
+#
+# Problems: oops, BUG, WARNING, general protection fault, panic, lockdep,
+# KASAN/UBSAN/KFENCE, hung tasks, RCU stalls, soft/hard lockups, userspace
+# segfaults, and any line of the nova module tagged "error". Lines that
+# match an ERE from an EXPECT-FILE (one per line) are not problems.
+set -u
+log=$1
+shift
+
+problems='Oops|BUG:|kernel BUG|WARNING:|general protection fault|Kernel panic'
+problems="$problems|possible circular locking|possible recursive locking"
+problems="$problems|inconsistent lock state|suspicious RCU usage|lockdep"
+problems="$problems|KASAN|UBSAN|KFENCE|blocked for more than [0-9]+ seconds"
+problems="$problems|rcu_[a-z]*.* stall|self-detected stall|soft lockup|hard LOCKUP"
+problems="$problems|Call Trace:|segfault at|invalid opcode:|stack-protector"
+problems="$problems|nova.*[Ee][Rr][Rr][Oo][Rr]"
+
+[ -f "$log" ] || exit 0
+expect=$(mktemp)
+trap 'rm -f "$expect"' EXIT
+for f in "$@"; do
+	[ -f "$f" ] && grep -v '^[[:space:]]*$' "$f" >> "$expect"
+done
+if [ -s "$expect" ]; then
+	hits=$(grep -E -- "$problems" "$log" | grep -Ev -f "$expect")
+else
+	hits=$(grep -E -- "$problems" "$log")
+fi
+[ -z "$hits" ] && exit 0
+printf '%s\n' "$hits" | head -n 20
+exit 1

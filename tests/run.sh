@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The test runner behind 'make test'.
+#
+# usage: tests/run.sh [TEST...]
+#
+# Without arguments it runs everything:
+#   tests/host/*.sh        host checks (build warnings, style), TAP
+#   build/tests/unit/test-*  host unit tests (cmocka, TAP output)
+#   tests/guest/*.sh       guest tests, all in one guest boot, TAP
+#   tests/boot/*.sh        host scripts that boot the guest themselves
+#                          (crash tests, harness self-checks), TAP
+# With arguments it runs only the named tests, e.g.
+#   tests/run.sh tests/guest/fs-basic.sh
+#
+# Every guest test's kernel log is scanned (tests/lib/klog-scan.sh); a
+# problem there fails the test. The last line is the summary
+# "N passed, N failed[, N skipped]"; the exit status is 1 on any failure.
+# Results: build/test-results/latest/.
+set -uo pipefail
+. "$(dirname "$0")/../qemu/lib.sh"
+cd "$nova_top" || exit 1
+
+build=$(nova_build_dir)
+stamp=$(date +%Y%m%d-%H%M%S)
+if [ -n "${NOVA_RESULTS_DIR:-}" ]; then
+	results=$NOVA_RESULTS_DIR	# nested runs (harness self-checks)
+	mkdir -p "$results"
+else
+	results=$build/test-results/run-$stamp
+	mkdir -p "$results"
+	ln -sfn "run-$stamp" "$build/test-results/latest"
+fi
+
+pass=0 fail=0 skip=0
+failures=()
+
+note() { printf '%s\n' "$*"; }
+
+# account NAME PASS FAIL SKIP DETAIL SECONDS
+account() {
+	local name=$1 p=$2 f=$3 s=$4 detail=$5 secs=${6:-}
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	if [ "$f" -gt 0 ]; then
+		note "  FAIL $name: $p passed, $f failed${secs:+ (${secs} s)}"
+		printf '%s' "$detail" | sed 's/^/       /'
+		failures+=("$name")
+	else
+		local sk=""
+		[ "$s" -eq 0 ] || sk=", $s skipped"
+		note "  ok   $name: $p passed$sk${secs:+ (${secs} s)}"
+	fi
+}
+
+# run_tap NAME LOGBASE CMD...: run a host-side TAP producer.
+run_tap() {
+	local name=$1 base=$2 rc counts start secs
+	shift 2
+	start=$(date +%s)
+	"$@" > "$base.tap" 2> "$base.err"
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	counts=$(tests/lib/tap-count.sh "$base.tap" "$rc")
+	read -r p f s <<< "$(head -n1 <<< "$counts")"
+	account "$name" "$p" "$f" "$s" "$(tail -n +2 <<< "$counts")" "$secs"
+}
+
+host_tests=() unit_tests=() guest_tests=() boot_tests=()
+classify() {
+	case "$1" in
+	tests/host/*) host_tests+=("$1") ;;
+	tests/guest/lib.sh) ;;
+	tests/guest/*|tests/selfcheck/*) guest_tests+=("$1") ;;
+	tests/boot/*) boot_tests+=("$1") ;;
+	*/test-*) unit_tests+=("$1") ;;
+	*) nova_die "don't know how to run $1" ;;
+	esac
+}
+if [ $# -gt 0 ]; then
+	for t in "$@"; do classify "$t"; done
+else
+	for t in tests/host/*.sh tests/guest/*.sh tests/boot/*.sh "$build"/tests/unit/test-*; do
+		[ -f "$t" ] && classify "$t"
+	done
+fi
+
+if [ ${#host_tests[@]} -gt 0 ] || [ ${#unit_tests[@]} -gt 0 ]; then
+	note "host tests:"
+fi
+for t in "${host_tests[@]}"; do
+	run_tap "$t" "$results/host-$(basename "$t" .sh)" bash "$t"
+done
+for t in "${unit_tests[@]}"; do
+	run_tap "unit/$(basename "$t")" "$results/unit-$(basename "$t")" \
+		env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
+done
+
+# Guest tests: one boot for all of them.
+run_guest_tests() {
+	local out=$results/guest gstatus t n name base rc counts klog hits secs
+	note "guest tests (one boot, ${#guest_tests[@]} tests):"
+	qemu/run-guest.sh --out "$out" "${guest_tests[@]}"
+	gstatus=$(cat "$out/host-status" 2>/dev/null || echo "no status")
+	note "  guest: $gstatus, $(cat "$out/boot-seconds" 2>/dev/null || echo '?') s"
+
+	hits=$(tests/lib/klog-scan.sh "$out/results/00-setup.klog")
+	if [ -f "$out/results/00-setup.klog" ] && [ -z "$hits" ]; then
+		account "guest setup (pmem, module load)" 1 0 0 ""
+	else
+		account "guest setup (pmem, module load)" 0 1 0 \
+			"${hits:-setup did not complete}"$'\n'
+	fi
+	n=0
+	for t in "${guest_tests[@]}"; do
+		n=$((n + 1))
+		name=$(basename "$t" .sh)
+		base=$out/results/$(printf '%02d' "$n")-$name
+		if [ ! -f "$base.rc" ]; then
+			account "$t" 0 1 0 "did not run to completion: $gstatus"$'\n'
+			continue
+		fi
+		rc=$(cat "$base.rc")
+		secs=$(cat "$base.time" 2>/dev/null)
+		counts=$(tests/lib/tap-count.sh "$base.tap" "$rc")
+		read -r p f s <<< "$(head -n1 <<< "$counts")"
+		detail=$(tail -n +2 <<< "$counts")
+		if [ "$f" -gt 0 ] && [ -s "$base.err" ]; then
+			detail="$detail"$'\n'"stderr (last lines):"$'\n'"$(tail -n 5 "$base.err")"$'\n'
+		fi
+		sed -n 's/^# nova-expect-klog: *//p' "$t" > "$base.expect-static"
+		klog=$(tests/lib/klog-scan.sh "$base.klog" "$base.expect-static" "$base.expect")
+		if [ -n "$klog" ]; then
+			f=$((f + 1))
+			detail="${detail}kernel log:"$'\n'"$klog"$'\n'
+		fi
+		account "$t" "$p" "$f" "$s" "$detail" "$secs"
+	done
+	if [ -f "$out/done" ]; then
+		hits=$(tests/lib/klog-scan.sh "$out/results/zz-teardown.klog")
+		rc=$(cat "$out/results/zz-unload.rc" 2>/dev/null || echo 0)
+		if [ "$rc" = 0 ] && [ -z "$hits" ]; then
+			account "guest teardown (module unload)" 1 0 0 ""
+		else
+			account "guest teardown (module unload)" 0 1 0 \
+				"rmmod status $rc: $(cat "$out/results/zz-unload.err" 2>/dev/null)"$'\n'"$hits"$'\n'
+		fi
+	else
+		hits=$(tests/lib/klog-scan.sh "$out/console.log")
+		account "guest run" 0 1 0 "$gstatus"$'\n'"${hits:+kernel log:
+$hits
+}last console lines:"$'\n'"$(tail -n 15 "$out/console.log" 2>/dev/null)"$'\n'
+	fi
+}
+[ ${#guest_tests[@]} -eq 0 ] || run_guest_tests
+
+if [ ${#boot_tests[@]} -gt 0 ]; then
+	note "multi-boot tests:"
+fi
+for t in "${boot_tests[@]}"; do
+	run_tap "$t" "$results/boot-$(basename "$t" .sh)" env NOVA_RESULTS="$results" bash "$t"
+done
+
+note ""
+note "results: $results"
+if [ ${#failures[@]} -gt 0 ]; then
+	note "failed: ${failures[*]}"
+fi
+if [ "$skip" -gt 0 ]; then
+	note "$pass passed, $fail failed, $skip skipped"
+else
+	note "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ] && [ $((pass + skip)) -gt 0 ]
