@@ -4,8 +4,9 @@
 #   t_ok DESC CMD...        ok if CMD exits 0
 #   t_fail DESC CMD...      ok if CMD exits non-zero
 #   t_is DESC GOT WANT      ok if the two strings are equal
-#   t_errno DESC ERRNO CMD  ok if CMD fails and prints ERRNO (e.g. ENOENT)
-#                           on stderr, as the helpers in pyerr do
+#   t_errno DESC ERRNO CMD  ok if CMD fails and prints ERRNO (e.g. ENOENT);
+#                           "$NOVA_SYS" OP ARGS... (tests/guest/sys.py)
+#                           runs one syscall and prints its errno name
 #   t_skip DESC REASON
 #   t_diag MSG              a '#' comment line
 #   t_done                  print the plan; exit 1 if anything failed
@@ -25,6 +26,7 @@ _t_failed=0
 NOVA_PMEM=${NOVA_PMEM:-/dev/pmem0}
 NOVA_MNT=${NOVA_MNT:-/mnt/nova}
 NOVA_EXPECT=${NOVA_EXPECT:-/dev/null}
+NOVA_SYS=${NOVA_TOP:-/nova}/tests/guest/sys.py
 
 _t_result() {	# ok|fail DESC [DIAG]
 	_t_n=$((_t_n + 1))
