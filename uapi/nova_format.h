@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * NOVA on-media format.
+ *
+ * This header is the single definition of the layout, shared by the kernel
+ * module and by userspace tools (mkfs, fsck). It depends on <linux/types.h>
+ * only. All multi-byte fields are little-endian. docs/format.md explains the
+ * layout in prose; keep both in sync and bump NOVA_FORMAT_MINOR (compatible
+ * additions) or NOVA_FORMAT_MAJOR (anything else) with every change.
+ *
+ * Units and conventions
+ *   - The device is divided into 4 KiB blocks. A "block number" counts
+ *     blocks from the start of the device; an "offset" is a byte offset from
+ *     the start of the device. 0 is never a valid block number or offset for
+ *     a log page, data page or table, because block 0 is the superblock.
+ *   - Checksums are CRC-32C (Castagnoli, reflected polynomial 0x82f63b78),
+ *     seed 0xffffffff, no final inversion: the value the kernel's
+ *     crc32c(~0, buf, len) returns. The checksum field itself is taken as
+ *     zero while computing.
+ *   - Commit words. Some 8-byte fields are updated in place by a single
+ *     aligned 8-byte store after everything they point to is durable (log
+ *     tails, "valid" words, "next" pointers). They are the only fields
+ *     written after a structure is first made durable, and they are NOT
+ *     covered by the structure's checksum (a checksum cannot be updated
+ *     atomically with them); readers range-check them instead. Every other
+ *     field is written once, before the structure becomes reachable, and is
+ *     covered by the checksum. Fields marked "hint" are advisory counters
+ *     for garbage collection, also outside the checksum.
+ *   - Timestamps are signed seconds since the epoch plus nanoseconds, so
+ *     times before 1970 are representable.
+ */
+#ifndef _UAPI_NOVA_FORMAT_H
+#define _UAPI_NOVA_FORMAT_H
+
+#include <linux/types.h>
+
+#define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
+#define NOVA_FORMAT_MAJOR	1
+#define NOVA_FORMAT_MINOR	0
+
+#define NOVA_BLOCK_SHIFT	12
+#define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
+
+/* Fixed blocks at the start of the device. */
+#define NOVA_SB_BLOCK			0	/* primary superblock */
+#define NOVA_RESERVED_INODE_BLOCK	1	/* reserved inodes */
+#define NOVA_JOURNAL_PTR_BLOCK		2	/* per-CPU journal pointers */
+#define NOVA_INODE_TABLE_PTR_BLOCK	3	/* per-CPU inode table heads */
+#define NOVA_FIRST_ALLOC_BLOCK		4	/* first block the allocator owns */
+/* The replica superblock is the last block of the device. */
+
+/* Smallest device worth formatting: fixed blocks, tables, journals, logs. */
+#define NOVA_MIN_BLOCKS		2048		/* 8 MiB */
+
+/* Per-CPU structures: at most one 64-byte record per CPU in a block. */
+#define NOVA_MAX_CPUS		64
+
+/* Superblock states (s_state). */
+#define NOVA_STATE_CLEAN	1	/* unmounted cleanly, saved state valid */
+#define NOVA_STATE_DIRTY	2	/* mounted read-write or crashed */
+
+#define NOVA_LABEL_LEN		32
+#define NOVA_SB_SIZE		512
+
+/*
+ * Superblock: block 0 holds the primary copy, the last block of the device
+ * a replica. Both are rewritten whole (primary, fence, replica, fence), so
+ * after a crash at least one has a valid checksum.
+ */
+struct nova_super_block {
+	__le32	s_magic;		/* NOVA_SUPER_MAGIC */
+	__le32	s_csum;			/* crc32c of the NOVA_SB_SIZE bytes */
+	__le16	s_version_major;	/* NOVA_FORMAT_MAJOR */
+	__le16	s_version_minor;	/* NOVA_FORMAT_MINOR */
+	__le32	s_blocksize;		/* NOVA_BLOCK_SIZE */
+	__le64	s_size;			/* bytes of the file system */
+	__le32	s_cpus;			/* per-CPU stripes (tables, journals) */
+	__le32	s_state;		/* NOVA_STATE_* */
+	__le32	s_feature_compat;
+	__le32	s_feature_incompat;
+	__le32	s_feature_ro_compat;
+	__le32	s_reserved0;
+	__u8	s_uuid[16];
+	char	s_label[NOVA_LABEL_LEN];	/* NUL-padded */
+	__le64	s_mkfs_time;		/* seconds */
+	__le64	s_mount_time;		/* seconds, last mount */
+	__le64	s_write_time;		/* seconds, last superblock write */
+	__le64	s_mount_count;
+	__le64	s_trans_id;		/* next transaction id; valid if clean */
+	__le64	s_epoch_id;		/* current snapshot epoch */
+	__le64	s_log_pages;		/* valid if clean */
+	__le64	s_data_pages;		/* valid if clean */
+	__le64	s_free_blocks;		/* valid if clean (informational) */
+	__u8	s_reserved[344];
+};
+
+/* Reserved inode numbers, stored in NOVA_RESERVED_INODE_BLOCK. */
+#define NOVA_ROOT_INO		1	/* root directory */
+#define NOVA_ALLOC_INO		2	/* allocator state saved at unmount */
+#define NOVA_SNAPSHOT_INO	3	/* snapshot table (future) */
+#define NOVA_RESERVED_INODES	16	/* slots in the reserved block */
+#define NOVA_FIRST_INO		NOVA_RESERVED_INODES
+
+/*
+ * Inodes are NOVA_INODE_SIZE bytes. Normal inodes live in per-CPU inode
+ * tables: chains of 2 MiB blocks (512 contiguous blocks). Inode numbers are
+ * striped across CPUs: for ino >= NOVA_FIRST_INO, with n = s_cpus,
+ *	cpu   = (ino - NOVA_FIRST_INO) % n
+ *	index = (ino - NOVA_FIRST_INO) / n
+ * and index selects slot (index % NOVA_INODES_PER_TABLE) of table block
+ * (index / NOVA_INODES_PER_TABLE) in that CPU's chain. The last slot of
+ * each table block holds a struct nova_inode_table_tail instead.
+ */
+#define NOVA_INODE_SIZE		256
+#define NOVA_INODE_TABLE_SIZE	(2U << 20)
+#define NOVA_INODE_TABLE_BLOCKS	(NOVA_INODE_TABLE_SIZE / NOVA_BLOCK_SIZE)
+#define NOVA_INODES_PER_TABLE	(NOVA_INODE_TABLE_SIZE / NOVA_INODE_SIZE - 1)
+#define NOVA_INLINE_SIZE	96
+
+struct nova_timespec {
+	__le64	sec;			/* signed */
+	__le32	nsec;
+	__le32	pad;
+};
+
+/*
+ * The first three fields are commit words. i_csum covers bytes
+ * 24..NOVA_INODE_SIZE-1 (everything after them). An inode slot is written
+ * completely while i_valid is 0, then made live by storing 1 to i_valid
+ * (alone, or inside a lite-journal transaction together with the parent's
+ * log tail). The static fields give the inode's state at creation; every
+ * later change is a log entry, replayed in order.
+ */
+struct nova_inode {
+	__le64	i_valid;		/* commit word: 1 in use, 0 free */
+	__le64	i_log_head;		/* commit word: first log page, 0 none */
+	__le64	i_log_tail;		/* commit word: end of committed log */
+	__le32	i_csum;
+	__le32	i_flags;		/* NOVA_INODE_* */
+	__le64	i_ino;
+	__le32	i_generation;
+	__le16	i_mode;
+	__le16	i_pad0;
+	__le32	i_uid;
+	__le32	i_gid;
+	__le32	i_nlink;		/* at creation */
+	__le32	i_rdev;			/* device number (new_encode_dev) */
+	__le64	i_size;			/* at creation; symlinks: target length */
+	struct nova_timespec i_atime;
+	struct nova_timespec i_mtime;
+	struct nova_timespec i_ctime;
+	struct nova_timespec i_crtime;	/* birth time */
+	__le64	i_create_trans;		/* transaction that created it */
+	__le64	i_parent;		/* directories: parent at creation */
+	__le64	i_reserved;
+	__u8	i_inline[NOVA_INLINE_SIZE];
+};
+
+/* i_flags */
+#define NOVA_INODE_INLINE_SYMLINK  0x1	/* target in i_inline, NUL-terminated */
+#define NOVA_INODE_BLOCK_SYMLINK   0x2	/* i_inline starts with __le64 block */
+
+/* Per-CPU inode table head, one per CPU in NOVA_INODE_TABLE_PTR_BLOCK. */
+struct nova_inode_table {
+	__le64	it_head;		/* first table block number */
+	__le32	it_csum;		/* covers it_cpu..end */
+	__le32	it_cpu;
+	__le64	it_reserved[6];
+};
+
+/* Last slot of each inode table block. */
+struct nova_inode_table_tail {
+	__le64	itt_next;		/* commit word: next block number, 0 end */
+	__le32	itt_csum;		/* covers itt_cpu..end */
+	__le32	itt_cpu;
+	__le64	itt_index;		/* position in the chain, from 0 */
+	__le64	itt_reserved[29];
+};
+
+/*
+ * Per-CPU lite journal: an undo log of 8-byte words, used to make updates
+ * of several commit words (several inodes' log tails, an inode's valid
+ * word) atomic. Records live in one 4 KiB block per CPU, used as a ring.
+ * To run a transaction: write one record per word (its address and old
+ * value) past j_tail, fence, advance j_tail (transaction open), fence,
+ * store the new values, fence, set j_head = j_tail (committed), fence.
+ * Recovery undoes the records between j_head and j_tail, newest first.
+ */
+struct nova_journal_ptr {
+	__le64	j_head;			/* commit word: offset of oldest record */
+	__le64	j_tail;			/* commit word: offset past newest */
+	__le64	j_block;		/* journal block number */
+	__le32	j_csum;			/* covers j_block..end */
+	__le32	j_cpu;
+	__le64	j_reserved[4];
+};
+
+#define NOVA_JOURNAL_WORD	1
+
+struct nova_journal_entry {
+	__le64	je_addr;		/* offset of the 8-byte word */
+	__le64	je_old;			/* value before the transaction */
+	__le64	je_trans_id;
+	__le32	je_type;		/* NOVA_JOURNAL_WORD */
+	__le32	je_csum;
+};
+
+#define NOVA_JOURNAL_ENTRIES	(NOVA_BLOCK_SIZE / sizeof(struct nova_journal_entry))
+
+/*
+ * Inode logs: a singly linked list of 4 KiB blocks. Entries are packed from
+ * the start of a block, 8-byte aligned, never crossing into the tail. A
+ * type byte of NOVA_LOG_PAD (0) means "nothing more in this block". The
+ * inode's i_log_tail is the offset just past the last committed entry; a
+ * log is read from i_log_head up to i_log_tail and nothing beyond.
+ */
+#define NOVA_LOG_TAIL_SIZE	64
+#define NOVA_LOG_DATA_SIZE	(NOVA_BLOCK_SIZE - NOVA_LOG_TAIL_SIZE)
+#define NOVA_LOG_PAGE_MAGIC	0x4e4c4f47	/* "NLOG" */
+
+struct nova_log_page_tail {
+	__le64	lt_next;		/* commit word: next log block, 0 last */
+	__le32	lt_valid;		/* hint: live entries in this block */
+	__le32	lt_entries;		/* hint: entries written to this block */
+	__le64	lt_ino;			/* owner */
+	__le32	lt_magic;		/* NOVA_LOG_PAGE_MAGIC */
+	__le32	lt_csum;		/* covers lt_ino and lt_magic */
+	__le64	lt_reserved[4];
+};
+
+/* Log entry types. */
+#define NOVA_LOG_PAD		0
+#define NOVA_LOG_FILE_WRITE	1
+#define NOVA_LOG_DENTRY		2
+#define NOVA_LOG_SETATTR	3
+#define NOVA_LOG_LINK_CHANGE	4
+#define NOVA_LOG_FREE_RANGES	5
+
+/* Entry header flags (hints, outside the checksum). */
+#define NOVA_ENTRY_INVALID	0x1	/* superseded, may be collected */
+
+/*
+ * Common header. e_csum covers the whole entry (e_size bytes) with e_csum,
+ * e_flags and the entry's hint fields taken as zero.
+ */
+struct nova_log_entry_header {
+	__u8	e_type;			/* NOVA_LOG_* */
+	__u8	e_flags;		/* hint: NOVA_ENTRY_* */
+	__le16	e_size;			/* bytes, multiple of 8 */
+	__le32	e_csum;
+	__le64	e_epoch_id;		/* snapshot epoch when written */
+	__le64	e_trans_id;		/* file-system-wide, increasing */
+};
+
+/*
+ * File data: fw_num_pages blocks starting at fw_block hold file pages
+ * fw_pgoff... Later entries override earlier ones page by page. Also
+ * records i_size and mtime (= ctime) after the write.
+ */
+struct nova_file_write_entry {
+	struct nova_log_entry_header hdr;
+	__le64	fw_pgoff;
+	__le32	fw_num_pages;
+	__le32	fw_dead_pages;		/* hint: pages overwritten since */
+	__le64	fw_block;
+	__le64	fw_size;
+	struct nova_timespec fw_mtime;
+};
+
+/*
+ * Directory entry: binds de_name to de_ino (de_ino 0 removes the name).
+ * A name that is bound again replaces the old binding. The special name
+ * ".." records the directory's parent. de_links, de_mtime are the
+ * directory's link count and mtime (= ctime) after the change.
+ */
+#define NOVA_NAME_LEN		255
+
+struct nova_dentry_entry {
+	struct nova_log_entry_header hdr;
+	__le64	de_ino;
+	__le64	de_pos;			/* readdir position, unique per dir */
+	__le32	de_links;
+	__u8	de_name_len;
+	__u8	de_file_type;		/* DT_* */
+	__le16	de_pad;
+	struct nova_timespec de_mtime;
+	char	de_name[];		/* not NUL-terminated, padded to 8 */
+};
+
+/* Attribute mask of a setattr entry. */
+#define NOVA_ATTR_MODE		0x01
+#define NOVA_ATTR_UID		0x02
+#define NOVA_ATTR_GID		0x04
+#define NOVA_ATTR_SIZE		0x08
+#define NOVA_ATTR_ATIME		0x10
+#define NOVA_ATTR_MTIME		0x20
+#define NOVA_ATTR_CTIME		0x40
+
+/*
+ * Attribute change. Fields not in sa_mask are ignored. Shrinking sa_size
+ * drops the file pages at and above the new end of file.
+ */
+struct nova_setattr_entry {
+	struct nova_log_entry_header hdr;
+	__le32	sa_mask;		/* NOVA_ATTR_* */
+	__le16	sa_mode;
+	__le16	sa_pad;
+	__le32	sa_uid;
+	__le32	sa_gid;
+	__le64	sa_size;
+	struct nova_timespec sa_atime;
+	struct nova_timespec sa_mtime;
+	struct nova_timespec sa_ctime;
+};
+
+/* Link count change (link, unlink, rename, rmdir). */
+struct nova_link_change_entry {
+	struct nova_log_entry_header hdr;
+	__le32	lc_links;
+	__le32	lc_pad;
+	struct nova_timespec lc_ctime;
+};
+
+/* Free block ranges, in the log of NOVA_ALLOC_INO after a clean unmount. */
+struct nova_range {
+	__le64	r_start;		/* first free block */
+	__le64	r_len;			/* blocks */
+};
+
+#define NOVA_RANGES_PER_ENTRY	250
+
+struct nova_free_ranges_entry {
+	struct nova_log_entry_header hdr;
+	__le32	fr_count;
+	__le32	fr_pad;
+	struct nova_range fr_ranges[];	/* fr_count of them */
+};
+
+#endif /* _UAPI_NOVA_FORMAT_H */
