@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA control plane: the generic netlink family "nova" and the registry of
+ * mounted NOVA super blocks it serves. The protocol is documented in
+ * uapi/linux/nova_genl.h; this file does only netlink.
+ *
+ * Lock order: nova_ctl_lock -> any file-system lock (nova_fs_get_stats()
+ * runs under nova_ctl_lock, which also keeps the super block alive because
+ * nova_ctl_fs_unmounting() must take it before the sb goes away). The
+ * family uses parallel_ops, so genl_mutex is never held by our handlers.
+ */
+#define pr_fmt(fmt) "nova: " fmt
+
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include <linux/nova_genl.h>
+
+#include "nova.h"
+#include "nova_ctl.h"
+
+/* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
+struct nova_ctl_fs {
+	struct list_head	list;		/* on nova_ctl_list, by id */
+	struct super_block	*sb;
+	u64			id;		/* mount sequence number */
+	u8			uuid[NOVA_GENL_UUID_LEN];
+	char			label[NOVA_GENL_LABEL_LEN];
+	u32			format_version;
+};
+
+static DEFINE_MUTEX(nova_ctl_lock);
+static LIST_HEAD(nova_ctl_list);		/* under nova_ctl_lock */
+static u64 nova_ctl_next_id = 1;		/* under nova_ctl_lock */
+/* Bumped on every registry change; dumps report NLM_F_DUMP_INTR on change. */
+static unsigned int nova_ctl_gen = 1;		/* under nova_ctl_lock */
+
+enum nova_mcgrp {
+	NOVA_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group nova_mcgrps[] = {
+	[NOVA_MCGRP_EVENTS] = { .name = NOVA_GENL_MCGRP_EVENTS },
+};
+
+static const char * const nova_op_names[NOVA_CTL_OP_NR] = {
+	[NOVA_CTL_OP_READ]	= "read",
+	[NOVA_CTL_OP_WRITE]	= "write",
+	[NOVA_CTL_OP_FSYNC]	= "fsync",
+	[NOVA_CTL_OP_FAULT]	= "fault",
+	[NOVA_CTL_OP_LOOKUP]	= "lookup",
+	[NOVA_CTL_OP_CREATE]	= "create",
+	[NOVA_CTL_OP_MKDIR]	= "mkdir",
+	[NOVA_CTL_OP_UNLINK]	= "unlink",
+	[NOVA_CTL_OP_RMDIR]	= "rmdir",
+	[NOVA_CTL_OP_RENAME]	= "rename",
+	[NOVA_CTL_OP_LINK]	= "link",
+	[NOVA_CTL_OP_SYMLINK]	= "symlink",
+	[NOVA_CTL_OP_SETATTR]	= "setattr",
+	[NOVA_CTL_OP_READDIR]	= "readdir",
+};
+
+/* st_dev values are the kernel's 32-bit "new" encoding; 0 is no device. */
+static struct netlink_range_validation nova_dev_range __ro_after_init = {
+	.min	= 1,
+	.max	= U32_MAX,
+};
+
+static const struct nla_policy nova_stats_get_policy[NOVA_A_FS_UUID + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+};
+
+/* Dump state, kept in cb->ctx. */
+struct nova_dump_ctx {
+	u64			next_id;	/* first registry id not yet sent */
+	struct nova_fs_stats	*st;		/* scratch buffer for the dump */
+};
+
+static struct genl_family nova_genl_family;
+
+static struct nova_dump_ctx *nova_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct nova_dump_ctx) > sizeof(cb->ctx));
+	return (struct nova_dump_ctx *)cb->ctx;
+}
+
+static u64 nova_ctl_dev(const struct nova_ctl_fs *fs)
+{
+	return new_encode_dev(fs->sb->s_dev);
+}
+
+static int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
+{
+	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, nova_ctl_dev(fs), NOVA_A_PAD) ||
+	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, fs->uuid) ||
+	    nla_put_string(skb, NOVA_A_FS_LABEL, fs->label) ||
+	    nla_put_string(skb, NOVA_A_FS_BDEV, fs->sb->s_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int nova_put_fs_info(struct sk_buff *skb, const struct nova_ctl_fs *fs)
+{
+	if (nova_put_identity(skb, fs) ||
+	    nla_put_u32(skb, NOVA_A_FS_FORMAT_VERSION, fs->format_version) ||
+	    nla_put_u8(skb, NOVA_A_FS_READ_ONLY, sb_rdonly(fs->sb)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int nova_put_stat64(struct sk_buff *skb, int attr, u64 val)
+{
+	return nla_put_u64_64bit(skb, attr, val, NOVA_STATS_A_PAD);
+}
+
+static int nova_put_ops(struct sk_buff *skb, const struct nova_fs_stats *st)
+{
+	struct nlattr *op;
+	int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(nova_op_names) != NOVA_CTL_OP_NR);
+	for (i = 0; i < NOVA_CTL_OP_NR; i++) {
+		op = nla_nest_start(skb, NOVA_STATS_A_OP);
+		if (!op)
+			return -EMSGSIZE;
+		if (nla_put_string(skb, NOVA_OP_A_NAME, nova_op_names[i]) ||
+		    nla_put_u64_64bit(skb, NOVA_OP_A_COUNT, st->op_count[i],
+				      NOVA_OP_A_PAD) ||
+		    nla_put_u64_64bit(skb, NOVA_OP_A_TIME_NS, st->op_time_ns[i],
+				      NOVA_OP_A_PAD)) {
+			nla_nest_cancel(skb, op);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, op);
+	}
+	return 0;
+}
+
+static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
+			  const struct nova_fs_stats *st)
+{
+	struct nlattr *nest;
+
+	if (nova_put_identity(skb, fs))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, NOVA_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NOVA_STATS_A_FORMAT_VERSION, st->format_version) ||
+	    nla_put_u32(skb, NOVA_STATS_A_CPUS, st->cpus) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_BLOCK_SIZE, st->block_size) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_BLOCKS_TOTAL, st->blocks_total) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_BLOCKS_FREE, st->blocks_free) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_INODES_TOTAL, st->inodes_total) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_INODES_FREE, st->inodes_free) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_LOG_PAGES, st->log_pages) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_DATA_PAGES, st->data_pages) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_EPOCH, st->epoch) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOTS, st->snapshots) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_MOUNT_TIME_NS, st->mount_time_ns) ||
+	    nla_put_u8(skb, NOVA_STATS_A_RECOVERED, st->recovered) ||
+	    nla_put_u8(skb, NOVA_STATS_A_READ_ONLY, st->read_only) ||
+	    nova_put_ops(skb, st)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static void nova_get_stats(const struct nova_ctl_fs *fs,
+			   struct nova_fs_stats *st)
+{
+	lockdep_assert_held(&nova_ctl_lock);
+	memset(st, 0, sizeof(*st));
+	nova_fs_get_stats(fs->sb, st);
+}
+
+/* Find the file system a request names; sets extack on failure. */
+static struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
+{
+	struct nlattr *dev_attr = info->attrs[NOVA_A_FS_DEV];
+	struct nlattr *uuid_attr = info->attrs[NOVA_A_FS_UUID];
+	struct nova_ctl_fs *fs;
+	dev_t dev = 0;
+
+	lockdep_assert_held(&nova_ctl_lock);
+	if (!dev_attr && !uuid_attr) {
+		GENL_SET_ERR_MSG(info,
+				 "no file system given: need NOVA_A_FS_DEV or NOVA_A_FS_UUID");
+		return ERR_PTR(-EINVAL);
+	}
+	if (dev_attr && uuid_attr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, uuid_attr,
+				    "give NOVA_A_FS_DEV or NOVA_A_FS_UUID, not both");
+		return ERR_PTR(-EINVAL);
+	}
+	if (dev_attr)
+		dev = new_decode_dev(nla_get_u64(dev_attr));
+
+	list_for_each_entry(fs, &nova_ctl_list, list) {
+		if (dev_attr && fs->sb->s_dev == dev)
+			return fs;
+		if (uuid_attr && !memcmp(fs->uuid, nla_data(uuid_attr),
+					 NOVA_GENL_UUID_LEN))
+			return fs;
+	}
+	NL_SET_ERR_MSG_ATTR(info->extack, dev_attr ?: uuid_attr,
+			    "no mounted NOVA file system matches");
+	return ERR_PTR(-ENODEV);
+}
+
+static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_fs_stats *st;
+	struct nova_ctl_fs *fs;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!st || !msg) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		err = PTR_ERR(fs);
+		goto out_unlock;
+	}
+	nova_get_stats(fs, st);
+	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
+				NOVA_CMD_STATS_GET);
+	if (!hdr) {
+		err = -EMSGSIZE;
+		goto out_unlock;
+	}
+	err = nova_put_stats(msg, fs, st);
+	mutex_unlock(&nova_ctl_lock);
+	if (err) {
+		GENL_SET_ERR_MSG(info, "statistics do not fit in a message");
+		goto out_free;
+	}
+	genlmsg_end(msg, hdr);
+	kfree(st);
+	return genlmsg_reply(msg, info);
+
+out_unlock:
+	mutex_unlock(&nova_ctl_lock);
+out_free:
+	nlmsg_free(msg);
+	kfree(st);
+	return err;
+}
+
+static int nova_dump_start(struct netlink_callback *cb)
+{
+	struct nova_dump_ctx *ctx = nova_dump_ctx(cb);
+
+	ctx->next_id = 0;
+	ctx->st = kmalloc(sizeof(*ctx->st), GFP_KERNEL);
+	if (!ctx->st)
+		return -ENOMEM;
+	return 0;
+}
+
+static int nova_dump_done(struct netlink_callback *cb)
+{
+	struct nova_dump_ctx *ctx = nova_dump_ctx(cb);
+
+	kfree(ctx->st);
+	ctx->st = NULL;
+	return 0;
+}
+
+/* Shared body of the FS_LIST and STATS_GET dumps: one message per fs. */
+static int nova_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
+{
+	struct nova_dump_ctx *ctx = nova_dump_ctx(cb);
+	struct nova_ctl_fs *fs;
+	int err = 0;
+	void *hdr;
+
+	mutex_lock(&nova_ctl_lock);
+	cb->seq = nova_ctl_gen;
+	list_for_each_entry(fs, &nova_ctl_list, list) {
+		if (fs->id < ctx->next_id)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &nova_genl_family,
+				  NLM_F_MULTI, cmd);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		if (cmd == NOVA_CMD_STATS_GET) {
+			nova_get_stats(fs, ctx->st);
+			err = nova_put_stats(skb, fs, ctx->st);
+		} else {
+			err = nova_put_fs_info(skb, fs);
+		}
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next_id = fs->id + 1;
+	}
+	mutex_unlock(&nova_ctl_lock);
+
+	/* A message that does not fit even an empty skb is an error. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+static int nova_fs_list_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	return nova_dump(skb, cb, NOVA_CMD_FS_LIST);
+}
+
+static int nova_stats_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	return nova_dump(skb, cb, NOVA_CMD_STATS_GET);
+}
+
+/*
+ * FS_LIST has no policy: with resv_start_op at 0 the core then rejects every
+ * attribute. STATS_GET accepts only the selector, in the dump it is rejected
+ * by nova_stats_get_start() since a dump covers every file system.
+ */
+static int nova_stats_get_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	int i;
+
+	for (i = 0; i <= info->op.maxattr; i++) {
+		if (info->attrs[i]) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, info->attrs[i],
+					    "a stats dump covers every file system and takes no selector");
+			return -EINVAL;
+		}
+	}
+	return nova_dump_start(cb);
+}
+
+static const struct genl_ops nova_genl_ops[] = {
+	{
+		.cmd	= NOVA_CMD_FS_LIST,
+		.start	= nova_dump_start,
+		.dumpit	= nova_fs_list_dumpit,
+		.done	= nova_dump_done,
+	},
+	{
+		.cmd	= NOVA_CMD_STATS_GET,
+		.doit	= nova_stats_get_doit,
+		.start	= nova_stats_get_start,
+		.dumpit	= nova_stats_get_dumpit,
+		.done	= nova_dump_done,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
+};
+
+static struct genl_family nova_genl_family __ro_after_init = {
+	.name		= NOVA_GENL_NAME,
+	.version	= NOVA_GENL_VERSION,
+	.module		= THIS_MODULE,
+	.parallel_ops	= true,
+	.ops		= nova_genl_ops,
+	.n_ops		= ARRAY_SIZE(nova_genl_ops),
+	.mcgrps		= nova_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(nova_mcgrps),
+};
+
+/* Multicast a mount/unmount notification if anyone listens. */
+static void nova_ctl_notify(const struct nova_ctl_fs *fs, u8 cmd)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
+	if (!hdr || nova_put_identity(msg, fs)) {
+		nlmsg_free(msg);
+		err = -EMSGSIZE;
+		goto fail;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+				GFP_KERNEL);
+	if (err && err != -ESRCH)
+		goto fail;
+	return;
+fail:
+	nova_warn(fs->sb, "cannot send event %u: %d", cmd, err);
+}
+
+static struct nova_ctl_fs *nova_ctl_find(struct super_block *sb)
+{
+	struct nova_ctl_fs *fs;
+
+	lockdep_assert_held(&nova_ctl_lock);
+	list_for_each_entry(fs, &nova_ctl_list, list)
+		if (fs->sb == sb)
+			return fs;
+	return NULL;
+}
+
+void nova_ctl_fs_mounted(struct super_block *sb)
+{
+	struct nova_fs_stats *st;
+	struct nova_ctl_fs *fs;
+
+	fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!fs || !st) {
+		nova_warn(sb, "out of memory: not visible to the control plane");
+		goto out;
+	}
+	fs->sb = sb;
+
+	mutex_lock(&nova_ctl_lock);
+	if (nova_ctl_find(sb)) {
+		mutex_unlock(&nova_ctl_lock);
+		nova_warn(sb, "announced to the control plane twice");
+		goto out;
+	}
+	/* Identity does not change while mounted: cache it for lookups. */
+	nova_get_stats(fs, st);
+	BUILD_BUG_ON(sizeof(fs->uuid) != sizeof(st->uuid));
+	BUILD_BUG_ON(sizeof(fs->label) != sizeof(st->label));
+	memcpy(fs->uuid, st->uuid, sizeof(fs->uuid));
+	strscpy(fs->label, st->label, sizeof(fs->label));
+	fs->format_version = st->format_version;
+	fs->id = nova_ctl_next_id++;
+	nova_ctl_gen++;
+	list_add_tail(&fs->list, &nova_ctl_list);
+	nova_ctl_notify(fs, NOVA_CMD_FS_MOUNTED);
+	mutex_unlock(&nova_ctl_lock);
+	fs = NULL;
+out:
+	kfree(st);
+	kfree(fs);
+}
+
+void nova_ctl_fs_unmounting(struct super_block *sb)
+{
+	struct nova_ctl_fs *fs;
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_find(sb);
+	if (fs) {
+		list_del(&fs->list);
+		nova_ctl_gen++;
+		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
+	}
+	mutex_unlock(&nova_ctl_lock);
+	kfree(fs);
+}
+
+int __init nova_ctl_init(void)
+{
+	int err;
+
+	err = genl_register_family(&nova_genl_family);
+	if (err)
+		pr_err("error: cannot register generic netlink family %s: %d\n",
+		       NOVA_GENL_NAME, err);
+	return err;
+}
+
+void nova_ctl_exit(void)
+{
+	genl_unregister_family(&nova_genl_family);
+}

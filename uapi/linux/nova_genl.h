@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * NOVA control plane: the generic netlink family "nova".
+ *
+ * Documentation
+ * =============
+ *
+ * Every control operation on mounted NOVA file systems goes through the
+ * generic netlink family NOVA_GENL_NAME, version NOVA_GENL_VERSION. There is
+ * no procfs or ioctl control surface. This comment is the protocol's
+ * reference; docs/netlink/nova.yaml is the same protocol in machine-readable
+ * (YNL) form and docs/genl.md explains the design.
+ *
+ * General rules
+ * -------------
+ *
+ * - The family exists only in the initial network namespace.
+ * - Validation is strict: unknown attributes, attributes of the wrong type or
+ *   length, values out of range, trailing garbage and a non-zero
+ *   genlmsghdr.reserved are all rejected with -EINVAL (or -ERANGE for
+ *   ranges) and an extended ACK message naming the offending attribute.
+ *   Request with NETLINK_EXT_ACK set on the socket to receive them.
+ * - Commands that change state require CAP_NET_ADMIN (GENL_ADMIN_PERM) and
+ *   fail with -EPERM otherwise. Commands that only read are open to every
+ *   user; they reveal nothing that statfs(2) and /proc/self/mountinfo do not
+ *   already reveal, plus operation counters.
+ * - Integers are host byte order. 64-bit integers are 8-byte aligned with
+ *   NOVA_A_PAD (and the per-nest PAD attributes) as padding.
+ * - A command number that is not listed here (including the notification
+ *   commands sent as requests) fails with -EOPNOTSUPP.
+ *
+ * Addressing a file system
+ * ------------------------
+ *
+ * A mounted NOVA file system is named by its device number, in the encoding
+ * stat(2) uses: the st_dev of any file inside the file system, which is also
+ * the st_rdev of its block device (for /dev/pmem0, major 259 minor 0 is
+ * 0x10300 = 66304). It is the natural key: it is unique among the live
+ * super blocks, every tool can obtain it from a path without privileges, and
+ * it is what /proc/self/mountinfo prints as "MAJOR:MINOR". A request carries
+ * exactly one of:
+ *
+ *    NOVA_A_FS_DEV: NLA_U64, 1 .. 0xffffffff, st_dev encoding
+ *                   (major = (v >> 8) & 0xfff, minor = (v & 0xff) |
+ *                   ((v >> 12) & 0xfff00)); larger values cannot name a
+ *                   Linux block device and are rejected with -ERANGE
+ *    NOVA_A_FS_UUID: NLA_BINARY, exactly 16 bytes, the UUID stored in the
+ *                    NOVA superblock (as reported by NOVA_CMD_FS_LIST)
+ *
+ * Giving neither, or both, fails with -EINVAL. A value that names no mounted
+ * NOVA file system (including a mounted file system of another type) fails
+ * with -ENODEV. A device number is only meaningful while the file system
+ * stays mounted; after a remount it names the same device again.
+ *
+ * Every reply and notification about one file system starts with its
+ * identity:
+ *
+ *    NOVA_A_FS_DEV: NLA_U64, st_dev encoding as above
+ *    NOVA_A_FS_UUID: NLA_BINARY, 16 bytes
+ *    NOVA_A_FS_LABEL: NLA_NUL_STRING, at most 31 bytes, may be empty
+ *    NOVA_A_FS_BDEV: NLA_NUL_STRING, the kernel's name of the block device
+ *                    (e.g. "pmem0", as in the kernel log)
+ *
+ * NOVA_CMD_FS_LIST
+ * ----------------
+ *
+ * Dump only (NLM_F_REQUEST | NLM_F_DUMP); takes no attributes. One message
+ * (NLM_F_MULTI) per mounted NOVA file system, in mount order:
+ *
+ *    NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL, NOVA_A_FS_BDEV
+ *    NOVA_A_FS_FORMAT_VERSION: NLA_U32, on-media format version
+ *    NOVA_A_FS_READ_ONLY: NLA_U8, 1 if currently mounted read-only, else 0
+ *
+ * No mounted file system gives an empty dump (just NLMSG_DONE), not an
+ * error. If file systems are mounted or unmounted while a dump is in
+ * progress, the message written after the change carries NLM_F_DUMP_INTR;
+ * the listing may then be incomplete and the caller should dump again.
+ *
+ * NOVA_CMD_STATS_GET
+ * ------------------
+ *
+ * As a plain request (NLM_F_REQUEST) it must name one file system (see
+ * "Addressing a file system") and the reply is one message. As a dump
+ * (NLM_F_REQUEST | NLM_F_DUMP) it takes no attributes and returns one message
+ * per mounted NOVA file system, with the same NLM_F_DUMP_INTR rule as
+ * NOVA_CMD_FS_LIST. Each message holds:
+ *
+ *    NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL, NOVA_A_FS_BDEV
+ *    NOVA_A_STATS: NLA_NESTED
+ *        NOVA_STATS_A_FORMAT_VERSION: NLA_U32, on-media format version
+ *        NOVA_STATS_A_CPUS: NLA_U32, per-CPU stripes (inode tables,
+ *                           journals, free lists) on the media
+ *        NOVA_STATS_A_BLOCK_SIZE: NLA_U64, bytes
+ *        NOVA_STATS_A_BLOCKS_TOTAL: NLA_U64, blocks the allocator manages
+ *        NOVA_STATS_A_BLOCKS_FREE: NLA_U64
+ *        NOVA_STATS_A_INODES_TOTAL: NLA_U64, slots in the inode tables
+ *        NOVA_STATS_A_INODES_FREE: NLA_U64
+ *        NOVA_STATS_A_LOG_PAGES: NLA_U64, pages holding per-inode logs
+ *        NOVA_STATS_A_DATA_PAGES: NLA_U64, pages holding file data
+ *        NOVA_STATS_A_EPOCH: NLA_U64, current snapshot epoch
+ *        NOVA_STATS_A_SNAPSHOTS: NLA_U64, live snapshots
+ *        NOVA_STATS_A_MOUNT_TIME_NS: NLA_U64, how long the last mount took
+ *        NOVA_STATS_A_RECOVERED: NLA_U8, 1 if the last mount ran crash
+ *                                recovery, else 0
+ *        NOVA_STATS_A_READ_ONLY: NLA_U8, 1 if mounted read-only, else 0
+ *        NOVA_STATS_A_OP: NLA_NESTED, once per counted operation
+ *            NOVA_OP_A_NAME: NLA_NUL_STRING, e.g. "read", "write",
+ *                            "fsync", "fault", "lookup", "create",
+ *                            "mkdir", "unlink", "rmdir", "rename",
+ *                            "link", "symlink", "setattr", "readdir"
+ *            NOVA_OP_A_COUNT: NLA_U64, calls since mount
+ *            NOVA_OP_A_TIME_NS: NLA_U64, total time spent in them
+ *        NOVA_STATS_A_OP: NLA_NESTED
+ *            ...
+ *
+ * Counters start at zero at mount time. The set of operations may grow;
+ * receivers must accept names they do not know. Errors (plain request):
+ * -EINVAL/-ERANGE for a bad selector, -ENODEV for an unknown file system,
+ * -ENOMEM. A dump ends with NLMSG_DONE carrying 0 or a negative errno.
+ *
+ * Notifications (multicast group NOVA_GENL_MCGRP_EVENTS, "events")
+ * ----------------------------------------------------------------
+ *
+ * Any user may subscribe. Notifications are never replies; sending their
+ * command numbers as requests fails with -EOPNOTSUPP.
+ *
+ *    NOVA_CMD_FS_MOUNTED: a NOVA file system finished mounting.
+ *    NOVA_CMD_FS_UNMOUNTED: a NOVA file system is being unmounted; after
+ *                           this message it is no longer addressable.
+ *
+ * Both carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
+ * NOVA_A_FS_BDEV. Multicast delivery is not reliable: a listener whose
+ * socket buffer overflows gets ENOBUFS from recv(2) and should resynchronise
+ * with NOVA_CMD_FS_LIST.
+ *
+ * Room for what comes next
+ * ------------------------
+ *
+ * Command and attribute numbers are ABI: new ones are only ever appended to
+ * the enums below, never renumbered, and nothing is reserved in advance.
+ * The planned additions, all addressed with the selector above:
+ *
+ * - GC trigger: a state-changing command (GENL_ADMIN_PERM) with an optional
+ *   mode attribute (fast / thorough).
+ * - Snapshots: create (with a name attribute, reply carries the new
+ *   snapshot id and epoch), delete (by id), and a list that is a dump of
+ *   one NOVA_A_SNAPSHOT nest per snapshot {id, epoch, name, creation time};
+ *   create/delete are admin-only and notify the events group.
+ * - Scrub: start / stop (admin-only) and status (a NOVA_A_SCRUB nest with
+ *   state, progress, errors found / repaired), plus a "scrub finished"
+ *   notification.
+ * - Corruption: a notification per corruption found or repaired, carrying a
+ *   NOVA_A_CORRUPTION nest {kind, inode, block offset, repaired}.
+ *
+ * New top-level nests get their own NOVA_<NEST>_A_* enum, like
+ * NOVA_STATS_A_* below, so each object's attribute space grows on its own.
+ */
+#ifndef _UAPI_LINUX_NOVA_GENL_H
+#define _UAPI_LINUX_NOVA_GENL_H
+
+#define NOVA_GENL_NAME		"nova"
+#define NOVA_GENL_VERSION	1
+#define NOVA_GENL_MCGRP_EVENTS	"events"
+
+/* Length of NOVA_A_FS_UUID. */
+#define NOVA_GENL_UUID_LEN	16
+/* Longest NOVA_A_FS_LABEL including its terminating NUL. */
+#define NOVA_GENL_LABEL_LEN	32
+
+enum nova_cmd {
+	NOVA_CMD_UNSPEC,
+	NOVA_CMD_FS_LIST,
+	NOVA_CMD_STATS_GET,
+	NOVA_CMD_FS_MOUNTED,		/* notification */
+	NOVA_CMD_FS_UNMOUNTED,		/* notification */
+
+	__NOVA_CMD_MAX
+};
+#define NOVA_CMD_MAX (__NOVA_CMD_MAX - 1)
+
+enum nova_attr {
+	NOVA_A_UNSPEC,
+	NOVA_A_PAD,
+	NOVA_A_FS_DEV,
+	NOVA_A_FS_UUID,
+	NOVA_A_FS_LABEL,
+	NOVA_A_FS_BDEV,
+	NOVA_A_FS_FORMAT_VERSION,
+	NOVA_A_FS_READ_ONLY,
+	NOVA_A_STATS,
+
+	__NOVA_A_MAX
+};
+#define NOVA_A_MAX (__NOVA_A_MAX - 1)
+
+enum nova_stats_attr {
+	NOVA_STATS_A_UNSPEC,
+	NOVA_STATS_A_PAD,
+	NOVA_STATS_A_FORMAT_VERSION,
+	NOVA_STATS_A_CPUS,
+	NOVA_STATS_A_BLOCK_SIZE,
+	NOVA_STATS_A_BLOCKS_TOTAL,
+	NOVA_STATS_A_BLOCKS_FREE,
+	NOVA_STATS_A_INODES_TOTAL,
+	NOVA_STATS_A_INODES_FREE,
+	NOVA_STATS_A_LOG_PAGES,
+	NOVA_STATS_A_DATA_PAGES,
+	NOVA_STATS_A_EPOCH,
+	NOVA_STATS_A_SNAPSHOTS,
+	NOVA_STATS_A_MOUNT_TIME_NS,
+	NOVA_STATS_A_RECOVERED,
+	NOVA_STATS_A_READ_ONLY,
+	NOVA_STATS_A_OP,
+
+	__NOVA_STATS_A_MAX
+};
+#define NOVA_STATS_A_MAX (__NOVA_STATS_A_MAX - 1)
+
+enum nova_op_attr {
+	NOVA_OP_A_UNSPEC,
+	NOVA_OP_A_PAD,
+	NOVA_OP_A_NAME,
+	NOVA_OP_A_COUNT,
+	NOVA_OP_A_TIME_NS,
+
+	__NOVA_OP_A_MAX
+};
+#define NOVA_OP_A_MAX (__NOVA_OP_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_NOVA_GENL_H */
