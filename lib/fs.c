@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libnova: decoding of FS_LIST / STATS_GET replies and notifications, and
+ * the queries built on them.
+ *
+ * Decoders are lenient about what they do not know (a newer kernel may add
+ * attributes or operations) and strict about what they do: an attribute of
+ * the wrong size makes the message malformed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
+#include "libnova.h"
+
+/* How often an interrupted dump is retried before giving up. */
+#define NOVA_DUMP_RETRIES	5
+
+static struct nla_policy nova_attr_policy[NOVA_A_MAX + 1] = {
+	[NOVA_A_FS_DEV]			= { .type = NLA_U64 },
+	[NOVA_A_FS_UUID]		= { .minlen = NOVA_GENL_UUID_LEN,
+					    .maxlen = NOVA_GENL_UUID_LEN },
+	[NOVA_A_FS_LABEL]		= { .type = NLA_STRING },
+	[NOVA_A_FS_BDEV]		= { .type = NLA_STRING },
+	[NOVA_A_FS_FORMAT_VERSION]	= { .type = NLA_U32 },
+	[NOVA_A_FS_READ_ONLY]		= { .type = NLA_U8 },
+	[NOVA_A_STATS]			= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
+	[NOVA_STATS_A_FORMAT_VERSION]	= { .type = NLA_U32 },
+	[NOVA_STATS_A_CPUS]		= { .type = NLA_U32 },
+	[NOVA_STATS_A_BLOCK_SIZE]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_BLOCKS_TOTAL]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_BLOCKS_FREE]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_INODES_TOTAL]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_INODES_FREE]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_LOG_PAGES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_DATA_PAGES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_EPOCH]		= { .type = NLA_U64 },
+	[NOVA_STATS_A_SNAPSHOTS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_MOUNT_TIME_NS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_RECOVERED]	= { .type = NLA_U8 },
+	[NOVA_STATS_A_READ_ONLY]	= { .type = NLA_U8 },
+	[NOVA_STATS_A_OP]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
+	[NOVA_OP_A_NAME]	= { .type = NLA_STRING },
+	[NOVA_OP_A_COUNT]	= { .type = NLA_U64 },
+	[NOVA_OP_A_TIME_NS]	= { .type = NLA_U64 },
+};
+
+/* Copy a string attribute, always NUL-terminated, truncated to LEN - 1. */
+static void nova_copy_str(char *dst, size_t len, const struct nlattr *a)
+{
+	size_t n;
+
+	dst[0] = '\0';
+	if (!a)
+		return;
+	n = (size_t)nla_len(a);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, nla_data(a), n);
+	dst[n] = '\0';
+}
+
+static int nova_parse_top(const struct nlmsghdr *nlh,
+			  struct nlattr *tb[NOVA_A_MAX + 1])
+{
+	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, NOVA_A_MAX,
+			  nova_attr_policy))
+		return -EBADMSG;
+	return 0;
+}
+
+static int nova_decode_id(struct nlattr **tb, struct nova_fs_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	if (!tb[NOVA_A_FS_DEV])
+		return -EBADMSG;
+	id->dev = nla_get_u64(tb[NOVA_A_FS_DEV]);
+	if (tb[NOVA_A_FS_UUID])
+		memcpy(id->uuid, nla_data(tb[NOVA_A_FS_UUID]), NOVA_GENL_UUID_LEN);
+	nova_copy_str(id->label, sizeof(id->label), tb[NOVA_A_FS_LABEL]);
+	nova_copy_str(id->bdev, sizeof(id->bdev), tb[NOVA_A_FS_BDEV]);
+	return 0;
+}
+
+int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1];
+	int err;
+
+	memset(fi, 0, sizeof(*fi));
+	err = nova_parse_top(nlh, tb);
+	if (!err)
+		err = nova_decode_id(tb, &fi->id);
+	if (err)
+		return err;
+	if (tb[NOVA_A_FS_FORMAT_VERSION])
+		fi->format_version = nla_get_u32(tb[NOVA_A_FS_FORMAT_VERSION]);
+	if (tb[NOVA_A_FS_READ_ONLY])
+		fi->read_only = nla_get_u8(tb[NOVA_A_FS_READ_ONLY]);
+	return 0;
+}
+
+static uint64_t nova_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+static int nova_decode_op(struct nlattr *nest, struct nova_op_stat *op)
+{
+	struct nlattr *tb[NOVA_OP_A_MAX + 1];
+
+	if (nla_parse_nested(tb, NOVA_OP_A_MAX, nest, nova_op_policy) ||
+	    !tb[NOVA_OP_A_NAME])
+		return -EBADMSG;
+	nova_copy_str(op->name, sizeof(op->name), tb[NOVA_OP_A_NAME]);
+	op->count = nova_u64(tb, NOVA_OP_A_COUNT);
+	op->time_ns = nova_u64(tb, NOVA_OP_A_TIME_NS);
+	return 0;
+}
+
+int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1];
+	struct nlattr *sb[NOVA_STATS_A_MAX + 1];
+	struct nlattr *a;
+	int err, rem;
+
+	memset(st, 0, sizeof(*st));
+	err = nova_parse_top(nlh, tb);
+	if (!err)
+		err = nova_decode_id(tb, &st->id);
+	if (err)
+		return err;
+	if (!tb[NOVA_A_STATS] ||
+	    nla_parse_nested(sb, NOVA_STATS_A_MAX, tb[NOVA_A_STATS],
+			     nova_stats_policy))
+		return -EBADMSG;
+	if (sb[NOVA_STATS_A_FORMAT_VERSION])
+		st->format_version = nla_get_u32(sb[NOVA_STATS_A_FORMAT_VERSION]);
+	if (sb[NOVA_STATS_A_CPUS])
+		st->cpus = nla_get_u32(sb[NOVA_STATS_A_CPUS]);
+	st->block_size = nova_u64(sb, NOVA_STATS_A_BLOCK_SIZE);
+	st->blocks_total = nova_u64(sb, NOVA_STATS_A_BLOCKS_TOTAL);
+	st->blocks_free = nova_u64(sb, NOVA_STATS_A_BLOCKS_FREE);
+	st->inodes_total = nova_u64(sb, NOVA_STATS_A_INODES_TOTAL);
+	st->inodes_free = nova_u64(sb, NOVA_STATS_A_INODES_FREE);
+	st->log_pages = nova_u64(sb, NOVA_STATS_A_LOG_PAGES);
+	st->data_pages = nova_u64(sb, NOVA_STATS_A_DATA_PAGES);
+	st->epoch = nova_u64(sb, NOVA_STATS_A_EPOCH);
+	st->snapshots = nova_u64(sb, NOVA_STATS_A_SNAPSHOTS);
+	st->mount_time_ns = nova_u64(sb, NOVA_STATS_A_MOUNT_TIME_NS);
+	if (sb[NOVA_STATS_A_RECOVERED])
+		st->recovered = nla_get_u8(sb[NOVA_STATS_A_RECOVERED]);
+	if (sb[NOVA_STATS_A_READ_ONLY])
+		st->read_only = nla_get_u8(sb[NOVA_STATS_A_READ_ONLY]);
+
+	/* NOVA_STATS_A_OP repeats: walk the nest instead of the table. */
+	nla_for_each_nested(a, tb[NOVA_A_STATS], rem) {
+		if (nla_type(a) != NOVA_STATS_A_OP)
+			continue;
+		if (st->n_ops == NOVA_MAX_OPS)
+			break;
+		err = nova_decode_op(a, &st->ops[st->n_ops]);
+		if (err)
+			return err;
+		st->n_ops++;
+	}
+	return 0;
+}
+
+const char *nova_event_name(enum nova_event_kind kind)
+{
+	switch (kind) {
+	case NOVA_EVENT_FS_MOUNTED:
+		return "fs-mounted";
+	case NOVA_EVENT_FS_UNMOUNTED:
+		return "fs-unmounted";
+	}
+	return "unknown";
+}
+
+int nova_decode_event(const struct nlmsghdr *nlh, struct nova_event *ev)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *tb[NOVA_A_MAX + 1];
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
+		return -EBADMSG;
+	switch (gh->cmd) {
+	case NOVA_CMD_FS_MOUNTED:
+		ev->kind = NOVA_EVENT_FS_MOUNTED;
+		break;
+	case NOVA_CMD_FS_UNMOUNTED:
+		ev->kind = NOVA_EVENT_FS_UNMOUNTED;
+		break;
+	default:
+		return -ENOENT;
+	}
+	err = nova_parse_top(nlh, tb);
+	if (!err)
+		err = nova_decode_id(tb, &ev->id);
+	return err;
+}
+
+/* A growing array of decoded messages. */
+struct nova_vec {
+	void *items;
+	size_t n, cap, size;
+	int (*decode)(const struct nlmsghdr *nlh, void *item);
+};
+
+static int nova_vec_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nova_vec *v = arg;
+
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 4;
+		void *p = realloc(v->items, cap * v->size);
+
+		if (!p)
+			return -ENOMEM;
+		v->items = p;
+		v->cap = cap;
+	}
+	if (v->decode(nlh, (char *)v->items + v->n * v->size))
+		return -EBADMSG;
+	v->n++;
+	return 0;
+}
+
+static int nova_decode_fs_info_v(const struct nlmsghdr *nlh, void *item)
+{
+	return nova_decode_fs_info(nlh, item);
+}
+
+static int nova_decode_stats_v(const struct nlmsghdr *nlh, void *item)
+{
+	return nova_decode_stats(nlh, item);
+}
+
+static int nova_dump_all(struct nova_ipc *ipc, uint8_t cmd,
+			 struct nova_vec *v, struct nova_err *e)
+{
+	struct nl_msg *msg;
+	int err, i;
+
+	for (i = 0; i < NOVA_DUMP_RETRIES; i++) {
+		v->n = 0;
+		msg = nova_ipc_msg(ipc, cmd, true);
+		if (!msg) {
+			nova_err_set(e, -ENOMEM, "out of memory");
+			return -ENOMEM;
+		}
+		err = nova_ipc_transact(ipc, msg, nova_vec_cb, v, e);
+		if (err != -EINTR)
+			break;
+	}
+	return err;
+}
+
+int nova_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
+		 size_t *n, struct nova_err *e)
+{
+	struct nova_vec v = {
+		.size = sizeof(struct nova_fs_info),
+		.decode = nova_decode_fs_info_v,
+	};
+	int err = nova_dump_all(ipc, NOVA_CMD_FS_LIST, &v, e);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*list = v.items;
+	*n = v.n;
+	return 0;
+}
+
+int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
+		    size_t *n, struct nova_err *e)
+{
+	struct nova_vec v = {
+		.size = sizeof(struct nova_stats),
+		.decode = nova_decode_stats_v,
+	};
+	int err = nova_dump_all(ipc, NOVA_CMD_STATS_GET, &v, e);
+
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*list = v.items;
+	*n = v.n;
+	return 0;
+}
+
+struct nova_one_stats {
+	struct nova_stats *st;
+	int got;
+};
+
+static int nova_one_stats_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nova_one_stats *o = arg;
+
+	if (o->got++)
+		return -EBADMSG;	/* a doit has exactly one reply */
+	return nova_decode_stats(nlh, o->st);
+}
+
+int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
+		   struct nova_stats *st, struct nova_err *e)
+{
+	struct nova_one_stats o = { .st = st };
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, NOVA_CMD_STATS_GET, false);
+	if (!msg) {
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = 0;
+	if (sel->kind == NOVA_SEL_DEV)
+		err = nla_put_u64(msg, NOVA_A_FS_DEV, sel->dev);
+	else if (sel->kind == NOVA_SEL_UUID)
+		err = nla_put(msg, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sel->uuid);
+	if (err) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_ipc_transact(ipc, msg, nova_one_stats_cb, &o, e);
+	if (!err && !o.got) {
+		nova_err_set(e, -EBADMSG, "the kernel sent no statistics");
+		err = -EBADMSG;
+	}
+	return err;
+}

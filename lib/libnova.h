@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * libnova: the userspace client of the "nova" generic netlink family
+ * (uapi/linux/nova_genl.h), shared by novactl and novad. Every libnl call
+ * lives behind this interface.
+ *
+ * Conventions: functions return 0 or a negative errno. Those that talk to
+ * the kernel fill a struct nova_err, whose message is the kernel's extended
+ * ACK text when it sent one, or a description of what failed otherwise.
+ */
+#ifndef LIBNOVA_H
+#define LIBNOVA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/nova_genl.h>
+
+struct nlmsghdr;
+struct nlattr;
+
+#define NOVA_ERR_MSG_LEN	256
+
+struct nova_err {
+	int err;			/* negative errno, 0 if none */
+	char msg[NOVA_ERR_MSG_LEN];	/* extack text or local description */
+	bool from_kernel;		/* msg is the kernel's extack message */
+	int bad_attr_off;		/* NLMSGERR_ATTR_OFFS, -1 if none */
+};
+
+void nova_err_set(struct nova_err *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void nova_err_clear(struct nova_err *e);
+
+/* ---- ipc: socket, family, requests, replies, events ---- */
+
+struct nova_ipc;
+
+/* Called once per data message of a reply or dump; return 0 or -errno. */
+typedef int (*nova_msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/*
+ * Open a generic netlink socket with extended ACKs and resolve the family.
+ * -ENOENT: the family is not registered (nova.ko not loaded).
+ * -EPROTO: the kernel speaks a protocol version this library does not.
+ */
+int nova_ipc_open(struct nova_ipc **ipcp, struct nova_err *e);
+void nova_ipc_close(struct nova_ipc *ipc);
+int nova_ipc_fd(const struct nova_ipc *ipc);
+int nova_ipc_family_id(const struct nova_ipc *ipc);
+uint32_t nova_ipc_family_version(const struct nova_ipc *ipc);
+
+/* Request builder: a message for CMD with room for attributes. */
+struct nl_msg *nova_ipc_msg(struct nova_ipc *ipc, uint8_t cmd, bool dump);
+
+/*
+ * Send MSG (consumed) and receive until the final ACK or NLMSG_DONE,
+ * passing every data message to CB. A dump that the kernel marks as
+ * interrupted (NLM_F_DUMP_INTR) returns -EINTR after all its messages.
+ */
+int nova_ipc_transact(struct nova_ipc *ipc, struct nl_msg *msg,
+		      nova_msg_cb cb, void *arg, struct nova_err *e);
+
+/*
+ * Parse an NLMSG_ERROR or NLMSG_DONE message: returns its errno (<= 0)
+ * and fills E with the extack message and offset if present. Exposed for
+ * unit tests; nova_ipc_transact() uses it.
+ */
+int nova_parse_ack(const struct nlmsghdr *nlh, struct nova_err *e);
+
+/* Join the "events" multicast group. */
+int nova_ipc_subscribe(struct nova_ipc *ipc, struct nova_err *e);
+
+/*
+ * Receive pending notifications and pass each to CB. Blocks until at least
+ * one message arrives unless the socket was made non-blocking.
+ * -ENOBUFS: notifications were lost (socket buffer overrun).
+ */
+int nova_ipc_recv_events(struct nova_ipc *ipc, nova_msg_cb cb, void *arg,
+			 struct nova_err *e);
+int nova_ipc_set_nonblocking(struct nova_ipc *ipc);
+
+/* ---- file-system selector ---- */
+
+enum nova_sel_kind {
+	NOVA_SEL_NONE,
+	NOVA_SEL_DEV,
+	NOVA_SEL_UUID,
+};
+
+struct nova_sel {
+	enum nova_sel_kind kind;
+	uint64_t dev;			/* st_dev encoding */
+	uint8_t uuid[NOVA_GENL_UUID_LEN];
+};
+
+/*
+ * Turn a command-line argument into a selector: "MAJOR:MINOR", a UUID
+ * (8-4-4-4-12 hex), "uuid=UUID", or a path (a block device gives its
+ * st_rdev, anything else the st_dev of the file system holding it).
+ */
+int nova_sel_parse(const char *arg, struct nova_sel *sel, struct nova_err *e);
+uint64_t nova_dev_make(unsigned int major, unsigned int minor);
+unsigned int nova_dev_major(uint64_t dev);
+unsigned int nova_dev_minor(uint64_t dev);
+int nova_uuid_parse(const char *s, uint8_t uuid[NOVA_GENL_UUID_LEN]);
+/* BUF must hold 37 bytes. */
+void nova_uuid_format(const uint8_t uuid[NOVA_GENL_UUID_LEN], char *buf);
+
+/*
+ * Mount points of DEV with type NOVA, from MOUNTINFO (NULL:
+ * /proc/self/mountinfo). Stores up to MAX malloc'ed strings in PATHS and
+ * returns how many there are (possibly more than MAX) or -errno.
+ */
+int nova_mountpoints(const char *mountinfo, uint64_t dev, char **paths,
+		     size_t max);
+
+/* ---- decoded replies ---- */
+
+#define NOVA_BDEV_LEN		32
+#define NOVA_OP_NAME_LEN	32
+#define NOVA_MAX_OPS		64
+
+struct nova_fs_id {
+	uint64_t dev;
+	uint8_t uuid[NOVA_GENL_UUID_LEN];
+	char label[NOVA_GENL_LABEL_LEN];
+	char bdev[NOVA_BDEV_LEN];
+};
+
+struct nova_fs_info {
+	struct nova_fs_id id;
+	uint32_t format_version;
+	bool read_only;
+};
+
+struct nova_op_stat {
+	char name[NOVA_OP_NAME_LEN];
+	uint64_t count;
+	uint64_t time_ns;
+};
+
+struct nova_stats {
+	struct nova_fs_id id;
+	uint32_t format_version;
+	uint32_t cpus;
+	uint64_t block_size;
+	uint64_t blocks_total;
+	uint64_t blocks_free;
+	uint64_t inodes_total;
+	uint64_t inodes_free;
+	uint64_t log_pages;
+	uint64_t data_pages;
+	uint64_t epoch;
+	uint64_t snapshots;
+	uint64_t mount_time_ns;
+	bool recovered;
+	bool read_only;
+	size_t n_ops;
+	struct nova_op_stat ops[NOVA_MAX_OPS];
+};
+
+enum nova_event_kind {
+	NOVA_EVENT_FS_MOUNTED,
+	NOVA_EVENT_FS_UNMOUNTED,
+};
+
+struct nova_event {
+	enum nova_event_kind kind;
+	struct nova_fs_id id;
+};
+
+/* Decoders of one message (genl header included); -EBADMSG if malformed. */
+int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi);
+int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st);
+/* -ENOENT for a notification this library does not know (skip it). */
+int nova_decode_event(const struct nlmsghdr *nlh, struct nova_event *ev);
+const char *nova_event_name(enum nova_event_kind kind);
+
+/* ---- queries ---- */
+
+/* All mounted file systems; *LIST is malloc'ed. Retries interrupted dumps. */
+int nova_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
+		 size_t *n, struct nova_err *e);
+/* Statistics of one file system. */
+int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
+		   struct nova_stats *st, struct nova_err *e);
+/* Statistics of every file system; *LIST is malloc'ed. */
+int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
+		    size_t *n, struct nova_err *e);
+
+#endif /* LIBNOVA_H */
