@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * novactl: the JSON output schema, version NOVACTL_JSON_VERSION. Every
+ * document is an object with "version" and either the command's payload or
+ * "error". docs/man/novactl.8 documents the members; additions keep the
+ * version, renames or removals bump it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "novactl.h"
+
+void nctl_fmt_dev(uint64_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", nova_dev_major(dev), nova_dev_minor(dev));
+}
+
+struct json_object *nctl_json_error(int err, const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+	const char *name = err ? strerrorname_np(-err) : NULL;
+
+	json_object_object_add(o, "errno", json_object_new_int(-err));
+	json_object_object_add(o, "name", json_object_new_string(name ? name : ""));
+	json_object_object_add(o, "message", json_object_new_string(msg));
+	return o;
+}
+
+static void nctl_json_add_u64(struct json_object *o, const char *key,
+			      uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static void nctl_json_add_id(struct json_object *o, const struct nova_fs_id *id)
+{
+	char dev[32], uuid[37];
+
+	nctl_fmt_dev(id->dev, dev, sizeof(dev));
+	nova_uuid_format(id->uuid, uuid);
+	nctl_json_add_u64(o, "dev", id->dev);
+	json_object_object_add(o, "device", json_object_new_string(dev));
+	json_object_object_add(o, "bdev", json_object_new_string(id->bdev));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	json_object_object_add(o, "label", json_object_new_string(id->label));
+}
+
+static void nctl_json_add_mnts(struct json_object *o, char **mnts, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(mnts[i]));
+	json_object_object_add(o, "mountpoints", a);
+}
+
+struct json_object *nctl_json_fs_info(const struct nova_fs_info *fi,
+				      char **mnts, size_t n_mnts)
+{
+	struct json_object *o = json_object_new_object();
+
+	nctl_json_add_id(o, &fi->id);
+	nctl_json_add_mnts(o, mnts, n_mnts);
+	json_object_object_add(o, "format_version",
+			       json_object_new_uint64(fi->format_version));
+	json_object_object_add(o, "read_only",
+			       json_object_new_boolean(fi->read_only));
+	return o;
+}
+
+struct json_object *nctl_json_stats(const struct nova_stats *st,
+				    char **mnts, size_t n_mnts)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *ops = json_object_new_array();
+	size_t i;
+
+	nctl_json_add_id(o, &st->id);
+	nctl_json_add_mnts(o, mnts, n_mnts);
+	nctl_json_add_u64(o, "format_version", st->format_version);
+	nctl_json_add_u64(o, "cpus", st->cpus);
+	nctl_json_add_u64(o, "block_size", st->block_size);
+	nctl_json_add_u64(o, "blocks_total", st->blocks_total);
+	nctl_json_add_u64(o, "blocks_free", st->blocks_free);
+	nctl_json_add_u64(o, "inodes_total", st->inodes_total);
+	nctl_json_add_u64(o, "inodes_free", st->inodes_free);
+	nctl_json_add_u64(o, "log_pages", st->log_pages);
+	nctl_json_add_u64(o, "data_pages", st->data_pages);
+	nctl_json_add_u64(o, "epoch", st->epoch);
+	nctl_json_add_u64(o, "snapshots", st->snapshots);
+	nctl_json_add_u64(o, "mount_time_ns", st->mount_time_ns);
+	json_object_object_add(o, "recovered",
+			       json_object_new_boolean(st->recovered));
+	json_object_object_add(o, "read_only",
+			       json_object_new_boolean(st->read_only));
+	for (i = 0; i < st->n_ops; i++) {
+		struct json_object *op = json_object_new_object();
+
+		json_object_object_add(op, "name",
+				       json_object_new_string(st->ops[i].name));
+		nctl_json_add_u64(op, "count", st->ops[i].count);
+		nctl_json_add_u64(op, "time_ns", st->ops[i].time_ns);
+		json_object_array_add(ops, op);
+	}
+	json_object_object_add(o, "operations", ops);
+	return o;
+}
+
+struct json_object *nctl_json_event(const struct nova_event *ev,
+				    const char *time)
+{
+	struct json_object *o = nctl_json_doc();
+
+	json_object_object_add(o, "time", json_object_new_string(time));
+	json_object_object_add(o, "event",
+			       json_object_new_string(nova_event_name(ev->kind)));
+	nctl_json_add_id(o, &ev->id);
+	return o;
+}
