@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Checksums and small computations of the NOVA on-media format, matching
+ * module/ (super.c, inode.c, log.c, journal.c) bit for bit.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "crc32c.h"
+#include "format.h"
+#include "le.h"
+
+uint32_t nova_sb_csum(const struct nova_super_block *sb)
+{
+	return nova_csum_skip(sb, NOVA_SB_SIZE,
+			      offsetof(struct nova_super_block, s_csum));
+}
+
+/* i_csum covers bytes 24..255: the field itself, as zero, and the rest. */
+uint32_t nova_inode_csum(const struct nova_inode *pi)
+{
+	const uint8_t *p = (const uint8_t *)pi;
+	size_t off = offsetof(struct nova_inode, i_csum);
+
+	return nova_csum_skip(p + off, NOVA_INODE_SIZE - off, 0);
+}
+
+/* Covers it_cpu to the end of the record. */
+uint32_t nova_it_csum(const struct nova_inode_table *it)
+{
+	size_t off = offsetof(struct nova_inode_table, it_cpu);
+
+	return nova_crc32c(NOVA_CRC_SEED, (const uint8_t *)it + off,
+			   sizeof(*it) - off);
+}
+
+/* Covers itt_cpu to the end of the tail. */
+uint32_t nova_itt_csum(const struct nova_inode_table_tail *itt)
+{
+	size_t off = offsetof(struct nova_inode_table_tail, itt_cpu);
+
+	return nova_crc32c(NOVA_CRC_SEED, (const uint8_t *)itt + off,
+			   sizeof(*itt) - off);
+}
+
+/* Covers j_block to the end of the record, j_csum taken as zero. */
+uint32_t nova_jp_csum(const struct nova_journal_ptr *jp)
+{
+	size_t off = offsetof(struct nova_journal_ptr, j_block);
+
+	return nova_csum_skip((const uint8_t *)jp + off, sizeof(*jp) - off,
+			      offsetof(struct nova_journal_ptr, j_csum) - off);
+}
+
+/* A journal record: all 32 bytes, je_csum taken as zero. */
+uint32_t nova_je_csum(const struct nova_journal_entry *je)
+{
+	return nova_csum_skip(je, sizeof(*je),
+			      offsetof(struct nova_journal_entry, je_csum));
+}
+
+/* Covers lt_ino and lt_magic. */
+uint32_t nova_lt_csum(const struct nova_log_page_tail *lt)
+{
+	return nova_crc32c(NOVA_CRC_SEED, &lt->lt_ino, 16);
+}
+
+uint32_t nova_entry_csum(const void *entry, unsigned int size)
+{
+	static const uint8_t zero[8];
+	const uint8_t *p = entry;
+	uint32_t crc = NOVA_CRC_SEED;
+	size_t hint;
+
+	if (size < sizeof(struct nova_log_entry_header))
+		return 0;
+	crc = nova_crc32c(crc, p, 1);		/* e_type */
+	crc = nova_crc32c(crc, zero, 1);	/* e_flags: hint */
+	crc = nova_crc32c(crc, p + 2, 2);	/* e_size */
+	crc = nova_crc32c(crc, zero, 4);	/* e_csum */
+	if (p[0] == NOVA_LOG_FILE_WRITE &&
+	    size >= sizeof(struct nova_file_write_entry)) {
+		hint = offsetof(struct nova_file_write_entry, fw_dead_pages);
+		crc = nova_crc32c(crc, p + 8, hint - 8);
+		crc = nova_crc32c(crc, zero, 4);
+		crc = nova_crc32c(crc, p + hint + 4, size - hint - 4);
+	} else {
+		crc = nova_crc32c(crc, p + 8, size - 8);
+	}
+	return crc;
+}
+
+void nova_sb_seal(struct nova_super_block *sb)
+{
+	sb->s_csum = cpu32(nova_sb_csum(sb));
+}
+
+void nova_inode_seal(struct nova_inode *pi)
+{
+	pi->i_csum = cpu32(nova_inode_csum(pi));
+}
+
+void nova_it_seal(struct nova_inode_table *it)
+{
+	it->it_csum = cpu32(nova_it_csum(it));
+}
+
+void nova_itt_seal(struct nova_inode_table_tail *itt)
+{
+	itt->itt_csum = cpu32(nova_itt_csum(itt));
+}
+
+void nova_jp_seal(struct nova_journal_ptr *jp)
+{
+	jp->j_csum = cpu32(nova_jp_csum(jp));
+}
+
+void nova_lt_seal(struct nova_log_page_tail *lt)
+{
+	lt->lt_csum = cpu32(nova_lt_csum(lt));
+}
+
+void nova_entry_seal(void *entry)
+{
+	struct nova_log_entry_header *h = entry;
+
+	h->e_csum = cpu32(nova_entry_csum(entry, le16(h->e_size)));
+}
+
+bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
+		   char *why, size_t why_len)
+{
+	uint64_t size = le64(sb->s_size);
+	uint32_t cpus = le32(sb->s_cpus), state = le32(sb->s_state);
+
+#define BAD(...) do { snprintf(why, why_len, __VA_ARGS__); return false; } while (0)
+	if (le32(sb->s_magic) != NOVA_SUPER_MAGIC)
+		BAD("bad magic 0x%08x", le32(sb->s_magic));
+	if (le32(sb->s_csum) != nova_sb_csum(sb))
+		BAD("bad checksum 0x%08x (computed 0x%08x)",
+		    le32(sb->s_csum), nova_sb_csum(sb));
+	if (le16(sb->s_version_major) != NOVA_FORMAT_MAJOR)
+		BAD("unsupported format version %u.%u",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
+	if (le32(sb->s_blocksize) != NOVA_BLOCK_SIZE)
+		BAD("bad block size %u", le32(sb->s_blocksize));
+	if (size % NOVA_BLOCK_SIZE || size < (uint64_t)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE)
+		BAD("bad size %llu", (unsigned long long)size);
+	if (size > dev_size)
+		BAD("size %llu is larger than the device (%llu)",
+		    (unsigned long long)size, (unsigned long long)dev_size);
+	if (cpus < 1 || cpus > NOVA_MAX_CPUS)
+		BAD("bad number of CPU stripes %u", cpus);
+	if (state != NOVA_STATE_CLEAN && state != NOVA_STATE_DIRTY)
+		BAD("bad state %u", state);
+#undef BAD
+	if (why_len)
+		why[0] = 0;
+	return true;
+}
+
+unsigned int nova_entry_expected_size(const void *entry)
+{
+	const struct nova_log_entry_header *h = entry;
+
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		return sizeof(struct nova_file_write_entry);
+	case NOVA_LOG_DENTRY:
+		return nova_dentry_size(
+			((const struct nova_dentry_entry *)entry)->de_name_len);
+	case NOVA_LOG_SETATTR:
+		return sizeof(struct nova_setattr_entry);
+	case NOVA_LOG_LINK_CHANGE:
+		return sizeof(struct nova_link_change_entry);
+	case NOVA_LOG_FREE_RANGES: {
+		uint32_t n = le32(((const struct nova_free_ranges_entry *)
+				   entry)->fr_count);
+
+		if (n > NOVA_RANGES_PER_ENTRY)
+			return 0;
+		return nova_free_ranges_size(n);
+	}
+	default:
+		return 0;
+	}
+}
+
+void nova_ino_locate(uint64_t ino, unsigned int cpus, struct nova_ino_loc *loc)
+{
+	uint64_t n = ino - NOVA_FIRST_INO, index = n / cpus;
+
+	loc->cpu = (unsigned int)(n % cpus);
+	loc->table = index / NOVA_INODES_PER_TABLE;
+	loc->slot = (unsigned int)(index % NOVA_INODES_PER_TABLE);
+}
+
+uint64_t nova_ino_of(unsigned int cpu, uint64_t table, unsigned int slot,
+		     unsigned int cpus)
+{
+	uint64_t index = table * NOVA_INODES_PER_TABLE + slot;
+
+	return NOVA_FIRST_INO + index * cpus + cpu;
+}
+
+const char *nova_entry_type_name(unsigned int type)
+{
+	switch (type) {
+	case NOVA_LOG_PAD:		return "pad";
+	case NOVA_LOG_FILE_WRITE:	return "file write";
+	case NOVA_LOG_DENTRY:		return "dentry";
+	case NOVA_LOG_SETATTR:		return "setattr";
+	case NOVA_LOG_LINK_CHANGE:	return "link change";
+	case NOVA_LOG_FREE_RANGES:	return "free ranges";
+	default:			return "unknown";
+	}
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Recognise what a device already holds, so that mkfs.NOVA does not
+ * overwrite another file system by accident. A small built-in table of
+ * well-known signatures (no libblkid dependency).
+ */
+#ifndef NOVA_TOOLS_PROBE_H
+#define NOVA_TOOLS_PROBE_H
+
+#include "dev.h"
+
+/*
+ * Name of the first signature found on @d ("ext2/3/4", "xfs", "NOVA", ...)
+ * or NULL if none is recognised. Reads at most the first 128 KiB.
+ */
+const char *nova_probe_signature(struct nova_dev *d);
+
+#endif
