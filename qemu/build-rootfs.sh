@@ -47,6 +47,10 @@ root="$work/root"
 
 echo "nova: building guest rootfs for $kver (cached as $img)" >&2
 start=$(date +%s)
+# Details go to a log; on failure its tail is shown.
+log=$cache/rootfs-build.log
+exec 3>&2 2> "$log"
+trap 'rc=$?; rm -rf "$work"; [ $rc -eq 0 ] || { tail -n 20 "$log" >&3; echo "nova: rootfs build failed, see $log" >&3; }' EXIT
 mmdebstrap --quiet --mode=root --variant=minbase --include="$pkgs" \
 	--customize-hook="cp -a '$nova_top/qemu/rootfs/.' \"\$1/\"" \
 	bookworm "$root" "$sources" >&2
@@ -72,5 +76,5 @@ mke2fs -q -t ext4 -L nova-root -d "$root" "$work/rootfs.img" "${size_mb}M" >&2
 mv "$work/rootfs.img" "$img"
 # Drop images of older recipes.
 find "$cache" -maxdepth 1 -name 'rootfs-*.img' ! -name "rootfs-$key.img" -delete
-echo "nova: rootfs ready in $(( $(date +%s) - start )) s" >&2
+echo "nova: rootfs ready in $(( $(date +%s) - start )) s" >&3
 echo "$img"

@@ -42,7 +42,7 @@ account() {
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
 		note "  FAIL $name: $p passed, $f failed${secs:+ (${secs} s)}"
-		printf '%s' "$detail" | sed 's/^/       /'
+		[ -z "$detail" ] || printf '%s\n' "${detail%$'\n'}" | sed 's/^/       /'
 		failures+=("$name")
 	else
 		local sk=""

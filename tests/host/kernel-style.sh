@@ -13,7 +13,8 @@ kdir=/lib/modules/$kver/build
 build=$(nova_build_dir)
 work=$(mktemp -d "${TMPDIR:-/tmp}/nova-style.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp -a module uapi "$work/"
+cp -a module "$work/"
+[ ! -d uapi ] || cp -a uapi "$work/"
 rm -f "$work"/module/*.o "$work"/module/*.ko "$work"/module/.*.cmd
 
 make -C "$kdir" M="$work/module" W=1 modules > "$work/w1.log" 2>&1
