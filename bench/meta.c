@@ -14,6 +14,11 @@
  *                   fanout -f under DIR/tree
  *   fileserver DIR  filebench-fileserver-like mix for -t seconds
  *   varmail DIR     filebench-varmail-like mix (fsync heavy) for -t seconds
+ *   populate DIR    create -n files of -b bytes under DIR/pop (1000 per
+ *                   subdirectory) and syncfs: the state a recovery starts from
+ *   mount DEV DIR   mount(2) DEV on DIR with type -T and data -o, then
+ *                   umount(2), -R times; reports the median of each in ms
+ *                   (with -k the last mount stays: a recovery mount)
  *
  * The mixed workloads run -p processes, each on its own set of -n files,
  * and count every file system call they make as one op.
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -53,6 +59,10 @@ struct opts {
 	int readdir_passes;
 	uint64_t seed;
 	bool drop;
+	bool keep;
+	int repeats;
+	const char *fstype;
+	const char *data;
 };
 
 static const char *prog = "nova-bench-meta";
@@ -113,7 +123,6 @@ static bool drop_caches(const struct opts *o)
 	if (!o->drop)
 		return false;
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
 	if (fd < 0)
 		return false;
 	sync();
@@ -602,10 +611,98 @@ static void run_mixed(const char *top, const char *workload, const struct opts *
 	report(workload, ops, secs, extra);
 }
 
+/* ---- populate: the file set of a recovery measurement ---------------- */
+
+static void run_populate(const char *top, const struct opts *o)
+{
+	char path[4096 + 2 * NAME_MAX_LEN], extra[64];
+	char *data = calloc(1, (size_t)o->bytes + 1);
+	double t0;
+	int fd;
+
+	if (!data)
+		die("malloc");
+	memset(data, 'p', (size_t)o->bytes);
+	snprintf(path, sizeof(path), "%s/pop", top);
+	mkdir_p(path);
+	t0 = now();
+	for (long i = 0; i < o->nfiles; i++) {
+		if (i % 1000 == 0) {
+			snprintf(path, sizeof(path), "%s/pop/d%04ld", top, i / 1000);
+			mkdir_p(path);
+		}
+		snprintf(path, sizeof(path), "%s/pop/d%04ld/f%07ld", top, i / 1000, i);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			die("create %s", path);
+		if (o->bytes)
+			write_all(fd, data, (size_t)o->bytes, path);
+		if (close(fd))
+			die("close %s", path);
+	}
+	fd = open(top, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || syncfs(fd))
+		die("syncfs %s", top);
+	close(fd);
+	snprintf(extra, sizeof(extra), "\"bytes\":%ld", o->bytes);
+	report("populate", o->nfiles, now() - t0, extra);
+	free(data);
+}
+
+/* ---- mount: mount(2)/umount(2) latency ----------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void run_mount(const char *dev, const char *dir, const struct opts *o)
+{
+	double *m = calloc((size_t)o->repeats, sizeof(*m));
+	double *u = calloc((size_t)o->repeats, sizeof(*u));
+	double t0, total = 0;
+	int nu = 0;
+	char extra[160];
+
+	if (!m || !u)
+		die("malloc");
+	if (!o->fstype) {
+		errno = EINVAL;
+		die("mount needs -T TYPE");
+	}
+	for (int r = 0; r < o->repeats; r++) {
+		t0 = now();
+		if (mount(dev, dir, o->fstype, 0, o->data))
+			die("mount -t %s -o '%s' %s %s", o->fstype, o->data ? o->data : "", dev, dir);
+		m[r] = (now() - t0) * 1e3;
+		total += m[r] / 1e3;
+		if (o->keep && r == o->repeats - 1)
+			break;
+		t0 = now();
+		if (umount(dir))
+			die("umount %s", dir);
+		u[nu++] = (now() - t0) * 1e3;
+	}
+	snprintf(extra, sizeof(extra), "\"mount_ms\":%.3f,\"umount_ms\":%.3f,\"kept\":%s",
+		 median(m, o->repeats), nu ? median(u, nu) : 0.0, o->keep ? "true" : "false");
+	report("mount", o->repeats, total, extra);
+	free(m);
+	free(u);
+}
+
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s meta|tree|fileserver|varmail [options] DIR\n"
+		"usage: %s meta|tree|fileserver|varmail|populate [options] DIR\n"
+		"       %s mount -T TYPE [-o DATA] [-R N] [-k] DEV DIR\n"
 		"  -n N      files (meta: files in one directory; mixed: files per process)\n"
 		"  -b BYTES  size of each file in meta (default 1024)\n"
 		"  -r N      readdir passes (default 10)\n"
@@ -615,7 +712,11 @@ static void usage(int status)
 		"  -p N      processes of a mixed workload (default 1)\n"
 		"  -s SEED   random seed (default 1)\n"
 		"  -D        drop dentry/inode caches before stat and readdir (root)\n"
-		"Prints one JSON object per phase on stdout.\n", prog);
+		"  -T TYPE   file system type (mount)\n"
+		"  -o DATA   mount data string (mount)\n"
+		"  -R N      mount/umount repetitions (default 3)\n"
+		"  -k        leave the last mount in place\n"
+		"Prints one JSON object per phase on stdout.\n", prog, prog);
 	exit(status);
 }
 
@@ -638,6 +739,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.nfiles = 1000, .bytes = 1024, .depth = 6, .fanout = 3,
 		.seconds = 5, .procs = 1, .readdir_passes = 10, .seed = 1,
+		.repeats = 3,
 	};
 	const char *workload, *dir;
 	int c;
@@ -648,7 +750,7 @@ int main(int argc, char **argv)
 		usage(0);
 	workload = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:Dh")) != -1) {
+	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:DT:o:R:kh")) != -1) {
 		switch (c) {
 		case 'n': o.nfiles = parse_long(optarg, 1); break;
 		case 'b': o.bytes = parse_long(optarg, 0); break;
@@ -659,14 +761,24 @@ int main(int argc, char **argv)
 		case 'p': o.procs = (int)parse_long(optarg, 1); break;
 		case 's': o.seed = (uint64_t)parse_long(optarg, 0); break;
 		case 'D': o.drop = true; break;
+		case 'T': o.fstype = optarg; break;
+		case 'o': o.data = optarg; break;
+		case 'R': o.repeats = (int)parse_long(optarg, 1); break;
+		case 'k': o.keep = true; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
 	}
+	rng_state ^= o.seed;
+	if (!strcmp(workload, "mount")) {
+		if (optind != argc - 2)
+			usage(2);
+		run_mount(argv[optind], argv[optind + 1], &o);
+		return 0;
+	}
 	if (optind != argc - 1)
 		usage(2);
 	dir = argv[optind];
-	rng_state ^= o.seed;
 
 	if (!strcmp(workload, "meta"))
 		run_meta(dir, &o);
@@ -674,6 +786,8 @@ int main(int argc, char **argv)
 		run_tree(dir, &o);
 	else if (!strcmp(workload, "fileserver") || !strcmp(workload, "varmail"))
 		run_mixed(dir, workload, &o);
+	else if (!strcmp(workload, "populate"))
+		run_populate(dir, &o);
 	else
 		usage(2);
 	return 0;
