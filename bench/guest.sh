@@ -1,0 +1,275 @@
+#!/bin/bash
+# Guest side of bench/run.sh, started by qemu/guest/main.sh in script mode
+# (qemu/run-guest.sh --script bench/guest.sh). Reads its settings from
+# /out/bench.env (written by bench/run.sh) and writes
+#   /out/records.jsonl   one JSON record per measured figure (bench/results.py)
+#   /out/raw/            fio's JSON output and the driver's output, per run
+#   /out/guest-info      kernel, tool versions, CPU and memory of the guest
+#   /out/bench-done      when the phase ran to its end
+#
+# Phases (BENCH_PHASE):
+#   main      every file system in turn on /dev/pmem0, plus the raw device
+#   crash     populate one file system per NVDIMM, then print the power-cut
+#             marker and wait for the host to kill QEMU
+#   recover   time the first mount of each of those file systems
+set -u
+top=${NOVA_TOP:-/nova}
+out=/out
+. "$out/bench.env"
+B=$top/bench
+raw=$out/raw
+rec=$out/records.jsonl
+mnt=/mnt/bench
+mkdir -p "$raw" "$mnt"
+export PATH=$top/build/bin:$PATH
+
+log() { echo "nova-bench: $*"; }
+
+results() { python3 "$B/results.py" "$@"; }
+
+# record FS WORKLOAD JOBS METRIC VALUE UNIT BETTER
+record() {
+	results value --fs "$1" --workload "$2" --jobs "$3" --metric "$4" \
+		--value "$5" --unit "$6" --better "$7" >> "$rec"
+}
+
+# unavailable FS WORKLOAD REASON: the figure does not exist, and why.
+unavailable() {
+	results na --fs "$1" --workload "$2" --reason "$3" >> "$rec"
+}
+
+# The last kernel log lines about a file system: the reason a mount failed
+# is often only there (util-linux 2.38 uses mount(2), not fsconfig).
+klog_reason() {
+	dmesg | grep -iE "$1" | tail -n 2 | sed 's/^\[[ 0-9.]*\] //' | tr '\n' ' '
+}
+
+fs_type() {
+	case "$1" in
+	nova|nova-noprot) echo NOVA ;;
+	ext4-dax) echo ext4 ;;
+	xfs-dax) echo xfs ;;
+	esac
+}
+
+# Mount data for the first (formatting) mount and for later mounts.
+fs_data() {	# FS init|again
+	case "$1:$2" in
+	nova:init) echo init ;;
+	nova:again) echo "" ;;
+	nova-noprot:init) echo "init,$BENCH_NOVA_OFF_OPTS" ;;
+	nova-noprot:again) echo "$BENCH_NOVA_OFF_OPTS" ;;
+	*) echo dax ;;
+	esac
+}
+
+# fs_make FS DEV DIR: a fresh file system of FS on DEV, mounted on DIR.
+# Prints the reason on stdout and fails if it cannot be had.
+fs_make() {
+	local fs=$1 dev=$2 dir=$3 outp
+	umount -q "$dir" 2>/dev/null
+	case "$fs" in
+	ext4-dax)
+		# No lazy init: a background inode-table writer would run
+		# during the measurements.
+		outp=$(mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$dev" 2>&1) ||
+			{ echo "mkfs.ext4 failed: $outp"; return 1; }
+		;;
+	xfs-dax)
+		outp=$(mkfs.xfs -f -q -m reflink=0 "$dev" 2>&1) ||
+			{ echo "mkfs.xfs failed: $outp"; return 1; }
+		;;
+	esac
+	dmesg -C
+	if ! outp=$(mount -t "$(fs_type "$fs")" -o "$(fs_data "$fs" init)" "$dev" "$dir" 2>&1); then
+		echo "mount -t $(fs_type "$fs") -o $(fs_data "$fs" init) failed: $outp ${fs%%-*}: $(klog_reason 'nova|ext4|xfs|dax')" |
+			tr -s ' \n' '  '
+		return 1
+	fi
+	case "$fs" in
+	ext4-dax|xfs-dax)
+		if ! grep -E "^$dev $dir " /proc/mounts | grep -qw -E 'dax|dax=always'; then
+			echo "mounted without DAX: $(grep -E "^$dev " /proc/mounts)"
+			umount "$dir"
+			return 1
+		fi
+		;;
+	esac
+	return 0
+}
+
+fio_common=(--ioengine=psync --group_reporting --output-format=json)
+
+# fio_run FS WORKLOAD JOBS ARGS...: one fio run, its records appended.
+fio_run() {
+	local fs=$1 wl=$2 jobs=$3 f
+	shift 3
+	f=$raw/$fs-$wl-j$jobs.json
+	log "$fs: fio $wl, $jobs job(s)"
+	if fio "${fio_common[@]}" --numjobs="$jobs" --output="$f" "$@" > "$f.err" 2>&1; then
+		results fio --fs "$fs" --workload "$wl" --jobs "$jobs" "$f" >> "$rec" ||
+			unavailable "$fs" "$wl" "fio output not understood (raw/${f##*/})"
+	else
+		unavailable "$fs" "$wl" "fio failed: $(tail -n 3 "$f.err" | tr '\n' ' ')"
+	fi
+}
+
+fio_fs() {
+	local fs=$1 j d=$mnt/fio
+	local data=(--directory="$d" --name=data --size="$BENCH_FIO_SIZE")
+	local timed=(--time_based --runtime="$BENCH_FIO_RUNTIME")
+	mkdir -p "$d"
+	# Lay out the data files of the largest job count once, so the timed
+	# runs overwrite and read written data on every file system.
+	fio "${fio_common[@]}" "${data[@]}" --numjobs="${BENCH_JOBS##* }" --rw=write --bs=2M \
+		--output="$raw/$fs-layout.json" > /dev/null 2>&1
+	for j in $BENCH_JOBS; do
+		fio_run "$fs" seqwrite-2m "$j" "${data[@]}" "${timed[@]}" --rw=write --bs=2M
+		fio_run "$fs" seqread-2m "$j" "${data[@]}" "${timed[@]}" --rw=read --bs=2M
+		fio_run "$fs" randwrite-4k "$j" "${data[@]}" "${timed[@]}" --rw=randwrite --bs=4k
+		fio_run "$fs" randread-4k "$j" "${data[@]}" "${timed[@]}" --rw=randread --bs=4k
+		fio_run "$fs" append-fsync-4k "$j" --directory="$d" --name=append \
+			--size="$BENCH_FIO_SIZE" "${timed[@]}" --rw=write --bs=4k \
+			--file_append=1 --fsync=1
+		rm -f "$d"/append.*
+	done
+	rm -rf "$d"
+}
+
+# driver FS NAME ARGS...: run nova-bench-meta, its records appended.
+driver() {
+	local fs=$1 name=$2 f
+	shift 2
+	f=$raw/$fs-$name.jsonl
+	log "$fs: nova-bench-meta $*"
+	if nova-bench-meta "$@" > "$f" 2> "$f.err"; then
+		results driver --fs "$fs" "$f" >> "$rec"
+	else
+		unavailable "$fs" "$name" "nova-bench-meta $1 failed: $(tail -n 2 "$f.err" | tr '\n' ' ')"
+	fi
+}
+
+meta_fs() {
+	local fs=$1 p
+	driver "$fs" meta meta -D -n "$BENCH_META_N" -b "$BENCH_META_BYTES" "$mnt"
+	driver "$fs" tree tree -d "$BENCH_TREE_DEPTH" -f "$BENCH_TREE_FANOUT" "$mnt"
+	for p in $BENCH_MIX_PROCS; do
+		driver "$fs" "fileserver-p$p" fileserver -n "$BENCH_MIX_FILES" -t "$BENCH_MIX_SECONDS" -p "$p" "$mnt"
+		driver "$fs" "varmail-p$p" varmail -n "$BENCH_MIX_FILES" -t "$BENCH_MIX_SECONDS" -p "$p" "$mnt"
+	done
+}
+
+# Mount time after a clean unmount, on the file system the workloads left.
+mount_fs() {
+	local fs=$1
+	sync
+	umount "$mnt" || { unavailable "$fs" mount "umount failed"; return; }
+	driver "$fs" mount mount -T "$(fs_type "$fs")" -o "$(fs_data "$fs" again)" \
+		-R "$BENCH_MOUNT_REPEATS" /dev/pmem0 "$mnt"
+}
+
+raw_device() {
+	local dev=/dev/pmem0 j
+	local common=(--filename="$dev" --direct=1 --size="$BENCH_FIO_SIZE" --offset_increment="$BENCH_FIO_SIZE")
+	local timed=(--time_based --runtime="$BENCH_FIO_RUNTIME")
+	for j in $BENCH_JOBS; do
+		fio_run raw seqwrite-2m "$j" --name=raw "${common[@]}" "${timed[@]}" --rw=write --bs=2M
+		fio_run raw seqread-2m "$j" --name=raw "${common[@]}" "${timed[@]}" --rw=read --bs=2M
+		fio_run raw randwrite-4k "$j" --name=raw "${common[@]}" "${timed[@]}" --rw=randwrite --bs=4k
+		fio_run raw randread-4k "$j" --name=raw "${common[@]}" "${timed[@]}" --rw=randread --bs=4k
+	done
+}
+
+guest_info() {
+	{
+		echo "kernel=$(uname -r)"
+		echo "kernel_version=$(uname -v)"
+		echo "fio=$(fio --version)"
+		echo "e2fsprogs=$(mkfs.ext4 -V 2>&1 | head -n1)"
+		echo "xfsprogs=$(mkfs.xfs -V 2>&1 | head -n1)"
+		echo "cpus=$(nproc)"
+		echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+		echo "mem_kib=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+		echo "pmem_bytes=$(blockdev --getsize64 /dev/pmem0)"
+		echo "nova_module=$(modinfo -F srcversion "$top/module/nova.ko" 2>/dev/null)"
+	} > "$out/guest-info"
+}
+
+phase_main() {
+	local fs reason start
+	guest_info
+	log "raw device ceiling"
+	raw_device
+	for fs in $BENCH_FS; do
+		start=$(cut -d' ' -f1 /proc/uptime)
+		log "$fs: mkfs and mount"
+		if ! reason=$(fs_make "$fs" /dev/pmem0 "$mnt"); then
+			log "$fs: not available: $reason"
+			unavailable "$fs" "*" "$reason"
+			continue
+		fi
+		fio_fs "$fs"
+		meta_fs "$fs"
+		mount_fs "$fs"
+		umount -q "$mnt" 2>/dev/null
+		log "$fs: done in $(awk -v s="$start" '{ printf "%.0f", $1 - s }' /proc/uptime) s"
+	done
+}
+
+# Devices of the crash/recover phases: BENCH_CRASH_PLAN lines "DEV FS COUNT".
+phase_crash() {
+	local dev fs n reason
+	guest_info
+	while read -r dev fs n; do
+		[ -n "$dev" ] || continue
+		mkdir -p "$mnt-${dev##*/}"
+		if ! reason=$(fs_make "$fs" "$dev" "$mnt-${dev##*/}"); then
+			log "$fs: not available: $reason"
+			unavailable "$fs" "recovery-$n" "$reason"
+			continue
+		fi
+		driver "$fs" "populate-$n" populate -n "$n" -b "$BENCH_META_BYTES" "$mnt-${dev##*/}"
+		echo "$dev $fs $n" >> "$out/crash-populated"
+	done <<< "$BENCH_CRASH_PLAN"
+	touch "$out/bench-done"
+	log "populated; file systems stay mounted"
+	sync
+	# The host cuts the power when it sees this line (--kill-on).
+	echo "NOVA-BENCH-POWER-CUT-NOW" > /dev/console
+	sleep 600
+}
+
+phase_recover() {
+	local dev fs n f got
+	guest_info
+	[ -f "$out/crash-populated" ] || return 0
+	while read -r dev fs n; do
+		f=$raw/$fs-recovery-$n.jsonl
+		mkdir -p "$mnt-${dev##*/}"
+		dmesg -C
+		log "$fs: recovery mount of $n files"
+		if ! nova-bench-meta mount -k -R 1 -T "$(fs_type "$fs")" -o "$(fs_data "$fs" again)" \
+			"$dev" "$mnt-${dev##*/}" > "$f" 2> "$f.err"; then
+			unavailable "$fs" "recovery-$n" "mount after power cut failed: $(tail -n 1 "$f.err") $(klog_reason 'nova|ext4|xfs')"
+			continue
+		fi
+		got=$(find "$mnt-${dev##*/}/pop" -type f 2>/dev/null | wc -l)
+		if [ "$got" != "$n" ]; then
+			unavailable "$fs" "recovery-$n" "recovered $got of $n files"
+		else
+			results driver --fs "$fs" --workload "recovery-$n" "$f" >> "$rec"
+		fi
+		umount "$mnt-${dev##*/}"
+	done < "$out/crash-populated"
+}
+
+dmesg -n 1
+log "phase $BENCH_PHASE starts after $(cut -d' ' -f1 /proc/uptime) s"
+case "$BENCH_PHASE" in
+main) phase_main ;;
+crash) phase_crash ;;
+recover) phase_recover ;;
+*) log "unknown phase $BENCH_PHASE"; exit 1 ;;
+esac
+touch "$out/bench-done"
+log "phase $BENCH_PHASE done after $(cut -d' ' -f1 /proc/uptime) s"
