@@ -60,7 +60,7 @@ int nctl_parse_uint(const char *s, uint64_t max, uint64_t *val);
  * options, and pass each option to nctl_common_opt(): it returns 1 if
  * handled, 0 if not one of them.
  */
-#define NCTL_COMMON_SHORT	"+jph"
+#define NCTL_COMMON_SHORT	"+:jph"
 #define NCTL_COMMON_OPTS				\
 	{ "json",	no_argument, NULL, 'j' },	\
 	{ "pretty",	no_argument, NULL, 'p' },	\
