@@ -20,6 +20,10 @@
 #   --timeout SECS     hard wall-clock limit for the whole boot (default 1800)
 #   --append ARGS      extra kernel command line
 #   --live             copy the guest console to stdout while it runs
+#   --qemu-arg ARG     pass ARG (one word) to QEMU; repeat for more words,
+#                      e.g. --qemu-arg -icount --qemu-arg shift=auto (an
+#                      -icount also selects single-threaded TCG: QEMU
+#                      refuses MTTCG with icount)
 #
 # The repository is shared read-only at /nova, DIR read-write at /out.
 # Exit status: 0 guest finished, 2 power cut by --kill-on as requested,
@@ -29,7 +33,7 @@ set -euo pipefail
 
 out= mode=tests script= init=pid1 smp=2 mem=2048 npmem=1 pmem_size=1G
 pmem_dir= kill_on= kill_delay=0 timeout=1800 append= live=0
-tests=()
+tests=() qemu_extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift ;;
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--live) live=1 ;;
+	--qemu-arg) qemu_extra+=("$2"); shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	-*) nova_die "unknown option $1 (see --help)" ;;
 	*) tests+=("$1") ;;
@@ -116,14 +121,16 @@ fi
 cmdline="$cmdline$append"
 
 maxmem=$(( mem + 1024 * npmem * 64 ))
-qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel tcg,thread=multi -cpu max
+tcg=tcg,thread=multi
+for a in "${qemu_extra[@]}"; do [ "$a" != -icount ] || tcg=tcg,thread=single; done
+qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "$tcg" -cpu max
 	-smp "$smp" -m "${mem}M,slots=$(( npmem > 0 ? npmem : 1 )),maxmem=${maxmem}M"
 	"${pmem_args[@]}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
 	-virtfs "local,path=$nova_top,mount_tag=nova,security_model=none,readonly=on"
 	-virtfs "local,path=$out,mount_tag=out,security_model=none"
-	-nic none -no-reboot)
+	-nic none -no-reboot "${qemu_extra[@]}")
 
 cleanup_pmem() {
 	[ "$pmem_keep" = 1 ] || rm -rf "$pmem_dir"
