@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# NOVA side by side with ext4-dax and xfs-dax, in one guest boot on one
+# emulated NVDIMM (make bench). See docs/bench.md.
+#
+# usage: bench/run.sh [--quick|--full] [--icount[=SPEC]] [--fs LIST] [options]
+#
+#   --quick            about 5 minutes of guest time (default)
+#   --full             bigger sizes, longer runs, recovery after power cuts
+#                      (up to about 45 minutes)
+#   --icount[=SPEC]    run QEMU with -icount SPEC (default shift=auto),
+#                      single-threaded TCG
+#   --fs LIST          comma-separated subset of
+#                      nova,nova-noprot,ext4-dax,xfs-dax (default: all)
+#   --nova-off-opts O  mount options that turn NOVA's data protection off
+#                      (default protection=off); n/a when NOVA rejects them
+#   --work DIR         guest output directory (default build/bench/<stamp>)
+#   --results DIR      where the report goes (default bench/results)
+#   --no-report-copy   leave the report in the work directory only
+#
+# Sizes come from the mode; any BENCH_* variable of the mode (see below)
+# can be overridden from the environment for a smaller development run,
+# e.g. BENCH_FIO_RUNTIME=1 BENCH_META_N=200 bench/run.sh --fs ext4-dax.
+#
+# Output: bench/results/<date>-<mode>.md, .json and .png (ratios plot).
+set -euo pipefail
+. "$(dirname "$0")/../qemu/lib.sh"
+cd "$nova_top"
+
+mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax"
+off_opts=protection=off work= results_dir=$nova_top/bench/results copy=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) mode=quick ;;
+	--full) mode=full ;;
+	--icount) icount=shift=auto ;;
+	--icount=*) icount=${1#--icount=} ;;
+	--fs) fs_list=$(tr ',' ' ' <<< "$2"); shift ;;
+	--nova-off-opts) off_opts=$2; shift ;;
+	--work) work=$2; shift ;;
+	--results) results_dir=$2; shift ;;
+	--no-report-copy) copy=0 ;;
+	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) nova_die "bench: unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+for fs in $fs_list; do
+	case "$fs" in
+	nova|nova-noprot|ext4-dax|xfs-dax) ;;
+	*) nova_die "bench: unknown file system '$fs' (nova, nova-noprot, ext4-dax, xfs-dax)" ;;
+	esac
+done
+
+# Mode defaults (environment wins).
+if [ "$mode" = quick ]; then
+	: "${BENCH_PMEM_SIZE:=1G}" "${BENCH_MEM:=2048}"
+	: "${BENCH_FIO_SIZE:=64M}" "${BENCH_FIO_RUNTIME:=3}" "${BENCH_JOBS:=1 2}"
+	: "${BENCH_META_N:=2000}" "${BENCH_META_BYTES:=1024}"
+	: "${BENCH_TREE_DEPTH:=6}" "${BENCH_TREE_FANOUT:=3}"
+	: "${BENCH_MIX_FILES:=100}" "${BENCH_MIX_SECONDS:=4}" "${BENCH_MIX_PROCS:=1}"
+	: "${BENCH_MOUNT_REPEATS:=3}" "${BENCH_RECOVERY_COUNTS:=}"
+	: "${BENCH_TIMEOUT:=1500}"
+else
+	: "${BENCH_PMEM_SIZE:=4G}" "${BENCH_MEM:=2048}"
+	: "${BENCH_FIO_SIZE:=512M}" "${BENCH_FIO_RUNTIME:=15}" "${BENCH_JOBS:=1 2}"
+	: "${BENCH_META_N:=20000}" "${BENCH_META_BYTES:=1024}"
+	: "${BENCH_TREE_DEPTH:=8}" "${BENCH_TREE_FANOUT:=3}"
+	: "${BENCH_MIX_FILES:=400}" "${BENCH_MIX_SECONDS:=20}" "${BENCH_MIX_PROCS:=1 2}"
+	: "${BENCH_MOUNT_REPEATS:=5}" "${BENCH_RECOVERY_COUNTS:=1000 5000 20000}"
+	: "${BENCH_TIMEOUT:=3600}"
+fi
+: "${BENCH_RECOVERY_PMEM_SIZE:=512M}"
+
+build=$(nova_build_dir)
+[ -n "$work" ] || work=$build/bench/$(date +%Y%m%d-%H%M%S)-$mode
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+label=$mode${icount:+-icount}
+log() { echo "bench: $*" >&2; }
+
+# The driver, built on the host (Debian 12 like the guest).
+make -s -C bench BUILD="$build"
+
+qemu_args=()
+if [ -n "$icount" ]; then
+	qemu_args=(--qemu-arg -icount --qemu-arg "$icount")
+fi
+
+# write_env DIR PHASE [PLAN]
+write_env() {
+	{
+		echo "BENCH_PHASE=$2"
+		echo "BENCH_MODE=$mode"
+		printf 'BENCH_FS=%q\n' "$fs_list"
+		printf 'BENCH_NOVA_OFF_OPTS=%q\n' "$off_opts"
+		for v in BENCH_FIO_SIZE BENCH_FIO_RUNTIME BENCH_JOBS BENCH_META_N BENCH_META_BYTES \
+			 BENCH_TREE_DEPTH BENCH_TREE_FANOUT BENCH_MIX_FILES BENCH_MIX_SECONDS \
+			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS; do
+			printf '%s=%q\n' "$v" "${!v}"
+		done
+		printf 'BENCH_CRASH_PLAN=%q\n' "${3:-}"
+	} > "$1/bench.env"
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date +%s)
+guest_status=()
+
+# 1. The main run: every file system in one boot on /dev/pmem0.
+main=$work/main
+mkdir -p "$main"
+write_env "$main" main
+log "main run ($label, file systems: $fs_list) in $main"
+rc=0
+qemu/run-guest.sh --script bench/guest.sh --out "$main" --mem "$BENCH_MEM" \
+	--pmem-size "$BENCH_PMEM_SIZE" --timeout "$BENCH_TIMEOUT" "${qemu_args[@]}" || rc=$?
+guest_status+=("main: $(cat "$main/host-status" 2>/dev/null || echo "exit $rc"), $(cat "$main/boot-seconds" 2>/dev/null || echo '?') s")
+[ -f "$main/bench-done" ] || log "main run did not finish: see $main/console.log"
+records=$work/records.jsonl
+cat "$main/records.jsonl" > "$records" 2>/dev/null || : > "$records"
+
+# 2. Recovery after a power cut (--full): per file count, one boot fills
+#    one NVDIMM per file system and is killed, the next boot mounts them.
+recovery_fs=$(for fs in $fs_list; do [ "$fs" = nova-noprot ] || echo "$fs"; done | xargs)
+for n in $BENCH_RECOVERY_COUNTS; do
+	cdir=$work/crash-$n rdir=$work/recover-$n pdir=$work/pmem-$n
+	mkdir -p "$cdir" "$rdir"
+	plan= i=0
+	for fs in $recovery_fs; do
+		plan+="/dev/pmem$i $fs $n"$'\n'
+		i=$((i + 1))
+	done
+	write_env "$cdir" crash "$plan"
+	log "recovery, $n files: populate and cut the power"
+	rc=0
+	qemu/run-guest.sh --script bench/guest.sh --out "$cdir" --mem "$BENCH_MEM" \
+		--pmem-count "$i" --pmem-size "$BENCH_RECOVERY_PMEM_SIZE" --pmem-dir "$pdir" \
+		--kill-on NOVA-BENCH-POWER-CUT-NOW --kill-delay 1 --timeout "$BENCH_TIMEOUT" \
+		"${qemu_args[@]}" || rc=$?
+	guest_status+=("crash-$n: $(cat "$cdir/host-status" 2>/dev/null || echo "exit $rc")")
+	cat "$cdir/records.jsonl" >> "$records" 2>/dev/null || true
+	if [ "$rc" = 2 ] && [ -f "$cdir/crash-populated" ]; then
+		cp "$cdir/crash-populated" "$rdir/"
+		write_env "$rdir" recover
+		log "recovery, $n files: recovery mounts"
+		rc=0
+		qemu/run-guest.sh --script bench/guest.sh --out "$rdir" --mem "$BENCH_MEM" \
+			--pmem-count "$i" --pmem-size "$BENCH_RECOVERY_PMEM_SIZE" --pmem-dir "$pdir" \
+			--timeout "$BENCH_TIMEOUT" "${qemu_args[@]}" || rc=$?
+		guest_status+=("recover-$n: $(cat "$rdir/host-status" 2>/dev/null || echo "exit $rc")")
+		cat "$rdir/records.jsonl" >> "$records" 2>/dev/null || true
+	else
+		for fs in $recovery_fs; do
+			grep -q "\"workload\": \"recovery-$n\"" "$cdir/records.jsonl" 2>/dev/null &&
+				grep "\"fs\": \"$fs\"" "$cdir/records.jsonl" | grep -q "recovery-$n" && continue
+			python3 bench/results.py na --fs "$fs" --workload "recovery-$n" \
+				--reason "the power-cut boot did not get to the cut ($(cat "$cdir/host-status" 2>/dev/null))" >> "$records"
+		done
+	fi
+	rm -rf "$pdir"
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# 3. The report.
+ginfo() { sed -n "s/^$1=//p" "$main/guest-info" 2>/dev/null | head -n1; }
+qemu_version=$(qemu-system-x86_64 --version | head -n1 | sed 's/^QEMU emulator version //')
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain -- module bench 2>/dev/null)" ]; then
+	commit="$commit (uncommitted changes in module/ or bench/)"
+fi
+notes="recovery after power cut: --full mode only"
+[ -z "$BENCH_RECOVERY_COUNTS" ] || notes="recovery after power cut: file counts $BENCH_RECOVERY_COUNTS, one NVDIMM of $BENCH_RECOVERY_PMEM_SIZE per file system"
+python3 - "$work/info.json" <<EOF
+import json, sys
+info = {
+    "date": "$(date +%Y-%m-%d)",
+    "mode": "$mode",
+    "icount": "$icount" or None,
+    "kernel": "$(ginfo kernel)",
+    "qemu": "$qemu_version",
+    "accel": "TCG, " + ("-icount $icount, single thread" if "$icount" else "multi-threaded") + ", no KVM",
+    "guest": "$(ginfo cpus) vCPUs ($(ginfo cpu)), $BENCH_MEM MiB RAM",
+    "pmem": "one fsdax NVDIMM of $BENCH_PMEM_SIZE (/dev/pmem0), every file system made on all of it",
+    "fio": "$(ginfo fio), ioengine=psync; file systems buffered (DAX), raw device O_DIRECT",
+    "host": "$(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1 | tr -d '"')",
+    "load": "$load_before / $load_after (1, 5, 15 min)",
+    "sizes": "fio $BENCH_FIO_SIZE per job, ${BENCH_FIO_RUNTIME} s per run, jobs $BENCH_JOBS; "
+             "metadata $BENCH_META_N files of $BENCH_META_BYTES B; tree depth $BENCH_TREE_DEPTH fanout $BENCH_TREE_FANOUT; "
+             "mixed $BENCH_MIX_FILES files, ${BENCH_MIX_SECONDS} s, procs $BENCH_MIX_PROCS; $notes",
+    "commit": "$commit",
+    "guest_run": "$(IFS=';'; echo "${guest_status[*]}" | sed 's/;/; /g'), $(( $(date +%s) - started )) s wall clock in all",
+    "nova_off_opts": "$off_opts",
+}
+json.dump(info, open(sys.argv[1], "w"), indent=1)
+EOF
+python3 bench/results.py report --records "$records" --info "$work/info.json" \
+	--md "$work/report.md" --json "$work/report.json" --plot-data "$work/ratios.dat"
+
+# The plot (gnuplot-nox, installed here when missing).
+if ! command -v gnuplot > /dev/null; then
+	log "installing gnuplot-nox for the plot"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gnuplot-nox > /dev/null 2>&1 ||
+		{ apt-get update -qq > /dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gnuplot-nox > /dev/null 2>&1; } || true
+fi
+if command -v gnuplot > /dev/null; then
+	gnuplot -e "datafile='$work/ratios.dat'; outfile='$work/ratios.png'; subtitle='$label, $(date +%Y-%m-%d)'; nrows=$(wc -l < "$work/ratios.dat")" \
+		bench/plot.gp || log "gnuplot failed; no plot"
+else
+	log "no gnuplot (apt-get install gnuplot-nox failed); no plot"
+fi
+
+if [ "$copy" = 1 ]; then
+	mkdir -p "$results_dir"
+	base=$results_dir/$(date +%Y-%m-%d)-$label
+	cp "$work/report.md" "$base.md"
+	cp "$work/report.json" "$base.json"
+	[ ! -f "$work/ratios.png" ] || cp "$work/ratios.png" "$base.png"
+	log "report: $base.md (.json, .png)"
+	cat "$base.md"
+else
+	log "report: $work/report.md"
+	cat "$work/report.md"
+fi
