@@ -6,7 +6,7 @@
 # Without arguments it runs everything:
 #   tests/host/*.sh        host checks (build warnings, style), TAP
 #   build/tests/unit/test-*  host unit tests (cmocka, TAP output)
-#   tests/guest/*.sh       guest tests, all in one guest boot, TAP
+#   tests/guest/*.sh       guest tests, TAP; one boot per set of guest options
 #   tests/boot/*.sh        host scripts that boot the guest themselves
 #                          (crash tests, harness self-checks), TAP
 # With arguments it runs only the named tests, e.g.
@@ -94,11 +94,21 @@ for t in "${unit_tests[@]}"; do
 		env CMOCKA_MESSAGE_OUTPUT=TAP "$t"
 done
 
-# Guest tests: one boot for all of them.
-run_guest_tests() {
-	local out=$results/guest gstatus t n name base rc counts klog hits secs
-	note "guest tests (one boot, ${#guest_tests[@]} tests):"
-	qemu/run-guest.sh --out "$out" "${guest_tests[@]}"
+# Guest tests run in as few boots as possible: one per distinct set of
+# guest options, which a test declares with "# nova-guest-args: ARGS"
+# (e.g. --systemd, --smp 1, --pmem-size 2G).
+guest_args() {
+	sed -n 's/^# nova-guest-args: *//p' "$1" | head -n1
+}
+
+# run_guest_boot OUTDIR ARGS TEST...
+run_guest_boot() {
+	local out=$1 args=$2 gstatus t n name base rc counts klog hits secs
+	shift 2
+	local tests=("$@")
+	note "guest tests (one boot${args:+ with $args}, ${#tests[@]} tests):"
+	# shellcheck disable=SC2086
+	qemu/run-guest.sh --out "$out" $args "${tests[@]}"
 	gstatus=$(cat "$out/host-status" 2>/dev/null || echo "no status")
 	note "  guest: $gstatus, $(cat "$out/boot-seconds" 2>/dev/null || echo '?') s"
 
@@ -110,7 +120,7 @@ run_guest_tests() {
 			"${hits:-setup did not complete}"$'\n'
 	fi
 	n=0
-	for t in "${guest_tests[@]}"; do
+	for t in "${tests[@]}"; do
 		n=$((n + 1))
 		name=$(basename "$t" .sh)
 		base=$out/results/$(printf '%02d' "$n")-$name
@@ -149,6 +159,25 @@ run_guest_tests() {
 $hits
 }last console lines:"$'\n'"$(tail -n 15 "$out/console.log" 2>/dev/null)"$'\n'
 	fi
+}
+run_guest_tests() {
+	local t a i=0 groups=()
+	declare -A seen=()
+	for t in "${guest_tests[@]}"; do
+		a=$(guest_args "$t")
+		if [ -z "${seen[x$a]+set}" ]; then
+			seen[x$a]=1
+			groups+=("$a")
+		fi
+	done
+	for a in "${groups[@]}"; do
+		local members=()
+		for t in "${guest_tests[@]}"; do
+			[ "$(guest_args "$t")" = "$a" ] && members+=("$t")
+		done
+		i=$((i + 1))
+		run_guest_boot "$results/guest$i" "$a" "${members[@]}"
+	done
 }
 [ ${#guest_tests[@]} -eq 0 ] || run_guest_tests
 

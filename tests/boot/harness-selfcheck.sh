@@ -2,7 +2,7 @@
 # The harness catches what it must: failing checks, kernel warnings, hung
 # tests, kernel panics; it tolerates declared kernel errors; and its crash
 # mode cuts the power with the NVDIMM contents kept for the next boot.
-# Boots the guest five times (one with systemd as init).
+# Boots the guest four times.
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
@@ -55,11 +55,4 @@ t_ok "the next boot on the same NVDIMM file runs" test "$?" -eq 0
 t_ok "data written before the power cut is there" \
 	grep -q '^ok 1 - pattern survived' "$work/crash2/results/01-crash-verify.tap"
 rm -rf "$pm"
-
-qemu/run-guest.sh --systemd --out "$work/systemd" tests/guest/module-load.sh \
-	> "$work/systemd.txt" 2>&1
-t_ok "a systemd boot runs the plan and powers off" test "$?" -eq 0
-t_ok "tests pass under systemd as init" \
-	sh -c "tests/lib/tap-count.sh '$work/systemd/results/01-module-load.tap' \
-		\"\$(cat '$work/systemd/results/01-module-load.rc')\" | head -n1 | grep -q ' 0 0\$'"
 t_done
