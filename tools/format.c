@@ -25,22 +25,24 @@ uint32_t nova_inode_csum(const struct nova_inode *pi)
 	return nova_csum_skip(p + off, NOVA_INODE_SIZE - off, 0);
 }
 
-/* Covers it_cpu to the end of the record. */
-uint32_t nova_it_csum(const struct nova_inode_table *it)
+/*
+ * Table heads and table tails: the kernel (module/inode.c) covers the
+ * checksum field itself, taken as zero, then everything from offset 12
+ * (it_cpu / itt_cpu) to the end of the record.
+ */
+static uint32_t table_csum(const void *rec, size_t len)
 {
-	size_t off = offsetof(struct nova_inode_table, it_cpu);
-
-	return nova_crc32c(NOVA_CRC_SEED, (const uint8_t *)it + off,
-			   sizeof(*it) - off);
+	return nova_csum_skip((const uint8_t *)rec + 8, len - 8, 0);
 }
 
-/* Covers itt_cpu to the end of the tail. */
+uint32_t nova_it_csum(const struct nova_inode_table *it)
+{
+	return table_csum(it, sizeof(*it));
+}
+
 uint32_t nova_itt_csum(const struct nova_inode_table_tail *itt)
 {
-	size_t off = offsetof(struct nova_inode_table_tail, itt_cpu);
-
-	return nova_crc32c(NOVA_CRC_SEED, (const uint8_t *)itt + off,
-			   sizeof(*itt) - off);
+	return table_csum(itt, sizeof(*itt));
 }
 
 /* Covers j_block to the end of the record, j_csum taken as zero. */

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fsck.NOVA: inode logs. The walk follows module/log.c exactly: pages
+ * from i_log_head along lt_next, entries from the start of each page up
+ * to the committed tail, a pad byte or too little room ending a page;
+ * pages linked past the tail page still belong to the log. Replaying the
+ * entries gives each inode's final mode, size, link count, file pages and
+ * (directories) names.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fsck.h"
+#include "le.h"
+
+struct page_map {		/* file page -> block, open addressing */
+	uint64_t *key;		/* pgoff + 1; 0 empty, ~0 deleted */
+	uint64_t *val;
+	uint64_t cap, used, live;
+};
+
+struct name_slot {
+	const char *name;	/* in the device mapping */
+	uint64_t ino;		/* 0: removed */
+	uint64_t entry_off;
+	uint64_t pos;		/* readdir position */
+	uint8_t len, type;
+};
+
+struct name_map {
+	struct name_slot *s;
+	uint64_t cap, used;
+};
+
+struct replay {
+	struct fsck *f;
+	struct fsck_inode *in;
+	const struct nova_inode *pi;
+	struct page_map pages;
+	struct name_map names;
+	uint64_t last_trans;
+	uint64_t budget;	/* page-map operations left */
+	bool bad;
+};
+
+#define PM_EMPTY	0
+#define PM_GONE		(~(uint64_t)0)
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 29;
+	return x;
+}
+
+static bool pm_grow(struct page_map *m)
+{
+	uint64_t cap = m->cap ? m->cap * 2 : 256, i;
+	uint64_t *key = calloc(cap, sizeof(*key)), *val = calloc(cap, sizeof(*val));
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return false;
+	}
+	for (i = 0; i < m->cap; i++) {
+		uint64_t k = m->key[i], j;
+
+		if (k == PM_EMPTY || k == PM_GONE)
+			continue;
+		for (j = mix(k) & (cap - 1); key[j]; j = (j + 1) & (cap - 1))
+			;
+		key[j] = k;
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	m->used = m->live;
+	return true;
+}
+
+static bool pm_set(struct page_map *m, uint64_t pgoff, uint64_t blk)
+{
+	uint64_t k = pgoff + 1, j, gone = PM_GONE;
+
+	if ((m->used + 1) * 4 > m->cap * 3 && !pm_grow(m))
+		return false;
+	for (j = mix(k) & (m->cap - 1); m->key[j] != PM_EMPTY;
+	     j = (j + 1) & (m->cap - 1)) {
+		if (m->key[j] == k) {
+			m->val[j] = blk;
+			return true;
+		}
+		if (m->key[j] == PM_GONE && gone == PM_GONE)
+			gone = j;
+	}
+	if (gone != PM_GONE) {
+		j = gone;
+	} else {
+		m->used++;
+	}
+	m->key[j] = k;
+	m->val[j] = blk;
+	m->live++;
+	return true;
+}
+
+/* Drop every page at or above @from; returns the work done. */
+static uint64_t pm_truncate(struct page_map *m, uint64_t from)
+{
+	uint64_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		uint64_t k = m->key[i];
+
+		if (k != PM_EMPTY && k != PM_GONE && k - 1 >= from) {
+			m->key[i] = PM_GONE;
+			m->live--;
+		}
+	}
+	return m->cap;
+}
+
+static uint64_t name_hash(const char *s, unsigned int len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct name_slot *nm_find(struct name_map *m, const char *name,
+				 unsigned int len)
+{
+	uint64_t j;
+
+	for (j = name_hash(name, len) & (m->cap - 1); m->s[j].name;
+	     j = (j + 1) & (m->cap - 1))
+		if (m->s[j].len == len && !memcmp(m->s[j].name, name, len))
+			return &m->s[j];
+	return &m->s[j];
+}
+
+static bool nm_grow(struct name_map *m)
+{
+	uint64_t cap = m->cap ? m->cap * 2 : 64, i;
+	struct name_slot *old = m->s;
+	uint64_t ocap = m->cap;
+
+	m->s = calloc(cap, sizeof(*m->s));
+	if (!m->s) {
+		m->s = old;
+		return false;
+	}
+	m->cap = cap;
+	for (i = 0; i < ocap; i++)
+		if (old[i].name)
+			*nm_find(m, old[i].name, old[i].len) = old[i];
+	free(old);
+	return true;
+}
+
+/* ---- the generic walk ---- */
+
+static bool log_page_ok(struct fsck *f, uint64_t page, uint64_t ino,
+			const struct nova_log_page_tail **ltp)
+{
+	const struct nova_log_page_tail *lt;
+
+	if (page % NOVA_BLOCK_SIZE || !fsck_blocks_ok(f, NOVA_BLOCK(page), 1))
+		return false;
+	lt = fsck_ptr(f, page + NOVA_LOG_DATA_SIZE, sizeof(*lt));
+	*ltp = lt;
+	return lt && le32(lt->lt_magic) == NOVA_LOG_PAGE_MAGIC &&
+	       le64(lt->lt_ino) == ino && le32(lt->lt_csum) == nova_lt_csum(lt);
+}
+
+bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
+		   enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
+		   uint64_t *npages)
+{
+	bool done = !tail, entries_ok = true;
+	uint64_t page = head, pages = 0;
+
+	*npages = 0;
+	while (page) {
+		const struct nova_log_page_tail *lt = NULL;
+		uint64_t pos = page, end = page + NOVA_LOG_DATA_SIZE;
+
+		if (!log_page_ok(f, page, ino, &lt)) {
+			fsck_problem(f, "inode %llu: bad log page at %llu (%s)",
+				     (unsigned long long)ino,
+				     (unsigned long long)page,
+				     page % NOVA_BLOCK_SIZE ||
+				     !fsck_blocks_ok(f, NOVA_BLOCK(page), 1) ?
+				     "pointer out of range" :
+				     "page tail: magic, owner or checksum");
+			return false;
+		}
+		if (!fsck_claim(f, NOVA_BLOCK(page), 1, kind, ino, "log page")) {
+			fsck_problem(f, "inode %llu: log chain reaches block %llu a second time (%s)",
+				     (unsigned long long)ino,
+				     (unsigned long long)NOVA_BLOCK(page),
+				     f->bowner[NOVA_BLOCK(page)] == ino &&
+				     f->bkind[NOVA_BLOCK(page)] == kind ?
+				     "a loop" : "cross-linked");
+			return false;
+		}
+		pages++;
+		while (!done && entries_ok) {
+			const struct nova_log_entry_header *h;
+			unsigned int size;
+
+			if (pos == tail) {
+				done = true;
+				break;
+			}
+			h = fsck_ptr(f, pos, sizeof(*h));
+			if (end - pos < sizeof(*h) || h->e_type == NOVA_LOG_PAD)
+				break;
+			size = le16(h->e_size);
+			if (size < sizeof(*h) || size % 8 || size > end - pos ||
+			    le32(h->e_csum) != nova_entry_csum(h, size)) {
+				fsck_problem(f, "inode %llu: bad log entry at %llu (%s)",
+					     (unsigned long long)ino,
+					     (unsigned long long)pos,
+					     size < sizeof(*h) || size % 8 ||
+					     size > end - pos ? "bad size" :
+					     "bad checksum");
+				entries_ok = false;
+				break;
+			}
+			if (fn && !fn(f, pos, h, arg))
+				entries_ok = false;
+			pos += size;
+		}
+		page = fsck_word(f, &lt->lt_next);
+	}
+	*npages = pages;
+	if (!entries_ok)
+		return false;
+	if (!done) {
+		fsck_problem(f, "inode %llu: log tail %llu is not in its log",
+			     (unsigned long long)ino, (unsigned long long)tail);
+		return false;
+	}
+	return true;
+}
+
+/* ---- replaying one inode's entries ---- */
+
+static bool bad_entry(struct replay *r, uint64_t off, const char *what)
+{
+	fsck_problem(r->f, "inode %llu: %s entry at %llu: %s",
+		     (unsigned long long)r->in->ino,
+		     nova_entry_type_name(((const uint8_t *)
+			fsck_ptr(r->f, off, 1))[0]),
+		     (unsigned long long)off, what);
+	r->bad = true;
+	return false;
+}
+
+static bool spend(struct replay *r, uint64_t work)
+{
+	if (work > r->budget) {
+		fsck_problem(r->f, "inode %llu: log maps too many pages to check",
+			     (unsigned long long)r->in->ino);
+		r->bad = true;
+		return false;
+	}
+	r->budget -= work;
+	return true;
+}
+
+static bool replay_write(struct replay *r, uint64_t off,
+			 const struct nova_file_write_entry *fw)
+{
+	uint64_t pgoff = le64(fw->fw_pgoff), blk = le64(fw->fw_block), i;
+	uint32_t n = le32(fw->fw_num_pages);
+
+	if (!S_ISREG(r->in->mode))
+		return bad_entry(r, off, "file data in an inode that is not a regular file");
+	if (!n || !fsck_blocks_ok(r->f, blk, n))
+		return bad_entry(r, off, "data blocks out of range");
+	if (pgoff + n < pgoff || pgoff + n > (UINT64_MAX >> NOVA_BLOCK_SHIFT))
+		return bad_entry(r, off, "file offset out of range");
+	if (!spend(r, n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!pm_set(&r->pages, pgoff + i, blk + i)) {
+			fsck_oper(r->f, "out of memory");
+			return false;
+		}
+	}
+	if (r->pages.live > r->f->nblocks)
+		return bad_entry(r, off, "file has more pages than the device");
+	r->in->size = le64(fw->fw_size);
+	return true;
+}
+
+static bool replay_setattr(struct replay *r, uint64_t off,
+			   const struct nova_setattr_entry *sa)
+{
+	uint32_t mask = le32(sa->sa_mask);
+
+	if (mask & NOVA_ATTR_MODE) {
+		uint16_t mode = le16(sa->sa_mode);
+
+		if ((mode & S_IFMT) && (mode & S_IFMT) != (r->in->mode & S_IFMT))
+			return bad_entry(r, off, "changes the file type");
+		r->in->mode = (r->in->mode & S_IFMT) | (mode & ~S_IFMT);
+	}
+	if (mask & NOVA_ATTR_SIZE) {
+		uint64_t size = le64(sa->sa_size);
+
+		/* As module/inode.c: drop the pages past the new end. */
+		if (S_ISREG(r->in->mode)) {
+			uint64_t from = size / NOVA_BLOCK_SIZE +
+					!!(size % NOVA_BLOCK_SIZE);
+
+			if (!spend(r, r->pages.cap))
+				return false;
+			pm_truncate(&r->pages, from);
+			r->in->size = size;
+		}
+	}
+	return true;
+}
+
+static bool replay_dentry(struct replay *r, uint64_t off,
+			  const struct nova_dentry_entry *de)
+{
+	unsigned int len = de->de_name_len, i;
+	const char *name = de->de_name;
+	uint64_t ino = le64(de->de_ino);
+	struct name_slot *s;
+
+	if (!S_ISDIR(r->in->mode))
+		return bad_entry(r, off, "directory entry in an inode that is not a directory");
+	if (!len)
+		return bad_entry(r, off, "empty name");
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == 0)
+			return bad_entry(r, off, "name contains '/' or NUL");
+	r->in->links = le32(de->de_links);
+	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		if (ino)
+			r->in->parent = ino;
+		return true;
+	}
+	if (len == 1 && name[0] == '.')
+		return bad_entry(r, off, "a '.' entry");
+	if ((r->names.used + 1) * 2 > r->names.cap && !nm_grow(&r->names)) {
+		fsck_oper(r->f, "out of memory");
+		return false;
+	}
+	/* Removing a name that is not there is a no-op (module/dir.c). */
+	s = nm_find(&r->names, name, len);
+	if (!s->name) {
+		if (!ino)
+			return true;
+		s->name = name;
+		s->len = (uint8_t)len;
+		r->names.used++;
+	}
+	s->ino = ino;
+	s->entry_off = off;
+	s->pos = le64(de->de_pos);
+	s->type = de->de_file_type;
+	return true;
+}
+
+static bool replay_entry(struct fsck *f, uint64_t off,
+			 const struct nova_log_entry_header *h, void *arg)
+{
+	struct replay *r = arg;
+	unsigned int size = le16(h->e_size), want = 0;
+	uint64_t trans = le64(h->e_trans_id);
+
+	if (size >= 32)
+		want = nova_entry_expected_size(h);
+	if (!want || size != want) {
+		if (h->e_type < NOVA_LOG_FILE_WRITE || h->e_type > NOVA_LOG_FREE_RANGES)
+			return bad_entry(r, off, "unknown entry type");
+		return bad_entry(r, off, "wrong size for its type");
+	}
+	if (trans < r->last_trans)
+		return bad_entry(r, off, "transaction id goes backwards");
+	r->last_trans = trans;
+	if (trans > f->max_trans)
+		f->max_trans = trans;
+
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		return replay_write(r, off, (const void *)h);
+	case NOVA_LOG_DENTRY:
+		return replay_dentry(r, off, (const void *)h);
+	case NOVA_LOG_SETATTR:
+		return replay_setattr(r, off, (const void *)h);
+	case NOVA_LOG_LINK_CHANGE:
+		r->in->links = le32(((const struct nova_link_change_entry *)
+				     h)->lc_links);
+		return true;
+	default:
+		return bad_entry(r, off, "allocator state in a normal inode");
+	}
+}
+
+/* The live pages of a file and the names of a directory. */
+static void replay_finish(struct replay *r)
+{
+	struct fsck *f = r->f;
+	uint64_t i;
+
+	for (i = 0; i < r->pages.cap; i++) {
+		uint64_t k = r->pages.key[i];
+
+		if (k == PM_EMPTY || k == PM_GONE)
+			continue;
+		if (fsck_claim(f, r->pages.val[i], 1, BK_DATA, r->in->ino,
+			       "file data"))
+			r->in->data_pages++;
+	}
+	for (i = 0; i < r->names.cap; i++) {
+		struct name_slot *s = &r->names.s[i];
+		struct fsck_dent d;
+
+		if (!s->name || !s->ino)
+			continue;
+		d.dir = r->in->ino;
+		d.ino = s->ino;
+		d.entry_off = s->entry_off;
+		d.pos = s->pos;
+		d.type = s->type;
+		d.name_len = s->len;
+		if (!fsck_dent_add(f, &d))
+			break;
+	}
+}
+
+static void check_symlink(struct fsck *f, struct fsck_inode *in,
+			  const struct nova_inode *pi)
+{
+	uint32_t flags = le32(pi->i_flags);
+
+	if (flags & NOVA_INODE_INLINE_SYMLINK) {
+		if (in->size >= NOVA_INLINE_SIZE ||
+		    memchr(pi->i_inline, 0, NOVA_INLINE_SIZE) !=
+		    (const void *)(pi->i_inline + in->size))
+			fsck_problem(f, "symlink %llu: inline target is not %llu bytes and NUL-terminated",
+				     (unsigned long long)in->ino,
+				     (unsigned long long)in->size);
+	} else if (flags & NOVA_INODE_BLOCK_SYMLINK) {
+		__le64 b;
+		uint64_t blk;
+
+		memcpy(&b, pi->i_inline, sizeof(b));
+		blk = le64(b);
+		if (!in->size || in->size >= NOVA_BLOCK_SIZE)
+			fsck_problem(f, "symlink %llu: bad target length %llu",
+				     (unsigned long long)in->ino,
+				     (unsigned long long)in->size);
+		if (!fsck_blocks_ok(f, blk, 1))
+			fsck_problem(f, "symlink %llu: target block %llu out of range",
+				     (unsigned long long)in->ino,
+				     (unsigned long long)blk);
+		else if (fsck_claim(f, blk, 1, BK_DATA, in->ino,
+				    "symlink target"))
+			in->data_pages++;
+	} else {
+		fsck_problem(f, "symlink %llu: neither inline nor block target",
+			     (unsigned long long)in->ino);
+	}
+}
+
+static void check_inode_log(struct fsck *f, struct fsck_inode *in)
+{
+	const struct nova_inode *pi = fsck_ptr(f, in->pi_off, sizeof(*pi));
+	uint64_t head = fsck_word(f, &pi->i_log_head);
+	uint64_t tail = fsck_word(f, &pi->i_log_tail);
+	struct replay r = {
+		.f = f, .in = in, .pi = pi,
+		.budget = f->nblocks * 64 + (1U << 24),
+	};
+
+	if (!head && tail) {
+		fsck_problem(f, "inode %llu: log tail %llu without a log",
+			     (unsigned long long)in->ino,
+			     (unsigned long long)tail);
+		in->bad = true;
+	} else if (head) {
+		/* A bad inode's pages still belong to it: claim them. */
+		if (!fsck_walk_log(f, in->ino, head, tail, BK_LOG,
+				   in->bad ? NULL : replay_entry, &r,
+				   &in->log_pages) || r.bad)
+			in->bad = true;
+	}
+	f->log_pages += in->log_pages;
+	if (!in->bad) {
+		replay_finish(&r);
+		if (S_ISLNK(in->mode))
+			check_symlink(f, in, pi);
+		f->data_pages += in->data_pages;
+	}
+	free(r.pages.key);
+	free(r.pages.val);
+	free(r.names.s);
+}
+
+bool fsck_check_logs(struct fsck *f)
+{
+	uint64_t i;
+
+	for (i = 0; i < f->cap_inodes && !f->operational && !f->cancelled; i++)
+		if (f->inodes[i].ino)
+			check_inode_log(f, &f->inodes[i]);
+	fsck_info(f, 1, "logs: %llu log pages, %llu data blocks",
+		  (unsigned long long)f->log_pages,
+		  (unsigned long long)f->data_pages);
+	return !f->operational;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fsck.NOVA: the order of the checks, messages and the exit status.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsck.h"
+#include "le.h"
+
+/* Set by a signal handler of the caller (fsck.c): stop soon, exit 32. */
+volatile sig_atomic_t fsck_interrupted;
+
+#define MAX_PROBLEM_LINES	2000
+
+static void vsay(struct fsck *f, const char *prefix, const char *fmt,
+		 va_list ap)
+{
+	fputs(prefix, f->o.out);
+	vfprintf(f->o.out, fmt, ap);
+	fputc('\n', f->o.out);
+}
+
+void fsck_problem(struct fsck *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->problems++;
+	if (f->problems > MAX_PROBLEM_LINES) {
+		if (f->problems == MAX_PROBLEM_LINES + 1)
+			fprintf(f->o.out, "(further problems are counted, not shown)\n");
+		return;
+	}
+	va_start(ap, fmt);
+	vsay(f, "", fmt, ap);
+	va_end(ap);
+}
+
+void fsck_problem_fix(struct fsck *f, enum fsck_repair rep,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	f->problems++;
+	f->fixable[rep]++;
+	if (f->problems > MAX_PROBLEM_LINES)
+		return;
+	va_start(ap, fmt);
+	vsay(f, "", fmt, ap);
+	va_end(ap);
+}
+
+void fsck_info(struct fsck *f, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > f->o.verbose)
+		return;
+	va_start(ap, fmt);
+	vsay(f, "", fmt, ap);
+	va_end(ap);
+}
+
+void fsck_fixed(struct fsck *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(f, "REPAIRED: ", fmt, ap);
+	va_end(ap);
+}
+
+void fsck_oper(struct fsck *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->operational = true;
+	va_start(ap, fmt);
+	fputs("fsck.NOVA: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+const void *fsck_ptr(struct fsck *f, uint64_t off, uint64_t len)
+{
+	return ndev_ptr(f->dev, off, len);
+}
+
+uint64_t fsck_word(struct fsck *f, const __le64 *word)
+{
+	uint64_t off = (uint64_t)((const uint8_t *)word - f->dev->map);
+	unsigned int i;
+
+	for (i = 0; i < f->nr_undo; i++)
+		if (f->undo[i].addr == off)
+			return f->undo[i].old;
+	return le64(*word);
+}
+
+static bool setup_maps(struct fsck *f)
+{
+	uint64_t b;
+
+	f->bkind = calloc(f->nblocks, sizeof(*f->bkind));
+	f->bowner = calloc(f->nblocks, sizeof(*f->bowner));
+	if (!f->bkind || !f->bowner) {
+		fsck_oper(f, "out of memory for a map of %llu blocks",
+			  (unsigned long long)f->nblocks);
+		return false;
+	}
+	for (b = 0; b < NOVA_FIRST_ALLOC_BLOCK; b++)
+		f->bkind[b] = BK_FIXED;
+	f->bkind[f->nblocks - 1] = BK_FIXED;
+	return true;
+}
+
+static bool cancelled(struct fsck *f)
+{
+	if (fsck_interrupted)
+		f->cancelled = true;
+	return f->cancelled || f->operational;
+}
+
+static void free_all(struct fsck *f)
+{
+	free(f->bkind);
+	free(f->bowner);
+	free(f->inodes);
+	free(f->dents);
+	free(f->undo);
+}
+
+static int exit_status(struct fsck *f)
+{
+	int st = 0;
+
+	if (f->cancelled)
+		return FSCK_CANCELLED;
+	if (f->operational)
+		st |= FSCK_OPERATIONAL;
+	if (f->fixed)
+		st |= FSCK_CORRECTED;
+	if (f->problems > f->fixed)
+		st |= FSCK_UNCORRECTED;
+	return st;
+}
+
+static void summary(struct fsck *f)
+{
+	const char *dev = f->dev->path;
+
+	if (f->cancelled) {
+		fprintf(f->o.out, "%s: check cancelled\n", dev);
+		return;
+	}
+	if (f->operational)
+		return;
+	if (!f->problems) {
+		fprintf(f->o.out, "%s: clean, %llu inodes, %llu/%llu blocks used\n",
+			dev, (unsigned long long)f->nr_inodes,
+			(unsigned long long)(f->nblocks - f->free_blocks),
+			(unsigned long long)f->nblocks);
+		return;
+	}
+	fprintf(f->o.out, "%s: %lu problem%s found, %lu repaired\n", dev,
+		f->problems, f->problems == 1 ? "" : "s", f->fixed);
+	if (f->problems > f->fixed) {
+		if (!fsck_can_repair(f) &&
+		    f->fixed + f->fixable[REP_SUPER] + f->fixable[REP_HINTS] +
+		    f->fixable[REP_JOURNAL] + f->fixable[REP_STATE] >= f->problems)
+			fprintf(f->o.out, "%s: run fsck.NOVA -y to repair them\n", dev);
+		else
+			fprintf(f->o.out, "%s: UNEXPECTED INCONSISTENCY; the file system needs manual attention\n", dev);
+	}
+}
+
+int fsck_run(struct nova_dev *dev, const struct fsck_opts *o)
+{
+	struct fsck f;
+	struct nerr e;
+	int st;
+
+	memset(&f, 0, sizeof(f));
+	f.dev = dev;
+	f.o = *o;
+	if (!f.o.out)
+		f.o.out = stdout;
+
+	if (ndev_map(dev, &e)) {
+		fsck_oper(&f, "%s", e.msg);
+		return FSCK_OPERATIONAL;
+	}
+	if (!fsck_check_super(&f))
+		goto out;
+	if (f.o.mode == FSCK_PREEN && f.clean && !f.o.force &&
+	    f.primary_ok && f.replica_ok && !f.problems) {
+		fprintf(f.o.out, "%s: clean (use -f to check anyway)\n",
+			dev->path);
+		goto out_quiet;
+	}
+	if (!setup_maps(&f) || cancelled(&f))
+		goto out;
+	if (!fsck_check_journals(&f) || cancelled(&f))
+		goto out;
+	if (!fsck_check_tables(&f) || cancelled(&f))
+		goto out;
+	if (!fsck_check_logs(&f) || cancelled(&f))
+		goto out;
+	fsck_check_tree(&f);
+	if (cancelled(&f))
+		goto out;
+	fsck_check_space(&f);
+	if (cancelled(&f))
+		goto out;
+	if (f.problems && fsck_can_repair(&f))
+		fsck_repair(&f);
+out:
+	summary(&f);
+out_quiet:
+	st = exit_status(&f);
+	free_all(&f);
+	return st;
+}

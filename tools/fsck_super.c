@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fsck.NOVA: the superblock, primary (block 0) and replica (last block).
+ */
+#include <string.h>
+
+#include "fsck.h"
+#include "le.h"
+
+static bool read_sb(struct fsck *f, uint64_t off, struct nova_super_block *sb)
+{
+	const void *p = fsck_ptr(f, off, sizeof(*sb));
+
+	if (!p)
+		return false;
+	memcpy(sb, p, sizeof(*sb));
+	return true;
+}
+
+bool fsck_check_super(struct fsck *f)
+{
+	struct nova_super_block p, r;
+	char pwhy[160] = "unreadable", rwhy[160] = "unreadable";
+	uint64_t dev_size = f->dev->size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	uint64_t roff;
+	bool pok = false, rok = false, pmagic;
+
+	if (dev_size < (uint64_t)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE) {
+		fsck_oper(f, "%s: device too small for NOVA (%llu bytes)",
+			  f->dev->path, (unsigned long long)f->dev->size);
+		return false;
+	}
+	memset(&p, 0, sizeof(p));
+	if (read_sb(f, 0, &p))
+		pok = nova_sb_valid(&p, dev_size, pwhy, sizeof(pwhy));
+	pmagic = le32(p.s_magic) == NOVA_SUPER_MAGIC;
+
+	/* The replica is the last block of the file system. */
+	roff = (pok ? le64(p.s_size) : dev_size) - NOVA_BLOCK_SIZE;
+	memset(&r, 0, sizeof(r));
+	if (read_sb(f, roff, &r))
+		rok = nova_sb_valid(&r, dev_size, rwhy, sizeof(rwhy));
+	if (rok && !pok && le64(r.s_size) - NOVA_BLOCK_SIZE != roff) {
+		/* A replica claiming another size is not at its place. */
+		rok = false;
+		snprintf(rwhy, sizeof(rwhy), "its size %llu puts it elsewhere",
+			 (unsigned long long)le64(r.s_size));
+	}
+
+	f->primary_ok = pok;
+	f->replica_ok = rok;
+	if (!pok && !rok) {
+		if (!pmagic && le32(r.s_magic) != NOVA_SUPER_MAGIC) {
+			fsck_oper(f, "%s: no NOVA file system found (no superblock magic in block 0 or in the last block)",
+				  f->dev->path);
+			return false;
+		}
+		fsck_problem(f, "primary superblock: %s", pwhy);
+		fsck_problem(f, "replica superblock: %s", rwhy);
+		fsck_info(f, 0, "both superblocks are unusable; nothing else can be checked");
+		return false;
+	}
+	if (pok) {
+		f->sb = p;
+		if (!rok)
+			fsck_problem_fix(f, REP_SUPER, "replica superblock (block %llu): %s",
+				     (unsigned long long)(roff >> NOVA_BLOCK_SHIFT),
+				     rwhy);
+		else if (memcmp(&p, &r, sizeof(p)))
+			fsck_problem_fix(f, REP_SUPER, "replica superblock differs from the primary (an interrupted superblock update)");
+	} else {
+		f->sb = r;
+		fsck_problem_fix(f, REP_SUPER, "primary superblock: %s; using the replica", pwhy);
+	}
+
+	f->nblocks = le64(f->sb.s_size) >> NOVA_BLOCK_SHIFT;
+	f->cpus = le32(f->sb.s_cpus);
+	f->clean = le32(f->sb.s_state) == NOVA_STATE_CLEAN;
+	if (le64(f->sb.s_size) < f->dev->size)
+		fsck_info(f, 1, "file system is %llu bytes, the device %llu",
+			  (unsigned long long)le64(f->sb.s_size),
+			  (unsigned long long)f->dev->size);
+	fsck_info(f, 1, "superblock: format %u.%u, %llu blocks, %u CPU stripes, %s",
+		  le16(f->sb.s_version_major), le16(f->sb.s_version_minor),
+		  (unsigned long long)f->nblocks, f->cpus,
+		  f->clean ? "clean" : "dirty (mounted or not cleanly unmounted)");
+	return true;
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fsck.NOVA: the fixed metadata blocks. Journal pointers (block 2) and
+ * their rings, the reserved inodes (block 1), the per-CPU inode table
+ * heads (block 3) and every table block of every chain.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fsck.h"
+#include "le.h"
+
+/* ---- the inode set: open addressing on the inode number ---- */
+
+static uint64_t ino_hash(uint64_t ino)
+{
+	ino ^= ino >> 33;
+	ino *= 0xff51afd7ed558ccdULL;
+	ino ^= ino >> 33;
+	return ino;
+}
+
+static struct fsck_inode *ino_slot(struct fsck_inode *tab, uint64_t cap,
+				   uint64_t ino)
+{
+	uint64_t i = ino_hash(ino) & (cap - 1);
+
+	while (tab[i].ino && tab[i].ino != ino)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+struct fsck_inode *fsck_inode_find(struct fsck *f, uint64_t ino)
+{
+	struct fsck_inode *s;
+
+	if (!ino || !f->cap_inodes)
+		return NULL;
+	s = ino_slot(f->inodes, f->cap_inodes, ino);
+	return s->ino ? s : NULL;
+}
+
+struct fsck_inode *fsck_inode_add(struct fsck *f, uint64_t ino)
+{
+	struct fsck_inode *s;
+
+	if ((f->nr_inodes + 1) * 2 > f->cap_inodes) {
+		uint64_t cap = f->cap_inodes ? f->cap_inodes * 2 : 1024, i;
+		struct fsck_inode *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab) {
+			fsck_oper(f, "out of memory for %llu inodes",
+				  (unsigned long long)f->nr_inodes);
+			return NULL;
+		}
+		for (i = 0; i < f->cap_inodes; i++)
+			if (f->inodes[i].ino)
+				*ino_slot(tab, cap, f->inodes[i].ino) =
+					f->inodes[i];
+		free(f->inodes);
+		f->inodes = tab;
+		f->cap_inodes = cap;
+	}
+	s = ino_slot(f->inodes, f->cap_inodes, ino);
+	if (!s->ino) {
+		memset(s, 0, sizeof(*s));
+		s->ino = ino;
+		f->nr_inodes++;
+	}
+	return s;
+}
+
+/* ---- journals ---- */
+
+static bool jpos_ok(uint64_t ring, uint64_t pos)
+{
+	return pos >= ring && pos < ring + NOVA_BLOCK_SIZE &&
+	       !((pos - ring) % sizeof(struct nova_journal_entry));
+}
+
+static void undo_add(struct fsck *f, uint64_t addr, uint64_t old)
+{
+	unsigned int i;
+
+	/* Newest record first: an older record of the same word wins. */
+	for (i = 0; i < f->nr_undo; i++) {
+		if (f->undo[i].addr == addr) {
+			f->undo[i].old = old;
+			return;
+		}
+	}
+	f->undo[f->nr_undo].addr = addr;
+	f->undo[f->nr_undo].old = old;
+	f->nr_undo++;
+}
+
+static void check_journal(struct fsck *f, unsigned int cpu)
+{
+	const struct nova_journal_ptr *jp = fsck_ptr(f,
+		NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK) + cpu * sizeof(*jp),
+		sizeof(*jp));
+	uint64_t blk, ring, head, tail, pos;
+	unsigned int n = 0;
+
+	if (le32(jp->j_csum) != nova_jp_csum(jp) || le32(jp->j_cpu) != cpu) {
+		fsck_problem(f, "journal %u: bad journal pointer (checksum or CPU number)", cpu);
+		return;
+	}
+	blk = le64(jp->j_block);
+	if (!fsck_blocks_ok(f, blk, 1)) {
+		fsck_problem(f, "journal %u: block %llu is out of range", cpu,
+			     (unsigned long long)blk);
+		return;
+	}
+	fsck_claim(f, blk, 1, BK_JOURNAL, 0, "journal");
+	ring = NOVA_OFF(blk);
+	head = le64(jp->j_head);
+	tail = le64(jp->j_tail);
+	if (!jpos_ok(ring, head) || !jpos_ok(ring, tail)) {
+		fsck_problem(f, "journal %u: head %llu or tail %llu is outside its ring at %llu",
+			     cpu, (unsigned long long)head,
+			     (unsigned long long)tail, (unsigned long long)ring);
+		return;
+	}
+	if (head == tail)
+		return;
+
+	/* An open transaction: recovery undoes it, newest record first. */
+	pos = tail;
+	while (pos != head && n < NOVA_JOURNAL_ENTRIES) {
+		const struct nova_journal_entry *je;
+		uint64_t addr;
+
+		pos = ring + (pos - ring + NOVA_BLOCK_SIZE - sizeof(*je)) %
+			     NOVA_BLOCK_SIZE;
+		je = fsck_ptr(f, pos, sizeof(*je));
+		addr = le64(je->je_addr);
+		if (le32(je->je_csum) != nova_je_csum(je) ||
+		    le32(je->je_type) != NOVA_JOURNAL_WORD || addr % 8 ||
+		    addr < NOVA_BLOCK_SIZE ||
+		    addr >= NOVA_OFF(f->nblocks) - NOVA_BLOCK_SIZE) {
+			fsck_problem(f, "journal %u: bad record at %llu in an open transaction (the kernel refuses to mount)",
+				     cpu, (unsigned long long)pos);
+			return;
+		}
+		undo_add(f, addr, le64(je->je_old));
+		n++;
+	}
+	fsck_problem_fix(f, REP_JOURNAL, "journal %u: open transaction of %u records (interrupted operation; rolled back at mount)",
+			 cpu, n);
+}
+
+bool fsck_check_journals(struct fsck *f)
+{
+	unsigned int cpu;
+
+	f->undo = calloc((size_t)f->cpus * NOVA_JOURNAL_ENTRIES,
+			 sizeof(*f->undo));
+	if (!f->undo) {
+		fsck_oper(f, "out of memory");
+		return false;
+	}
+	for (cpu = 0; cpu < f->cpus; cpu++)
+		check_journal(f, cpu);
+	return true;
+}
+
+/* ---- inodes ---- */
+
+static bool mode_ok(uint16_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: case S_IFDIR: case S_IFLNK: case S_IFCHR:
+	case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A slot whose valid word is set: record the inode. Its log is walked
+ * later, when every inode is known.
+ */
+static void check_inode(struct fsck *f, uint64_t off, uint64_t ino)
+{
+	const struct nova_inode *pi = fsck_ptr(f, off, sizeof(*pi));
+	uint64_t valid = fsck_word(f, &pi->i_valid);
+	struct fsck_inode *in;
+
+	if (valid == 0)
+		return;
+	if (valid != 1) {
+		fsck_problem(f, "inode %llu: valid word is %llu, not 0 or 1",
+			     (unsigned long long)ino,
+			     (unsigned long long)valid);
+		return;
+	}
+	in = fsck_inode_add(f, ino);
+	if (!in)
+		return;
+	in->pi_off = off;
+	in->mode = le16(pi->i_mode);
+	in->links = le32(pi->i_nlink);
+	in->size = le64(pi->i_size);
+	in->parent = le64(pi->i_parent);
+	if (le32(pi->i_csum) != nova_inode_csum(pi)) {
+		fsck_problem(f, "inode %llu: bad checksum 0x%08x (computed 0x%08x)",
+			     (unsigned long long)ino, le32(pi->i_csum),
+			     nova_inode_csum(pi));
+		in->bad = true;
+	} else if (le64(pi->i_ino) != ino) {
+		fsck_problem(f, "inode %llu: slot holds inode number %llu",
+			     (unsigned long long)ino,
+			     (unsigned long long)le64(pi->i_ino));
+		in->bad = true;
+	} else if (!mode_ok(in->mode)) {
+		fsck_problem(f, "inode %llu: bad mode 0%o",
+			     (unsigned long long)ino, in->mode);
+		in->bad = true;
+	}
+}
+
+static void check_reserved(struct fsck *f)
+{
+	uint64_t base = NOVA_OFF(NOVA_RESERVED_INODE_BLOCK), ino;
+	struct fsck_inode *root;
+
+	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
+		if (ino == NOVA_ALLOC_INO)
+			continue;	/* fsck_space.c reads its log */
+		check_inode(f, base + ino * NOVA_INODE_SIZE, ino);
+	}
+	root = fsck_inode_find(f, NOVA_ROOT_INO);
+	if (!root)
+		fsck_problem(f, "root directory (inode %u) is not in use",
+			     NOVA_ROOT_INO);
+	else if (!root->bad && !S_ISDIR(root->mode))
+		fsck_problem(f, "root inode %u is not a directory (mode 0%o)",
+			     NOVA_ROOT_INO, root->mode);
+}
+
+static void check_chain(struct fsck *f, unsigned int cpu)
+{
+	const struct nova_inode_table *it = fsck_ptr(f,
+		NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) + cpu * sizeof(*it),
+		sizeof(*it));
+	uint64_t blk, pos, max = f->nblocks / NOVA_INODE_TABLE_BLOCKS + 1;
+	unsigned int slot;
+
+	if (le32(it->it_csum) != nova_it_csum(it) || le32(it->it_cpu) != cpu) {
+		fsck_problem(f, "inode table %u: bad table head (checksum or CPU number)", cpu);
+		return;
+	}
+	blk = le64(it->it_head);
+	for (pos = 0; blk; pos++) {
+		const struct nova_inode_table_tail *itt;
+		uint64_t base = NOVA_OFF(blk);
+
+		if (pos >= max) {
+			fsck_problem(f, "inode table %u: chain longer than the device allows (a loop)", cpu);
+			return;
+		}
+		if (!fsck_blocks_ok(f, blk, NOVA_INODE_TABLE_BLOCKS)) {
+			fsck_problem(f, "inode table %u: block %llu of the chain is out of range",
+				     cpu, (unsigned long long)blk);
+			return;
+		}
+		if (!fsck_claim(f, blk, NOVA_INODE_TABLE_BLOCKS, BK_TABLE, 0,
+				"inode table")) {
+			fsck_problem(f, "inode table %u: chain stops at block %llu, which is used elsewhere",
+				     cpu, (unsigned long long)blk);
+			return;
+		}
+		f->table_blocks += NOVA_INODE_TABLE_BLOCKS;
+		itt = fsck_ptr(f, base + NOVA_ITT_OFF, sizeof(*itt));
+		if (le32(itt->itt_csum) != nova_itt_csum(itt) ||
+		    le32(itt->itt_cpu) != cpu || le64(itt->itt_index) != pos) {
+			fsck_problem(f, "inode table %u: bad tail of table block %llu (position %llu)",
+				     cpu, (unsigned long long)blk,
+				     (unsigned long long)pos);
+			return;
+		}
+		for (slot = 0; slot < NOVA_INODES_PER_TABLE; slot++)
+			check_inode(f, base + nova_slot_off(slot),
+				    nova_ino_of(cpu, pos, slot, f->cpus));
+		blk = fsck_word(f, &itt->itt_next);
+	}
+}
+
+bool fsck_check_tables(struct fsck *f)
+{
+	unsigned int cpu;
+
+	check_reserved(f);
+	for (cpu = 0; cpu < f->cpus && !f->operational; cpu++)
+		check_chain(f, cpu);
+	fsck_info(f, 1, "inode tables: %llu blocks, %llu inodes in use",
+		  (unsigned long long)f->table_blocks,
+		  (unsigned long long)f->nr_inodes);
+	return !f->operational;
+}
