@@ -4,6 +4,8 @@
 #   make          build module/nova.ko and the userspace programs
 #   make test     host checks + unit tests + guest tests; summary line last
 #   make demo     boot the guest and show NOVA at work
+#   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
+#                 --icount, --fs LIST); report in bench/results/
 #   make shell    interactive guest shell with the fresh build shared in
 #   make clean
 #
@@ -16,9 +18,9 @@ BUILD	:= $(CURDIR)/build
 export KVER BUILD
 
 # Userspace directories (those with a Makefile), built in this order.
-USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs)))
+USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test demo shell check clean
+.PHONY: all module user deps test demo bench shell check clean
 
 all: module user
 
@@ -39,6 +41,9 @@ test: deps
 demo: deps
 	$(MAKE) all
 	qemu/demo.sh
+
+bench: all
+	bench/run.sh $(BENCH_ARGS)
 
 shell: all
 	qemu/run-guest.sh --shell

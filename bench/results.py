@@ -348,9 +348,9 @@ def cmd_report(a):
     with open(a.info) as f:
         info = json.load(f)
     rows, na = build_rows(records)
-    with open(a.md, "w") as f:
+    with open(a.md, "w", encoding="utf-8") as f:
         f.write(markdown(info, rows, na))
-    with open(a.json, "w") as f:
+    with open(a.json, "w", encoding="utf-8") as f:
         json.dump({"info": info, "rows": rows,
                    "not_available": na, "records": records}, f, indent=1, sort_keys=True)
         f.write("\n")
