@@ -15,19 +15,24 @@
  * -------------
  *
  * - The family exists only in the initial network namespace.
- * - Validation is strict: unknown attributes, attributes of the wrong type or
- *   length, values out of range, trailing garbage and a non-zero
- *   genlmsghdr.reserved are all rejected with -EINVAL (or -ERANGE for
- *   ranges) and an extended ACK message naming the offending attribute.
- *   Request with NETLINK_EXT_ACK set on the socket to receive them.
+ * - Validation is strict: unknown attributes, attributes a command does not
+ *   take, attributes of the wrong size or with a wrong NLA_F_NESTED bit,
+ *   trailing garbage, a non-zero genlmsghdr.reserved and reserved
+ *   nlmsg_flags bits are rejected with -EINVAL; integers outside their
+ *   range and binary attributes of the wrong length with -ERANGE. Each
+ *   rejection carries an extended ACK message and, where one attribute is
+ *   at fault, its offset (NLMSGERR_ATTR_OFFS); set NETLINK_EXT_ACK on the
+ *   socket to receive them. A command the family does not have is refused
+ *   by the genetlink core with -EOPNOTSUPP and no message.
  * - Commands that change state require CAP_NET_ADMIN (GENL_ADMIN_PERM) and
  *   fail with -EPERM otherwise. Commands that only read are open to every
  *   user; they reveal nothing that statfs(2) and /proc/self/mountinfo do not
  *   already reveal, plus operation counters.
  * - Integers are host byte order. 64-bit integers are 8-byte aligned with
  *   NOVA_A_PAD (and the per-nest PAD attributes) as padding.
- * - A command number that is not listed here (including the notification
- *   commands sent as requests) fails with -EOPNOTSUPP.
+ * - A command number that is not listed here, a notification command sent
+ *   as a request, and a plain request for a dump-only command (or the
+ *   reverse) fail with -EOPNOTSUPP.
  *
  * Addressing a file system
  * ------------------------
@@ -44,8 +49,9 @@
  *                   (major = (v >> 8) & 0xfff, minor = (v & 0xff) |
  *                   ((v >> 12) & 0xfff00)); larger values cannot name a
  *                   Linux block device and are rejected with -ERANGE
- *    NOVA_A_FS_UUID: NLA_BINARY, exactly 16 bytes, the UUID stored in the
- *                    NOVA superblock (as reported by NOVA_CMD_FS_LIST)
+ *    NOVA_A_FS_UUID: NLA_BINARY, exactly 16 bytes (else -ERANGE), the UUID
+ *                    stored in the NOVA superblock (as NOVA_CMD_FS_LIST
+ *                    reports it)
  *
  * Giving neither, or both, fails with -EINVAL. A value that names no mounted
  * NOVA file system (including a mounted file system of another type) fails
