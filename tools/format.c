@@ -61,10 +61,16 @@ uint32_t nova_je_csum(const struct nova_journal_entry *je)
 			      offsetof(struct nova_journal_entry, je_csum));
 }
 
-/* Covers lt_ino and lt_magic. */
+/*
+ * Covers lt_ino and lt_magic and, as zero, lt_csum itself: the kernel
+ * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0.
+ */
 uint32_t nova_lt_csum(const struct nova_log_page_tail *lt)
 {
-	return nova_crc32c(NOVA_CRC_SEED, &lt->lt_ino, 16);
+	size_t off = offsetof(struct nova_log_page_tail, lt_ino);
+
+	return nova_csum_skip((const uint8_t *)lt + off, 16,
+			      offsetof(struct nova_log_page_tail, lt_csum) - off);
 }
 
 uint32_t nova_entry_csum(const void *entry, unsigned int size)

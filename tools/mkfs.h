@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mkfs.NOVA internals: building the initial image (mkfs_image.c) and the
+ * validation of what the user asked for (mkfs_opts.c).
+ */
+#ifndef NOVA_TOOLS_MKFS_H
+#define NOVA_TOOLS_MKFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dev.h"
+#include "nova_format.h"
+
+struct mkfs_params {
+	uint64_t size;			/* bytes to format, block multiple */
+	unsigned int cpus;		/* s_cpus: per-CPU stripes */
+	unsigned int alloc_lists;	/* the kernel's free lists (see below) */
+	uint8_t uuid[16];
+	char label[NOVA_LABEL_LEN];	/* NUL-padded, need not end in NUL */
+	int64_t now;			/* seconds since the epoch */
+	uint32_t now_nsec;
+	uint64_t generation;		/* root's i_generation */
+};
+
+/* What was written, for messages and tests. */
+struct mkfs_layout {
+	uint64_t nblocks;
+	uint64_t journal[NOVA_MAX_CPUS];	/* block of each ring */
+	uint64_t table[NOVA_MAX_CPUS];		/* first table block */
+	uint64_t state_pages;
+	uint64_t free_blocks;
+	uint64_t free_ranges;
+};
+
+/*
+ * Write a fresh NOVA file system of p->size bytes to @d: what the kernel's
+ * "mount -o init" writes followed by a clean unmount. The kernel's
+ * allocator keeps one free list per possible CPU (regions of
+ * ceil(nblocks / lists) blocks) and the placement of the initial
+ * structures depends on it; alloc_lists says how many to simulate
+ * (0: the possible CPUs of this machine). Returns 0 or a negative errno
+ * with a message in @e.
+ */
+int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
+		    struct mkfs_layout *out, struct nerr *e);
+
+/* Smallest number of blocks that holds @cpus stripes (and NOVA_MIN_BLOCKS). */
+uint64_t nova_mkfs_min_blocks(unsigned int cpus);
+
+/* The number of possible CPUs of this machine (sysfs), at least 1. */
+unsigned int nova_possible_cpus(void);
+
+/* ---- options (mkfs_opts.c) ---- */
+
+struct mkfs_opts {
+	const char *device;
+	const char *label;		/* NULL: none */
+	const char *uuid;		/* NULL or "random": random */
+	long cpus;			/* 0: this machine's CPU count */
+	bool force;			/* -f */
+	bool dry_run;			/* -n */
+	bool quiet;			/* -q */
+	long alloc_lists;		/* hidden -A: free lists to simulate */
+};
+
+/*
+ * Parse argv into @o. Returns 0, -EINVAL for a usage error (message in
+ * @e), 1 for -h and 2 for -V (the caller prints help or version).
+ */
+int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
+		    struct nerr *e);
+
+/* Check the options and fill @p (except size). 0 or -EINVAL with @e. */
+int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
+		     struct nerr *e);
+
+/* Parse a UUID "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
+int nova_parse_uuid(const char *s, uint8_t uuid[16]);
+void nova_format_uuid(const uint8_t uuid[16], char out[37]);
+int nova_random_bytes(void *buf, size_t len);
+
+#endif

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * mkfs.NOVA: command line options and their validation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mkfs.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int nova_parse_uuid(const char *s, uint8_t uuid[16])
+{
+	int i, n = 0;
+
+	if (strlen(s) != 36)
+		return -EINVAL;
+	for (i = 0; i < 36;) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return -EINVAL;
+			i++;
+			continue;
+		}
+		hi = hexval(s[i]);
+		lo = hexval(s[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		uuid[n++] = (uint8_t)(hi << 4 | lo);
+		i += 2;
+	}
+	return 0;
+}
+
+void nova_format_uuid(const uint8_t u[16], char out[37])
+{
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+int nova_random_bytes(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	close(fd);
+	return 0;
+}
+
+int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
+		    struct nerr *e)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt(argc, argv, ":L:U:c:fnqA:hV")) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'L':
+			o->label = optarg;
+			break;
+		case 'U':
+			o->uuid = optarg;
+			break;
+		case 'c':
+		case 'A':
+			errno = 0;
+			{
+				long v = strtol(optarg, &end, 10);
+
+				if (errno || end == optarg || *end || v < 1) {
+					nerr_set(e, "-%c: '%s' is not a positive number",
+						 c, optarg);
+					return -EINVAL;
+				}
+				if (c == 'c')
+					o->cpus = v;
+				else
+					o->alloc_lists = v;
+			}
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			return 1;
+		case 'V':
+			return 2;
+		case ':':
+			nerr_set(e, "option -%c needs an argument", optopt);
+			return -EINVAL;
+		default:
+			nerr_set(e, "unknown option -%c", optopt);
+			return -EINVAL;
+		}
+	}
+	if (optind == argc) {
+		nerr_set(e, "no device given");
+		return -EINVAL;
+	}
+	if (optind + 1 != argc) {
+		nerr_set(e, "one device only (extra argument '%s')",
+			 argv[optind + 1]);
+		return -EINVAL;
+	}
+	o->device = argv[optind];
+	return 0;
+}
+
+int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
+		     struct nerr *e)
+{
+	struct timespec now;
+	uint32_t gen;
+
+	memset(p, 0, sizeof(*p));
+	if (o->label) {
+		size_t len = strlen(o->label);
+
+		if (len >= NOVA_LABEL_LEN) {
+			nerr_set(e, "label '%s' is too long: %zu bytes, at most %u",
+				 o->label, len, NOVA_LABEL_LEN - 1);
+			return -EINVAL;
+		}
+		memcpy(p->label, o->label, len);
+	}
+	if (!o->uuid || !strcmp(o->uuid, "random")) {
+		if (nova_random_bytes(p->uuid, sizeof(p->uuid))) {
+			nerr_set(e, "cannot read /dev/urandom for a UUID");
+			return -EIO;
+		}
+		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);	/* v4 */
+		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);	/* RFC 4122 */
+	} else if (nova_parse_uuid(o->uuid, p->uuid)) {
+		nerr_set(e, "bad UUID '%s': expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx or 'random'",
+			 o->uuid);
+		return -EINVAL;
+	}
+	if (o->cpus) {
+		if (o->cpus > NOVA_MAX_CPUS) {
+			nerr_set(e, "-c %ld: CPU stripes must be 1..%u", o->cpus,
+				 NOVA_MAX_CPUS);
+			return -EINVAL;
+		}
+		p->cpus = (unsigned int)o->cpus;
+	} else {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		p->cpus = n < 1 ? 1 : n > NOVA_MAX_CPUS ? NOVA_MAX_CPUS :
+			  (unsigned int)n;
+	}
+	if (o->alloc_lists > 4096) {
+		nerr_set(e, "-A %ld: too many free lists", o->alloc_lists);
+		return -EINVAL;
+	}
+	p->alloc_lists = (unsigned int)o->alloc_lists;
+	clock_gettime(CLOCK_REALTIME, &now);
+	p->now = now.tv_sec;
+	p->now_nsec = (uint32_t)now.tv_nsec;
+	if (nova_random_bytes(&gen, sizeof(gen)))
+		gen = (uint32_t)now.tv_nsec;
+	p->generation = gen;
+	return 0;
+}
