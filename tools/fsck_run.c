@@ -158,11 +158,20 @@ static void summary(struct fsck *f)
 	}
 	if (f->operational)
 		return;
-	if (!f->problems) {
+	if (!f->problems && f->state_valid) {
 		fprintf(f->o.out, "%s: clean, %llu inodes, %llu/%llu blocks used\n",
 			dev, (unsigned long long)f->nr_inodes,
 			(unsigned long long)(f->nblocks - f->free_blocks),
 			(unsigned long long)f->nblocks);
+		return;
+	}
+	if (!f->problems) {
+		fprintf(f->o.out, "%s: no problems, %llu inodes, %llu blocks referenced of %llu%s\n",
+			dev, (unsigned long long)f->nr_inodes,
+			(unsigned long long)(f->meta_blocks + f->log_pages +
+					     f->data_pages + NOVA_FIRST_ALLOC_BLOCK + 1),
+			(unsigned long long)f->nblocks,
+			f->clean ? "" : " (dirty: free space not checked)");
 		return;
 	}
 	fprintf(f->o.out, "%s: %lu problem%s found, %lu repaired\n", dev,

@@ -92,6 +92,8 @@ static bool state_entry(struct fsck *f, uint64_t off,
 		c->bad = true;
 		return false;
 	}
+	if (le64(h->e_trans_id) > f->max_trans)
+		f->max_trans = le64(h->e_trans_id);
 	n = le32(fr->fr_count);
 	for (i = 0; i < n; i++) {
 		uint64_t start = le64(fr->fr_ranges[i].r_start);
@@ -221,6 +223,27 @@ static void check_state(struct fsck *f)
 	free(c.freemap);
 }
 
+/* A clean superblock's counters: compare, and fix in f->sb for REP_HINTS. */
+static void hint(struct fsck *f, const char *name, __le64 *field, uint64_t want)
+{
+	if (le64(*field) == want)
+		return;
+	fsck_problem_fix(f, REP_HINTS, "superblock: %s is %llu, counted %llu",
+			 name, (unsigned long long)le64(*field),
+			 (unsigned long long)want);
+	*field = cpu64(want);
+}
+
+static void check_hints(struct fsck *f)
+{
+	hint(f, "free block count", &f->sb.s_free_blocks, f->free_blocks);
+	hint(f, "log page count", &f->sb.s_log_pages, f->log_pages);
+	hint(f, "data page count", &f->sb.s_data_pages, f->data_pages);
+	if (le64(f->sb.s_trans_id) <= f->max_trans)
+		hint(f, "next transaction id", &f->sb.s_trans_id,
+		     f->max_trans + 1);
+}
+
 void fsck_check_space(struct fsck *f)
 {
 	uint64_t b, meta = 0;
@@ -231,6 +254,8 @@ void fsck_check_space(struct fsck *f)
 		    f->bkind[b] == BK_STATE)
 			meta++;
 	f->meta_blocks = meta;
+	if (f->state_valid)
+		check_hints(f);
 	fsck_info(f, 1, "space: %llu metadata blocks, %llu log pages, %llu data blocks",
 		  (unsigned long long)meta, (unsigned long long)f->log_pages,
 		  (unsigned long long)f->data_pages);

@@ -12,7 +12,6 @@
 
 #include "dev.h"
 #include "mkfs.h"
-#include "probe.h"
 
 static void usage(FILE *out)
 {
@@ -70,25 +69,10 @@ int main(int argc, char **argv)
 	if (ndev_open(&dev, o.device, o.dry_run ? 0 : NDEV_WRITE | NDEV_EXCL,
 		      &e))
 		return fail(e.msg);
-	sig = nova_probe_signature(&dev);
-	if (sig && !o.force) {
-		fprintf(stderr, "mkfs.NOVA: %s contains a %s signature; use -f to overwrite it\n",
-			o.device, sig);
+	if (mkfs_check_device(&dev, &o, &p, &sig, &e)) {
 		ndev_close(&dev);
-		return 1;
+		return fail(e.msg);
 	}
-	p.size = dev.size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
-	if (p.size / NOVA_BLOCK_SIZE < nova_mkfs_min_blocks(p.cpus)) {
-		uint64_t need = nova_mkfs_min_blocks(p.cpus) * NOVA_BLOCK_SIZE;
-
-		fprintf(stderr, "mkfs.NOVA: %s is too small: %llu bytes, NOVA with %u CPU stripes needs at least %llu (%llu MiB)\n",
-			o.device, (unsigned long long)dev.size, p.cpus,
-			(unsigned long long)need,
-			(unsigned long long)((need + (1 << 20) - 1) >> 20));
-		ndev_close(&dev);
-		return 1;
-	}
-
 	nova_format_uuid(p.uuid, uuid);
 	if (o.dry_run) {
 		if (!o.quiet)

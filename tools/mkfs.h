@@ -75,6 +75,15 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		     struct nerr *e);
 
+/*
+ * May @d be formatted with @p? Refuses another file system's signature
+ * (unless o->force; *sig tells which was found, if any) and a device too
+ * small for p->cpus stripes. Sets p->size. 0, -EEXIST or -ENOSPC with @e.
+ */
+int mkfs_check_device(struct nova_dev *d, const struct mkfs_opts *o,
+		      struct mkfs_params *p, const char **sig,
+		      struct nerr *e);
+
 /* Parse a UUID "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
 int nova_parse_uuid(const char *s, uint8_t uuid[16]);
 void nova_format_uuid(const uint8_t uuid[16], char out[37]);

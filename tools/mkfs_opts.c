@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mkfs.h"
+#include "probe.h"
 
 static int hexval(char c)
 {
@@ -203,5 +204,28 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 	if (nova_random_bytes(&gen, sizeof(gen)))
 		gen = (uint32_t)now.tv_nsec;
 	p->generation = gen;
+	return 0;
+}
+
+int mkfs_check_device(struct nova_dev *d, const struct mkfs_opts *o,
+		      struct mkfs_params *p, const char **sig,
+		      struct nerr *e)
+{
+	uint64_t need = nova_mkfs_min_blocks(p->cpus) * NOVA_BLOCK_SIZE;
+
+	*sig = nova_probe_signature(d);
+	if (*sig && !o->force) {
+		nerr_set(e, "%s contains a %s signature; use -f to overwrite it",
+			 d->path, *sig);
+		return -EEXIST;
+	}
+	p->size = d->size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	if (p->size < need) {
+		nerr_set(e, "%s is too small: %llu bytes, NOVA with %u CPU stripes needs at least %llu (%llu MiB)",
+			 d->path, (unsigned long long)d->size, p->cpus,
+			 (unsigned long long)need,
+			 (unsigned long long)((need + (1 << 20) - 1) >> 20));
+		return -ENOSPC;
+	}
 	return 0;
 }
