@@ -212,8 +212,15 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 		uint64_t blk;
 
 		if (sim_alloc(&im->sim, NOVA_INODE_TABLE_BLOCKS, true, &blk) !=
-		    NOVA_INODE_TABLE_BLOCKS)
-			return too_small(im, p);
+		    NOVA_INODE_TABLE_BLOCKS) {
+			if (im->sim.span > NOVA_INODE_TABLE_BLOCKS + NOVA_FIRST_ALLOC_BLOCK)
+				return too_small(im, p);
+			nerr_set(im->e, "%s: no contiguous 2 MiB for an inode table: the kernel's %u free lists (one per possible CPU) cut %llu blocks into regions of %llu",
+				 im->d->path, im->sim.nr,
+				 (unsigned long long)im->nblocks,
+				 (unsigned long long)im->sim.span);
+			return -ENOSPC;
+		}
 		err = ndev_zero(im->d, NOVA_OFF(blk), NOVA_ITT_OFF, im->e);
 		if (err)
 			return err;

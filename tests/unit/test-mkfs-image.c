@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The image mkfs.NOVA writes: every structure the format requires of a
+ * fresh file system, checked field by field, for several geometries; and
+ * fsck.NOVA finds each of them clean.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "test-fsck-image.h"
+
+struct geo {
+	uint64_t size;
+	unsigned int cpus, lists;
+};
+
+static uint8_t *make(const struct geo *g, struct mkfs_layout *lay,
+		     struct mkfs_params *pp)
+{
+	uint8_t *buf = calloc(1, g->size);
+	struct mkfs_params p = {
+		.size = g->size, .cpus = g->cpus, .alloc_lists = g->lists,
+		.now = -86400 * 365, .now_nsec = 5,	/* 1969: negative */
+		.generation = 77,
+	};
+	struct nova_dev d;
+	struct nerr e;
+
+	assert_non_null(buf);
+	memcpy(p.uuid, "0123456789abcdef", 16);
+	memcpy(p.label, "label", 5);
+	ndev_from_buffer(&d, buf, g->size);
+	if (nova_mkfs_write(&d, &p, lay, &e)) {
+		fail_msg("mkfs: %s", e.msg);
+	}
+	if (pp)
+		*pp = p;
+	return buf;
+}
+
+static void check_super(const uint8_t *buf, const struct geo *g,
+			const struct mkfs_layout *lay)
+{
+	const struct nova_super_block *sb = (const void *)buf;
+	const struct nova_super_block *r = (const void *)(buf + g->size -
+							  NOVA_BLOCK_SIZE);
+	char why[128];
+
+	assert_true(nova_sb_valid(sb, g->size, why, sizeof(why)));
+	assert_memory_equal(sb, r, sizeof(*sb));
+	assert_int_equal(le32(sb->s_magic), NOVA_SUPER_MAGIC);
+	assert_int_equal(le16(sb->s_version_major), NOVA_FORMAT_MAJOR);
+	assert_int_equal(le16(sb->s_version_minor), NOVA_FORMAT_MINOR);
+	assert_int_equal(le32(sb->s_blocksize), NOVA_BLOCK_SIZE);
+	assert_int_equal(le64(sb->s_size), g->size);
+	assert_int_equal(le32(sb->s_cpus), g->cpus);
+	assert_int_equal(le32(sb->s_state), NOVA_STATE_CLEAN);
+	assert_memory_equal(sb->s_uuid, "0123456789abcdef", 16);
+	assert_string_equal(sb->s_label, "label");
+	assert_int_equal((int64_t)le64(sb->s_mkfs_time), -86400 * 365);
+	assert_int_equal(le64(sb->s_log_pages), 0);
+	assert_int_equal(le64(sb->s_data_pages), 0);
+	assert_int_equal(le64(sb->s_free_blocks), lay->free_blocks);
+	assert_int_equal(le64(sb->s_epoch_id), 0);
+	assert_true(le64(sb->s_trans_id) > 0);
+	/* Blocks: fixed, tables, rings, state pages, replica, the rest free. */
+	assert_int_equal(lay->free_blocks,
+			 g->size / NOVA_BLOCK_SIZE - NOVA_FIRST_ALLOC_BLOCK - 1 -
+			 g->cpus * (NOVA_INODE_TABLE_BLOCKS + 1) -
+			 lay->state_pages);
+}
+
+static void check_structures(const uint8_t *buf, const struct geo *g,
+			     const struct mkfs_layout *lay)
+{
+	const struct nova_inode *root = (const void *)(buf +
+		NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) + NOVA_ROOT_INO * NOVA_INODE_SIZE);
+	const struct nova_inode *ai = root + 1;
+	unsigned int i;
+
+	/* the root directory: valid, empty, no log yet */
+	assert_int_equal(le64(root->i_valid), 1);
+	assert_int_equal(le64(root->i_log_head), 0);
+	assert_int_equal(le64(root->i_log_tail), 0);
+	assert_int_equal(le32(root->i_csum), nova_inode_csum(root));
+	assert_int_equal(le64(root->i_ino), NOVA_ROOT_INO);
+	assert_true(S_ISDIR(le16(root->i_mode)));
+	assert_int_equal(le32(root->i_nlink), 2);
+	assert_int_equal(le64(root->i_parent), NOVA_ROOT_INO);
+	assert_int_equal((int64_t)le64(root->i_crtime.sec), -86400 * 365);
+	assert_int_equal(le32(root->i_crtime.nsec), 5);
+	/* the allocator state is the log of inode 2 */
+	assert_int_not_equal(le64(ai->i_log_head), 0);
+	assert_int_equal(le64(ai->i_log_head) % NOVA_BLOCK_SIZE, 0);
+	/* no other reserved inode in use */
+	for (i = NOVA_ALLOC_INO + 1; i < NOVA_RESERVED_INODES; i++)
+		assert_int_equal(le64(root[i - 1].i_valid), 0);
+
+	for (i = 0; i < g->cpus; i++) {
+		const struct nova_journal_ptr *jp = (const struct nova_journal_ptr *)
+			(buf + NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK)) + i;
+		const struct nova_inode_table *it = (const struct nova_inode_table *)
+			(buf + NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK)) + i;
+		const struct nova_inode_table_tail *itt = (const void *)(buf +
+			NOVA_OFF(le64(it->it_head)) + NOVA_ITT_OFF);
+
+		assert_int_equal(le32(jp->j_cpu), i);
+		assert_int_equal(le64(jp->j_block), lay->journal[i]);
+		assert_int_equal(le64(jp->j_head), NOVA_OFF(lay->journal[i]));
+		assert_int_equal(le64(jp->j_tail), NOVA_OFF(lay->journal[i]));
+		assert_int_equal(le32(jp->j_csum), nova_jp_csum(jp));
+		assert_int_equal(le32(it->it_cpu), i);
+		assert_int_equal(le64(it->it_head), lay->table[i]);
+		assert_int_equal(le32(it->it_csum), nova_it_csum(it));
+		assert_int_equal(le32(itt->itt_cpu), i);
+		assert_int_equal(le64(itt->itt_index), 0);
+		assert_int_equal(le64(itt->itt_next), 0);
+		assert_int_equal(le32(itt->itt_csum), nova_itt_csum(itt));
+	}
+	/* records past s_cpus are zero */
+	for (i = g->cpus * 64; i < NOVA_BLOCK_SIZE; i++) {
+		assert_int_equal(buf[NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK) + i], 0);
+		assert_int_equal(buf[NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) + i], 0);
+	}
+}
+
+static void check_geometry(const struct geo *g)
+{
+	struct mkfs_layout lay;
+	struct img im = { 0 };
+	uint8_t *buf = make(g, &lay, NULL);
+	char *report = NULL;
+	int st;
+
+	check_super(buf, g, &lay);
+	check_structures(buf, g, &lay);
+	im.buf = buf;
+	im.size = g->size;
+	im.nblocks = g->size / NOVA_BLOCK_SIZE;
+	st = img_fsck_report(&im, FSCK_NO_CHANGES, &report);
+	if (st)
+		fail_msg("fsck of %llu bytes, %u stripes, %u lists: status %d\n%s",
+			 (unsigned long long)g->size, g->cpus, g->lists, st,
+			 report);
+	free(report);
+	free(buf);
+}
+
+static void test_geometries(void **state)
+{
+	static const struct geo geos[] = {
+		{ 8 << 20, 1, 1 },		/* the minimum */
+		{ 8 << 20, 1, 2 },
+		{ 16 << 20, 2, 2 },
+		{ 16 << 20, 7, 1 },		/* nearly full of tables */
+		{ 64 << 20, 4, 3 },		/* regions not a power of two */
+		{ (160 << 20) + 4096 * 3, 2, 64 },	/* odd size, many lists */
+		{ 200 << 20, 64, 64 },		/* NOVA_MAX_CPUS */
+		{ 256 << 20, 3, 100 },		/* more lists than stripes */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(geos) / sizeof(geos[0]); i++)
+		check_geometry(&geos[i]);
+}
+
+/* Many free lists: the saved state spans several log pages. */
+static void test_state_over_pages(void **state)
+{
+	struct geo g = { 320ULL * 1024 * NOVA_BLOCK_SIZE, 1, 320 };
+	struct mkfs_layout lay;
+	uint8_t *buf = make(&g, &lay, NULL);
+	struct img im = { .buf = buf, .size = g.size, .nblocks = g.size / 4096 };
+
+	(void)state;
+	assert_int_equal(lay.state_pages, 2);
+	assert_int_equal(lay.free_ranges, 320);
+	assert_int_equal(img_fsck(&im, FSCK_NO_CHANGES, NULL), 0);
+	free(buf);
+}
+
+/*
+ * Like the kernel, mkfs fails when the free lists cut the device into
+ * regions too small for a 2 MiB inode table, and says why.
+ */
+static void test_regions_too_small(void **state)
+{
+	uint64_t size = 64 << 20;
+	uint8_t *buf = calloc(1, size);
+	struct mkfs_params p = { .size = size, .cpus = 1, .alloc_lists = 64 };
+	struct nova_dev d;
+	struct nerr e;
+
+	(void)state;
+	ndev_from_buffer(&d, buf, size);
+	assert_int_equal(nova_mkfs_write(&d, &p, NULL, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "free lists"));
+	free(buf);
+}
+
+/* Same parameters, same image; metadata sits where the kernel puts it. */
+static void test_deterministic_layout(void **state)
+{
+	struct geo g = { 32 << 20, 2, 2 };
+	struct mkfs_layout l1, l2;
+	uint8_t *a = make(&g, &l1, NULL), *b = make(&g, &l2, NULL);
+
+	(void)state;
+	assert_memory_equal(a, b, g.size);
+	/* As nova_inode_tables_format() then nova_journal_format() on CPU 0. */
+	assert_int_equal(l1.table[0], NOVA_FIRST_ALLOC_BLOCK);
+	assert_int_equal(l1.table[1], NOVA_FIRST_ALLOC_BLOCK + NOVA_INODE_TABLE_BLOCKS);
+	assert_int_equal(l1.journal[0], NOVA_FIRST_ALLOC_BLOCK + 2 * NOVA_INODE_TABLE_BLOCKS);
+	assert_int_equal(l1.journal[1], l1.journal[0] + 1);
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_geometries),
+		cmocka_unit_test(test_state_over_pages),
+		cmocka_unit_test(test_regions_too_small),
+		cmocka_unit_test(test_deterministic_layout),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
