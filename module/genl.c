@@ -329,18 +329,14 @@ static int nova_fs_list_dumpit(struct sk_buff *skb,
 	return nova_dump(skb, cb, NOVA_CMD_FS_LIST);
 }
 
-static int nova_stats_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
-{
-	return nova_dump(skb, cb, NOVA_CMD_STATS_GET);
-}
-
 /*
  * FS_LIST has no policy: with resv_start_op at 0 the core then rejects every
- * attribute. STATS_GET accepts only the selector, in the dump it is rejected
- * by nova_stats_get_start() since a dump covers every file system.
+ * attribute. STATS_GET's policy admits the selector for the doit; a dump
+ * covers every file system, so a selector there is an error. It is checked
+ * here rather than in .start because 6.1 only passes an extack to .dumpit.
  */
-static int nova_stats_get_start(struct netlink_callback *cb)
+static int nova_stats_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	int i;
@@ -352,7 +348,7 @@ static int nova_stats_get_start(struct netlink_callback *cb)
 			return -EINVAL;
 		}
 	}
-	return nova_dump_start(cb);
+	return nova_dump(skb, cb, NOVA_CMD_STATS_GET);
 }
 
 static const struct genl_ops nova_genl_ops[] = {
@@ -365,7 +361,7 @@ static const struct genl_ops nova_genl_ops[] = {
 	{
 		.cmd	= NOVA_CMD_STATS_GET,
 		.doit	= nova_stats_get_doit,
-		.start	= nova_stats_get_start,
+		.start	= nova_dump_start,
 		.dumpit	= nova_stats_get_dumpit,
 		.done	= nova_dump_done,
 		.policy	= nova_stats_get_policy,

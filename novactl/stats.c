@@ -65,8 +65,8 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 	nctl_kv(2, "Read-only", "%s", yes_no(st->read_only));
 	if (!st->n_ops)
 		return;
-	printf("  %-17s %12s %12s %12s\n", "Operations:", "count", "total",
-	       "average");
+	printf("  Operations:\n    %-15s %12s %12s %12s\n", "name", "count",
+	       "total", "average");
 	for (i = 0; i < st->n_ops; i++) {
 		const struct nova_op_stat *op = &st->ops[i];
 

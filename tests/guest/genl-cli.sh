@@ -270,7 +270,7 @@ mon2_pid=$!
 t_ok "monitor subscribes" wait_for "$tmp/mon.err" Monitoring 20
 t_ok "monitor as nobody subscribes" wait_for "$tmp/mon2.err" Monitoring 20
 t_ok "unmount" nova_umount
-run a1 novactl -j stats "$dev"
+run a1 novactl -j stats "$majmin"
 t_is "stats after unmount: ENODEV" "$(jget "$(out a1)" 'd["error"]["name"]')" ENODEV
 t_is "fs list after unmount: empty" "$(novactl fs list)" ""
 t_ok "mount again" nova_mount

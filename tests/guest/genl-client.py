@@ -92,7 +92,7 @@ def parse_attrs(buf):
 def encode_attr(spec):
     """TYPE:KIND:VALUE -> bytes."""
     atype, kind, value = spec.split(":", 2)
-    atype = int(NOVA.get(atype, atype), 0) if not atype.isdigit() else int(atype)
+    atype = NOVA[atype] if atype in NOVA else int(atype, 0)
     if kind == "u64n":		# a u64 wrongly flagged NLA_F_NESTED
         return nla(atype | NLA_F_NESTED, struct.pack("=Q", int(value, 0)))
     if kind in ("u8", "u16", "u32", "u64"):
@@ -110,6 +110,13 @@ def encode_attr(spec):
         inner = b"".join(encode_attr(s) for s in value.split(",") if s)
         return nla(atype | NLA_F_NESTED, inner)
     raise ValueError("unknown attribute kind " + kind)
+
+
+def errno_name(e):
+    # Python lists ENOTSUP for 95; the kernel's name is EOPNOTSUPP.
+    if e == errno.EOPNOTSUPP:
+        return "EOPNOTSUPP"
+    return errno.errorcode.get(e, str(e))
 
 
 class Genl:
@@ -178,7 +185,7 @@ class Genl:
         if err > 0:
             raise ValueError("positive error %d in ack" % err)
         res["errno"] = -err
-        res["name"] = errno.errorcode.get(-err, str(-err)) if err else "OK"
+        res["name"] = errno_name(-err) if err else "OK"
         if mflags & NLM_F_ACK_TLVS:
             for atype, _, payload in parse_attrs(body[tlv:]):
                 if atype == NLMSGERR_ATTR_MSG:
@@ -261,8 +268,7 @@ def cmd_request(args):
         flags |= NLM_F_DUMP
     if args.flags is not None:
         flags = int(args.flags, 0)
-    cmd = int(NOVA.get(args.cmd, args.cmd), 0) if not str(args.cmd).isdigit() \
-        else int(args.cmd)
+    cmd = NOVA[args.cmd] if args.cmd in NOVA else int(args.cmd, 0)
     res = g.request(fam["id"], cmd, flags, payload, version=args.version,
                     reserved=args.reserved)
     print(json.dumps(jsonable(res)))
