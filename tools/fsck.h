@@ -106,6 +106,7 @@ struct fsck {
 
 	/* superblock */
 	struct nova_super_block sb;	/* the copy checked against */
+	struct nova_super_block orig_sb_hints;	/* before hint fixes */
 	bool primary_ok, replica_ok;
 	uint64_t nblocks;		/* of the file system */
 	unsigned int cpus;

@@ -85,7 +85,9 @@ static bool write_supers(struct fsck *f)
 
 void fsck_repair(struct fsck *f)
 {
+	unsigned long fixable = 0;
 	bool sb = false;
+	int i;
 
 	if (f->fixable[REP_JOURNAL]) {
 		if (!repair_journals(f))
@@ -95,6 +97,13 @@ void fsck_repair(struct fsck *f)
 	if (f->fixable[REP_STATE]) {
 		f->sb.s_state = cpu32(NOVA_STATE_DIRTY);
 		sb = true;
+	}
+	/* Counters are only worth fixing on an otherwise sound file system. */
+	for (i = 0; i < REP_NR; i++)
+		fixable += f->fixable[i];
+	if (f->fixable[REP_HINTS] && fixable < f->problems) {
+		f->sb = f->orig_sb_hints;
+		f->fixable[REP_HINTS] = 0;
 	}
 	if (f->fixable[REP_HINTS] || f->fixable[REP_SUPER])
 		sb = true;

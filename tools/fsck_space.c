@@ -236,6 +236,7 @@ static void hint(struct fsck *f, const char *name, __le64 *field, uint64_t want)
 
 static void check_hints(struct fsck *f)
 {
+	f->orig_sb_hints = f->sb;
 	hint(f, "free block count", &f->sb.s_free_blocks, f->free_blocks);
 	hint(f, "log page count", &f->sb.s_log_pages, f->log_pages);
 	hint(f, "data page count", &f->sb.s_data_pages, f->data_pages);

@@ -130,21 +130,20 @@ static void check_names(struct fsck *f)
 			continue;
 		}
 		in->refs++;
-		if (in->bad)
-			continue;
-		if (d->type != mode_dtype(in->mode))
+		if (!in->bad && d->type != mode_dtype(in->mode))
 			fsck_problem(f, "directory %llu: name '%s' says type %u, inode %llu has mode 0%o",
 				     (unsigned long long)d->dir, dent_name(f, d),
 				     d->type, (unsigned long long)d->ino,
 				     in->mode);
-		if (!S_ISDIR(in->mode))
+		/* An unreadable directory still counts as a subdirectory. */
+		if (in->bad ? d->type != DT_DIR_ : !S_ISDIR(in->mode))
 			continue;
 		dir->subdirs++;
 		if (in->refs > 1)
 			fsck_problem(f, "directory %llu has a second name '%s' in directory %llu",
 				     (unsigned long long)d->ino, dent_name(f, d),
 				     (unsigned long long)d->dir);
-		else if (in->parent != d->dir)
+		else if (!in->bad && in->parent != d->dir)
 			fsck_problem(f, "directory %llu: '..' is %llu, but it is in directory %llu as '%s'",
 				     (unsigned long long)d->ino,
 				     (unsigned long long)in->parent,
@@ -187,7 +186,21 @@ static void walk_from_root(struct fsck *f)
 
 static void check_inodes(struct fsck *f)
 {
-	uint64_t i;
+	uint64_t i, bad_dirs = 0;
+
+	/*
+	 * A directory whose log cannot be read hides its names: its
+	 * children would look orphaned and their link counts wrong.
+	 */
+	for (i = 0; i < f->cap_inodes; i++)
+		if (f->inodes[i].ino && f->inodes[i].bad &&
+		    S_ISDIR(f->inodes[i].mode))
+			bad_dirs++;
+	if (bad_dirs) {
+		fsck_info(f, 0, "%llu director%s could not be read: link counts and reachability are not checked",
+			  (unsigned long long)bad_dirs, bad_dirs == 1 ? "y" : "ies");
+		return;
+	}
 
 	for (i = 0; i < f->cap_inodes; i++) {
 		struct fsck_inode *in = &f->inodes[i];

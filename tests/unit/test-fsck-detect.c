@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * fsck.NOVA finds what it must find: a populated image is clean, and each
+ * kind of damage (bad superblocks, double-allocated and leaked blocks,
+ * dangling names, wrong link counts, log loops, pointers out of range, bad
+ * checksums, open journal transactions, orphans) is reported with the
+ * right exit status; the safe repairs work and leave a clean image.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "test-fsck-image.h"
+
+#define SIZE	(16ULL << 20)
+
+static int setup(void **state)
+{
+	struct img *im = calloc(1, sizeof(*im));
+
+	if (!im || img_make(im, SIZE, 1))
+		return -1;
+	img_populate(im);
+	img_finish(im);
+	*state = im;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	img_free(*state);
+	free(*state);
+	return 0;
+}
+
+/* fsck in @mode; its report must contain @want (NULL: anything). */
+static void expect(struct img *im, enum fsck_mode mode, int status,
+		   const char *want)
+{
+	char *report = NULL;
+	int st = img_fsck_report(im, mode, &report);
+
+	if (st != status || (want && !strstr(report, want)))
+		fail_msg("expected status %d and '%s', got %d:\n%s", status,
+			 want ? want : "", st, report);
+	free(report);
+}
+
+static struct nova_inode *pi_of(struct img *im, uint64_t ino)
+{
+	return img_inode(im, ino);
+}
+
+/* The first log page of @ino, and its tail. */
+static struct nova_log_page_tail *tail_of(struct img *im, uint64_t page)
+{
+	return img_at(im, page + NOVA_LOG_DATA_SIZE);
+}
+
+static void test_populated_is_clean(void **state)
+{
+	struct img *im = *state;
+
+	expect(im, FSCK_NO_CHANGES, 0, "clean, 6 inodes");
+	expect(im, FSCK_YES, 0, "clean");
+}
+
+static void test_preen_skips_clean(void **state)
+{
+	struct img *im = *state;
+	struct fsck_opts o = { .mode = FSCK_PREEN };
+	struct nova_dev d;
+	char *rep = NULL;
+	size_t len;
+
+	o.out = open_memstream(&rep, &len);
+	ndev_from_buffer(&d, im->buf, im->size);
+	assert_int_equal(fsck_run(&d, &o), 0);
+	fclose(o.out);
+	assert_non_null(strstr(rep, "clean (use -f"));
+	free(rep);
+}
+
+static void test_not_nova(void **state)
+{
+	struct img *im = *state;
+
+	memset(img_sb(im), 0, 512);
+	memset(img_replica(im), 0, 512);
+	expect(im, FSCK_NO_CHANGES, FSCK_OPERATIONAL, NULL);
+}
+
+static void test_bad_primary_restored(void **state)
+{
+	struct img *im = *state;
+	struct nova_super_block good = *img_replica(im);
+
+	img_sb(im)->s_label[0] ^= 0x20;
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "primary superblock: bad checksum");
+	assert_memory_not_equal(img_sb(im), &good, sizeof(good));
+	expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
+	assert_memory_equal(img_sb(im), &good, sizeof(good));
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_bad_replica_restored(void **state)
+{
+	struct img *im = *state;
+
+	img_replica(im)->s_cpus = cpu32(3);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "replica superblock");
+	expect(im, FSCK_PREEN, FSCK_CORRECTED, "REPAIRED: rewrote the replica");
+	assert_memory_equal(img_sb(im), img_replica(im), 512);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_both_supers_bad(void **state)
+{
+	struct img *im = *state;
+
+	img_sb(im)->s_csum ^= 1;
+	img_replica(im)->s_csum ^= 1;
+	expect(im, FSCK_YES, FSCK_UNCORRECTED, "both superblocks are unusable");
+}
+
+static void test_bad_geometry(void **state)
+{
+	struct img *im = *state;
+
+	img_sb(im)->s_size = cpu64(SIZE * 2);	/* bigger than the device */
+	img_sync_super(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "larger than the device");
+}
+
+static void test_stale_hints_fixed(void **state)
+{
+	struct img *im = *state;
+
+	img_sb(im)->s_free_blocks = cpu64(7);
+	img_sb(im)->s_log_pages = cpu64(1000);
+	img_sync_super(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "free block count is 7");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "corrected the superblock counters");
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_double_allocation(void **state)
+{
+	struct img *im = *state;
+	uint64_t blk;
+
+	/* File 18 ("b") gets a page that file 16 ("a") already maps. */
+	img_write(im, 16, 7, 1, 8 * NOVA_BLOCK_SIZE, &blk);
+	img_write(im, 18, 0, 1, 100, NULL);
+	{
+		struct nova_inode *pi = pi_of(im, 18);
+		struct nova_file_write_entry *fw = img_at(im,
+			le64(pi->i_log_tail) - sizeof(*fw));
+
+		fw->fw_block = cpu64(blk);
+		nova_entry_seal(fw);
+	}
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is used twice");
+}
+
+static void test_leak_detected_and_dropped(void **state)
+{
+	struct img *im = *state;
+	uint64_t blk = img_alloc(im, 5);	/* handed out, referenced by none */
+
+	(void)blk;
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "5 blocks are neither in use nor free (leaked)");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "marked the file system dirty");
+	assert_int_equal(le32(img_sb(im)->s_state), NOVA_STATE_DIRTY);
+	assert_memory_equal(img_sb(im), img_replica(im), 512);
+	expect(im, FSCK_NO_CHANGES, 0, "dirty: free space not checked");
+}
+
+static void test_used_and_free(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *ai = pi_of(im, NOVA_ALLOC_INO);
+	struct nova_free_ranges_entry *fr = img_at(im, le64(ai->i_log_head));
+	uint32_t n = le32(fr->fr_count);
+
+	/* The first free range grows back over the state page and a ring. */
+	(void)n;
+	fr->fr_ranges[0].r_start = cpu64(le64(fr->fr_ranges[0].r_start) - 3);
+	fr->fr_ranges[0].r_len = cpu64(le64(fr->fr_ranges[0].r_len) + 3);
+	nova_entry_seal(fr);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks in use are also in the saved free space");
+}
+
+static void test_overlapping_free_ranges(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *ai = pi_of(im, NOVA_ALLOC_INO);
+	struct nova_free_ranges_entry *fr = img_at(im, le64(ai->i_log_head));
+
+	fr->fr_ranges[1] = fr->fr_ranges[0];
+	nova_entry_seal(fr);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "overlaps another one");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "marked the file system dirty");
+}
+
+static void test_dangling_dentry(void **state)
+{
+	struct img *im = *state;
+
+	img_dentry(im, NOVA_ROOT_INO, "ghost", 99, 3, 8, 50);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "name 'ghost' points to inode 99, which is not in use (dangling)");
+}
+
+static void test_dentry_type_mismatch(void **state)
+{
+	struct img *im = *state;
+
+	img_dentry(im, NOVA_ROOT_INO, "wrongtype", 16, 3, 4, 51);
+	img_link_change(im, 16, 2);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "says type 4");
+}
+
+static void test_wrong_link_count(void **state)
+{
+	struct img *im = *state;
+
+	img_link_change(im, 18, 3);	/* "b" has two names */
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 18: link count is 3, should be 2");
+}
+
+static void test_wrong_dir_link_count(void **state)
+{
+	struct img *im = *state;
+
+	/* A dentry in "d" claiming "d" has 5 links (it has 3). */
+	img_dentry(im, 17, "x", 16, 5, 8, 200);
+	img_dentry(im, 17, "x", 0, 5, 0, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 17: link count is 5, should be 3");
+}
+
+static void test_orphan(void **state)
+{
+	struct img *im = *state;
+
+	img_new_inode(im, 21, S_IFREG | 0644, 1, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 21 (mode 0100644, 1 links) is in use but in no directory");
+}
+
+static void test_directory_two_names(void **state)
+{
+	struct img *im = *state;
+
+	img_dentry(im, NOVA_ROOT_INO, "e2", 19, 3, 4, 60);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "directory 19 has a second name");
+}
+
+static void test_log_loop(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, 17);
+	uint64_t head = le64(pi->i_log_head);
+	struct nova_log_page_tail *lt = tail_of(im, head);
+	uint64_t second = le64(lt->lt_next);
+
+	assert_int_not_equal(second, 0);	/* populate made two pages */
+	tail_of(im, second)->lt_next = cpu64(head);	/* commit word */
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "a second time (a loop)");
+	expect(im, FSCK_YES, FSCK_UNCORRECTED, "a loop");
+}
+
+static void test_log_self_loop(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, 16);
+	uint64_t head = le64(pi->i_log_head);
+
+	tail_of(im, head)->lt_next = cpu64(head);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "(a loop)");
+}
+
+static void test_log_head_out_of_range(void **state)
+{
+	struct img *im = *state;
+
+	pi_of(im, 16)->i_log_head = cpu64(SIZE + 4096);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	pi_of(im, 16)->i_log_head = cpu64(NOVA_OFF(2));	/* a fixed block */
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	pi_of(im, 16)->i_log_head = cpu64(NOVA_OFF(im->nblocks - 1) + 8);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+}
+
+static void test_next_out_of_range(void **state)
+{
+	struct img *im = *state;
+	uint64_t head = le64(pi_of(im, 17)->i_log_head);
+
+	tail_of(im, head)->lt_next = cpu64(~0ULL & ~4095ULL);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+}
+
+static void test_tail_not_in_log(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, 16);
+
+	pi->i_log_tail = cpu64(le64(pi->i_log_tail) + 8);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is not in its log");
+}
+
+static void test_data_out_of_range(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, 18);
+	struct nova_file_write_entry *fw;
+
+	img_write(im, 18, 3, 2, 100, NULL);
+	fw = img_at(im, le64(pi->i_log_tail) - sizeof(*fw));
+	fw->fw_block = cpu64(im->nblocks - 2);	/* 2 pages: hits the replica */
+	nova_entry_seal(fw);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "data blocks out of range");
+}
+
+static void test_bad_entry_csum(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, NOVA_ROOT_INO);
+	struct nova_dentry_entry *de = img_at(im, le64(pi->i_log_head));
+
+	de->de_name[0] ^= 1;
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad log entry at");
+}
+
+static void test_entry_hint_change_is_fine(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, NOVA_ROOT_INO);
+	struct nova_dentry_entry *de = img_at(im, le64(pi->i_log_head));
+
+	de->hdr.e_flags = NOVA_ENTRY_INVALID;	/* a GC hint */
+	tail_of(im, le64(pi->i_log_head))->lt_valid = cpu32(1234);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_bad_inode_csum(void **state)
+{
+	struct img *im = *state;
+
+	pi_of(im, 19)->i_uid ^= cpu32(1);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 19: bad checksum");
+}
+
+static void test_bad_valid_word(void **state)
+{
+	struct img *im = *state;
+
+	pi_of(im, 20)->i_valid = cpu64(2);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 20: valid word is 2");
+}
+
+static void test_bad_table_and_journal(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode_table *it = img_at(im, NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK));
+	struct nova_journal_ptr *jp = img_at(im, NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK));
+
+	it->it_cpu = cpu32(5);
+	jp->j_block = cpu64(im->nblocks + 10);
+	nova_jp_seal(jp);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode table 0: bad table head");
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: block");
+}
+
+static void test_symlink_checks(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *pi = pi_of(im, 20);
+
+	pi->i_size = cpu64(3);		/* the target is 6 bytes */
+	nova_inode_seal(pi);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "symlink 20: inline target");
+}
+
+/*
+ * An interrupted operation: a new name in the root published by an open
+ * journal transaction. The check reads the old tail (as recovery would);
+ * -y rolls it back, which leaves a clean file system.
+ */
+static void test_open_journal_transaction(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *root = pi_of(im, NOVA_ROOT_INO);
+	struct nova_journal_ptr *jp = img_at(im, NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK));
+	uint64_t ring = le64(jp->j_head), old_tail = le64(root->i_log_tail);
+	struct nova_journal_entry je = { 0 };
+
+	img_dentry(im, NOVA_ROOT_INO, "half", 77, 3, 8, 70);	/* dangling */
+	img_finish(im);
+	je.je_addr = cpu64((uint64_t)((uint8_t *)&root->i_log_tail - im->buf));
+	je.je_old = cpu64(old_tail);
+	je.je_trans_id = cpu64(im->trans);
+	je.je_type = cpu32(NOVA_JOURNAL_WORD);
+	je.je_csum = cpu32(nova_je_csum(&je));
+	memcpy(img_at(im, ring), &je, sizeof(je));
+	jp->j_tail = cpu64(ring + sizeof(je));	/* open */
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: open transaction of 1 records");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "rolled back 1 journaled words");
+	assert_int_equal(le64(root->i_log_tail), old_tail);
+	assert_int_equal(le64(jp->j_tail), le64(jp->j_head));
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_bad_journal_record(void **state)
+{
+	struct img *im = *state;
+	struct nova_journal_ptr *jp = img_at(im, NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK));
+
+	jp->j_tail = cpu64(le64(jp->j_head) + 64);	/* two zero records */
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad record");
+}
+
+/* Many inodes over several stripes and a second table block. */
+static void test_many_inodes(void **state)
+{
+	struct img im;
+	uint64_t ino, n = 0;
+
+	(void)state;
+	assert_int_equal(img_make(&im, 32ULL << 20, 3), 0);
+	for (ino = NOVA_FIRST_INO; ino < NOVA_FIRST_INO + 300; ino++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%llu", (unsigned long long)ino);
+		img_new_inode(&im, ino, S_IFREG | 0644, 1, 0);
+		img_dentry(&im, NOVA_ROOT_INO, name, ino, 2, 8, 2 + n++);
+		if (ino % 7 == 0)
+			img_write(&im, ino, 0, 2, 8000, NULL);
+	}
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, 0, "clean, 301 inodes");
+	img_free(&im);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_populated_is_clean),
+		T(test_preen_skips_clean),
+		T(test_not_nova),
+		T(test_bad_primary_restored),
+		T(test_bad_replica_restored),
+		T(test_both_supers_bad),
+		T(test_bad_geometry),
+		T(test_stale_hints_fixed),
+		T(test_double_allocation),
+		T(test_leak_detected_and_dropped),
+		T(test_used_and_free),
+		T(test_overlapping_free_ranges),
+		T(test_dangling_dentry),
+		T(test_dentry_type_mismatch),
+		T(test_wrong_link_count),
+		T(test_wrong_dir_link_count),
+		T(test_orphan),
+		T(test_directory_two_names),
+		T(test_log_loop),
+		T(test_log_self_loop),
+		T(test_log_head_out_of_range),
+		T(test_next_out_of_range),
+		T(test_tail_not_in_log),
+		T(test_data_out_of_range),
+		T(test_bad_entry_csum),
+		T(test_entry_hint_change_is_fine),
+		T(test_bad_inode_csum),
+		T(test_bad_valid_word),
+		T(test_bad_table_and_journal),
+		T(test_symlink_checks),
+		T(test_open_journal_transaction),
+		T(test_bad_journal_record),
+		cmocka_unit_test(test_many_inodes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
