@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * novad jobs (see jobs.h): snapshot + retention, scrub start.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "jobs.h"
+
+static void report(const struct novad_job_report *rep,
+		   enum novad_job_event ev, const struct novad_fs_ref *fs,
+		   const char *name, uint64_t id, const struct nova_err *e)
+{
+	if (rep && rep->event)
+		rep->event(rep->arg, ev, fs, name, id, e);
+}
+
+int novad_job_prune(const struct novad_backend *b,
+		    const struct novad_fs_ref *fs,
+		    const struct novad_policy *pol,
+		    const struct novad_job_report *rep)
+{
+	struct novad_snap *list = NULL;
+	struct nova_err e;
+	size_t n = 0;
+	bool *del;
+	int r, deleted = 0;
+
+	nova_err_clear(&e);
+	r = b->ops->snapshot_list(b->ctx, fs, &list, &n, &e);
+	if (r) {
+		report(rep, NOVAD_EV_SNAPSHOT_LIST_FAILED, fs, NULL, 0, &e);
+		return r;
+	}
+	del = calloc(n ? n : 1, sizeof(*del));
+	if (!del) {
+		free(list);
+		nova_err_set(&e, -ENOMEM, "out of memory");
+		report(rep, NOVAD_EV_SNAPSHOT_LIST_FAILED, fs, NULL, 0, &e);
+		return -ENOMEM;
+	}
+	novad_prune_select(list, n, pol->prefix, pol->keep, del);
+	for (size_t i = 0; i < n; i++) {
+		if (!del[i])
+			continue;
+		nova_err_clear(&e);
+		r = b->ops->snapshot_delete(b->ctx, fs, list[i].id, &e);
+		if (r) {
+			report(rep, NOVAD_EV_SNAPSHOT_PRUNE_FAILED, fs,
+			       list[i].name, list[i].id, &e);
+			continue;
+		}
+		deleted++;
+		report(rep, NOVAD_EV_SNAPSHOT_PRUNED, fs, list[i].name,
+		       list[i].id, NULL);
+	}
+	free(del);
+	free(list);
+	return deleted;
+}
+
+int novad_job_snapshot(const struct novad_backend *b,
+		       const struct novad_fs_ref *fs,
+		       const struct novad_policy *pol, enum novad_period period,
+		       int64_t now, const struct novad_job_report *rep)
+{
+	char name[NOVAD_SNAP_NAME_LEN];
+	struct nova_err e;
+	uint64_t id = 0;
+	int r;
+
+	nova_err_clear(&e);
+	r = novad_snap_name(name, sizeof(name), pol->prefix, period, now);
+	if (r) {
+		nova_err_set(&e, r, "snapshot name too long");
+		report(rep, NOVAD_EV_SNAPSHOT_FAILED, fs, NULL, 0, &e);
+		return r;
+	}
+	r = b->ops->snapshot_create(b->ctx, fs, name, &id, &e);
+	if (r == -EEXIST) {
+		report(rep, NOVAD_EV_SNAPSHOT_EXISTS, fs, name, 0, NULL);
+	} else if (r) {
+		report(rep, NOVAD_EV_SNAPSHOT_FAILED, fs, name, 0, &e);
+		return r;
+	} else {
+		report(rep, NOVAD_EV_SNAPSHOT_CREATED, fs, name, id, NULL);
+	}
+	novad_job_prune(b, fs, pol, rep);
+	return 0;
+}
+
+int novad_job_scrub(const struct novad_backend *b,
+		    const struct novad_fs_ref *fs,
+		    const struct novad_policy *pol,
+		    const struct novad_job_report *rep)
+{
+	struct nova_err e;
+	int r;
+
+	nova_err_clear(&e);
+	r = b->ops->scrub_start(b->ctx, fs, pol->scrub_bandwidth, &e);
+	if (r) {
+		report(rep, NOVAD_EV_SCRUB_FAILED, fs, NULL, 0, &e);
+		return r;
+	}
+	report(rep, NOVAD_EV_SCRUB_STARTED, fs, NULL, 0, NULL);
+	return 0;
+}
