@@ -16,6 +16,12 @@
  *   varmail DIR     filebench-varmail-like mix (fsync heavy) for -t seconds
  *   populate DIR    create -n files of -b bytes under DIR/pop (1000 per
  *                   subdirectory) and syncfs: the state a recovery starts from
+ *   memcpy DIR      the copy bandwidth of the NVDIMM itself: -p processes
+ *                   each map a -S byte file of a DAX file system with
+ *                   MAP_SYNC (so the mapping is the PMEM, no page cache) and
+ *                   memcpy 2 MiB chunks into it, then out of it, -t
+ *                   seconds each (after one untimed pass that takes the
+ *                   page faults); no file system code runs while timed
  *   mount DEV DIR   mount(2) DEV on DIR with type -T and data -o, then
  *                   umount(2), -R times; reports the median of each in ms
  *                   (with -k the last mount stays: a recovery mount)
@@ -39,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -63,6 +70,7 @@ struct opts {
 	int repeats;
 	const char *fstype;
 	const char *data;
+	long map_bytes;
 };
 
 static const char *prog = "nova-bench-meta";
@@ -649,6 +657,131 @@ static void run_populate(const char *top, const struct opts *o)
 	free(data);
 }
 
+/* ---- memcpy: the device's own copy bandwidth through a DAX mapping ---- */
+
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef MAP_SYNC
+#define MAP_SYNC 0x80000
+#endif
+
+#define COPY_CHUNK (2ul << 20)
+
+/* One pass direction: 0 writes into the mapping, 1 reads out of it. */
+static double copy_loop(char *map, size_t size, char *buf, int dir, double secs, long long *bytes)
+{
+	double t0 = now(), t;
+
+	*bytes = 0;
+	do {
+		for (size_t off = 0; off + COPY_CHUNK <= size; off += COPY_CHUNK) {
+			if (dir == 0)
+				memcpy(map + off, buf, COPY_CHUNK);
+			else
+				memcpy(buf, map + off, COPY_CHUNK);
+			*bytes += (long long)COPY_CHUNK;
+		}
+		/* keep the compiler from dropping the reads */
+		__asm__ __volatile__("" : : "r"(buf) : "memory");
+		t = now() - t0;
+	} while (t < secs);
+	return t;
+}
+
+static void memcpy_child(const char *top, int id, const struct opts *o, int wfd)
+{
+	char path[4096 + 32], line[128];
+	size_t size = (size_t)o->map_bytes & ~(COPY_CHUNK - 1);
+	long long wb, rb;
+	double wt, rt;
+	char *map, *buf;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/memcpy.%d", top, id);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create %s", path);
+	err = posix_fallocate(fd, 0, (off_t)size);
+	if (err) {
+		errno = err;
+		die("fallocate %s", path);
+	}
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap MAP_SYNC %s (not a DAX file?)", path);
+	buf = malloc(COPY_CHUNK);
+	if (!buf)
+		die("malloc");
+	memset(buf, 'c', COPY_CHUNK);
+	copy_loop(map, size, buf, 0, 0, &wb);	/* take the write faults */
+	wt = copy_loop(map, size, buf, 0, o->seconds, &wb);
+	rt = copy_loop(map, size, buf, 1, o->seconds, &rb);
+	snprintf(line, sizeof(line), "%lld %.6f %lld %.6f\n", wb, wt, rb, rt);
+	write_all(wfd, line, strlen(line), "pipe");
+	munmap(map, size);
+	close(fd);
+	if (unlink(path))
+		die("unlink %s", path);
+	free(buf);
+}
+
+static void run_memcpy(const char *top, const struct opts *o)
+{
+	double wbw = 0, rbw = 0;
+	char extra[128];
+	int fds[2];
+	FILE *f;
+
+	if (o->map_bytes < (long)COPY_CHUNK) {
+		errno = EINVAL;
+		die("memcpy needs -S of at least 2 MiB");
+	}
+	if (pipe(fds))
+		die("pipe");
+	fflush(stdout);
+	for (int p = 0; p < o->procs; p++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			close(fds[0]);
+			memcpy_child(top, p, o, fds[1]);
+			_exit(0);
+		}
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		die("fdopen");
+	for (int p = 0; p < o->procs; p++) {
+		long long wb, rb;
+		double wt, rt;
+
+		if (fscanf(f, "%lld %lf %lld %lf", &wb, &wt, &rb, &rt) != 4) {
+			errno = EIO;
+			die("memcpy: a worker process failed");
+		}
+		/* concurrent processes: their bandwidths add up */
+		wbw += (double)wb / wt / 1048576.0;
+		rbw += (double)rb / rt / 1048576.0;
+	}
+	fclose(f);
+	for (int p = 0; p < o->procs; p++) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			errno = EIO;
+			die("memcpy: a worker process failed");
+		}
+	}
+	snprintf(extra, sizeof(extra), "\"procs\":%d,\"mib_per_sec\":%.2f", o->procs, wbw);
+	report("memcpy_write", 0, o->seconds, extra);
+	snprintf(extra, sizeof(extra), "\"procs\":%d,\"mib_per_sec\":%.2f", o->procs, rbw);
+	report("memcpy_read", 0, o->seconds, extra);
+}
+
 /* ---- mount: mount(2)/umount(2) latency ----------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -701,7 +834,7 @@ static void run_mount(const char *dev, const char *dir, const struct opts *o)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s meta|tree|fileserver|varmail|populate [options] DIR\n"
+		"usage: %s meta|tree|fileserver|varmail|populate|memcpy [options] DIR\n"
 		"       %s mount -T TYPE [-o DATA] [-R N] [-k] DEV DIR\n"
 		"  -n N      files (meta: files in one directory; mixed: files per process)\n"
 		"  -b BYTES  size of each file in meta (default 1024)\n"
@@ -712,6 +845,7 @@ static void usage(int status)
 		"  -p N      processes of a mixed workload (default 1)\n"
 		"  -s SEED   random seed (default 1)\n"
 		"  -D        drop dentry/inode caches before stat and readdir (root)\n"
+		"  -S BYTES  size of each mapped file (memcpy, default 64 MiB)\n"
 		"  -T TYPE   file system type (mount)\n"
 		"  -o DATA   mount data string (mount)\n"
 		"  -R N      mount/umount repetitions (default 3)\n"
@@ -739,7 +873,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.nfiles = 1000, .bytes = 1024, .depth = 6, .fanout = 3,
 		.seconds = 5, .procs = 1, .readdir_passes = 10, .seed = 1,
-		.repeats = 3,
+		.repeats = 3, .map_bytes = 64l << 20,
 	};
 	const char *workload, *dir;
 	int c;
@@ -750,7 +884,7 @@ int main(int argc, char **argv)
 		usage(0);
 	workload = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:DT:o:R:kh")) != -1) {
+	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:DS:T:o:R:kh")) != -1) {
 		switch (c) {
 		case 'n': o.nfiles = parse_long(optarg, 1); break;
 		case 'b': o.bytes = parse_long(optarg, 0); break;
@@ -761,6 +895,7 @@ int main(int argc, char **argv)
 		case 'p': o.procs = (int)parse_long(optarg, 1); break;
 		case 's': o.seed = (uint64_t)parse_long(optarg, 0); break;
 		case 'D': o.drop = true; break;
+		case 'S': o.map_bytes = parse_long(optarg, 1); break;
 		case 'T': o.fstype = optarg; break;
 		case 'o': o.data = optarg; break;
 		case 'R': o.repeats = (int)parse_long(optarg, 1); break;
@@ -788,6 +923,8 @@ int main(int argc, char **argv)
 		run_mixed(dir, workload, &o);
 	else if (!strcmp(workload, "populate"))
 		run_populate(dir, &o);
+	else if (!strcmp(workload, "memcpy"))
+		run_memcpy(dir, &o);
 	else
 		usage(2);
 	return 0;
