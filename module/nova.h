@@ -1,15 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * NOVA: in-DRAM structures and helpers shared by the module's files.
- * The on-media format lives in uapi/, not here.
+ * The on-media format lives in uapi/nova_format.h, not here.
+ *
+ * Lock order (each file repeats the part it uses):
+ *   VFS i_rwsem -> mapping invalidate_lock -> nova_inode_info.log_lock
+ *   (several: in ascending inode number) -> nova_inode_map.lock ->
+ *   nova_free_list.lock -> nova_journal.lock
+ *   nova_sb_info.sb_mutex is taken only at mount, remount and unmount.
  */
 #ifndef _NOVA_H
 #define _NOVA_H
 
 #include <linux/fs.h>
 #include <linux/printk.h>
+#include <linux/rbtree.h>
+#include <linux/xarray.h>
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+
+#include "nova_format.h"
+#include "nova_ctl.h"
+#include "compat.h"
 
 #define NOVA_FS_NAME	"NOVA"
+
+/* As ext4 and xfs: corrupted metadata is reported as EUCLEAN. */
+#define EFSCORRUPTED	EUCLEAN
 
 /*
  * Messages name the device. Errors use the "error:" tag, which the guest
@@ -21,5 +41,298 @@
 	pr_warn("nova (%s): " fmt "\n", (sb)->s_id, ##__VA_ARGS__)
 #define nova_info(sb, fmt, ...) \
 	pr_info("nova (%s): " fmt "\n", (sb)->s_id, ##__VA_ARGS__)
+
+/* Kinds of allocated blocks, for the counters reported by statistics. */
+enum nova_block_kind {
+	NOVA_BLOCK_META,	/* inode tables, journals */
+	NOVA_BLOCK_LOG,		/* inode log pages */
+	NOVA_BLOCK_DATA,	/* file data, symlink targets */
+};
+
+/* One CPU's share of the free space: an rbtree of free ranges. */
+struct nova_free_list {
+	spinlock_t lock;
+	struct rb_root root;		/* struct nova_range_node by start */
+	unsigned long free;		/* blocks */
+	unsigned long nr_ranges;
+};
+
+/* One stripe of the inode tables. */
+struct nova_inode_map {
+	struct mutex lock;
+	struct nova_inode_table *head;	/* PMEM record in block 3 */
+	unsigned long *blocks;		/* table block numbers, chain order */
+	unsigned int nr_blocks;
+	unsigned int cap_blocks;
+	struct ida free;		/* used slot indexes */
+	unsigned long used;
+};
+
+/* One stripe of the lite journal. */
+struct nova_journal {
+	spinlock_t lock;
+	struct nova_journal_ptr *ptr;	/* PMEM record in block 2 */
+	struct nova_journal_entry *ring;
+	u64 ring_off;
+};
+
+struct nova_sb_info {
+	struct super_block *sb;
+	struct dax_device *dax_dev;
+	u64 dax_part_off;		/* device start within the dax device */
+	void *virt;			/* the whole device, mapped */
+	u64 size;			/* bytes */
+	unsigned long nblocks;
+	unsigned int cpus;		/* stripes on media */
+
+	struct mutex sb_mutex;		/* superblock writes */
+	struct nova_super_block dsb;	/* DRAM copy of the superblock */
+
+	atomic64_t trans_id;
+	u64 epoch_id;
+
+	/* allocator (balloc.c) */
+	struct nova_free_list *free_lists;
+	unsigned int nr_lists;
+	unsigned long list_span;	/* blocks per list region */
+	unsigned long reserve;		/* blocks only log pages may use */
+	unsigned long managed;		/* blocks the allocator manages */
+	atomic_long_t log_pages;
+	atomic_long_t data_pages;
+	atomic_long_t meta_blocks;
+	unsigned long *state_pages;	/* allocator-state log, to release */
+	unsigned long nr_state_pages;
+
+	/* inode tables (inode.c) and journals (journal.c) */
+	struct nova_inode_map *imaps;
+	struct nova_journal *journals;
+
+	/* statistics (stats.c) */
+	atomic64_t op_count[NOVA_CTL_OP_NR];
+	atomic64_t op_time_ns[NOVA_CTL_OP_NR];
+	u64 mount_time_ns;
+	bool recovered;
+};
+
+static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/* A name in a directory's DRAM index. */
+struct nova_dentry_node {
+	struct rb_node node;		/* in nova_inode_info.names */
+	u32 hash;
+	u8 name_len;
+	u8 file_type;
+	u64 ino;
+	u64 pos;			/* readdir position */
+	u64 entry;			/* offset of the nova_dentry_entry */
+};
+
+struct nova_inode_info {
+	struct inode vfs_inode;
+	struct mutex log_lock;		/* log, index and DRAM attributes */
+	u64 pi_off;			/* offset of the struct nova_inode */
+	u64 log_head;			/* committed values of the commit words */
+	u64 log_tail;
+	unsigned long log_pages;
+	u64 last_append;		/* offset of the last appended entry */
+	u64 last_setattr;		/* entries the next one supersedes */
+	u64 last_link;
+	struct timespec64 crtime;
+
+	/* regular files */
+	struct xarray pages;		/* pgoff -> xa_mk_value(entry offset) */
+	unsigned long data_pages;
+
+	/* directories */
+	struct rb_root names;		/* struct nova_dentry_node by hash */
+	struct xarray dpos;		/* readdir pos -> struct nova_dentry_node */
+	u64 next_pos;
+	unsigned long nr_entries;
+	u64 parent;
+};
+
+static inline struct nova_inode_info *NOVA_I(struct inode *inode)
+{
+	return container_of(inode, struct nova_inode_info, vfs_inode);
+}
+
+/* PMEM address translation. Offsets are bytes from the device start. */
+static inline void *nova_addr(struct nova_sb_info *sbi, u64 off)
+{
+	return sbi->virt + off;
+}
+
+static inline u64 nova_off(struct nova_sb_info *sbi, const void *addr)
+{
+	return (const char *)addr - (const char *)sbi->virt;
+}
+
+static inline void *nova_block(struct nova_sb_info *sbi, unsigned long blk)
+{
+	return sbi->virt + ((u64)blk << NOVA_BLOCK_SHIFT);
+}
+
+static inline bool nova_block_ok(struct nova_sb_info *sbi, u64 blk, u64 n)
+{
+	return blk >= NOVA_FIRST_ALLOC_BLOCK && n <= sbi->nblocks &&
+	       blk <= sbi->nblocks - 1 - n;
+}
+
+static inline struct nova_inode *nova_pi(struct inode *inode)
+{
+	return nova_addr(NOVA_SB(inode->i_sb), NOVA_I(inode)->pi_off);
+}
+
+static inline u64 nova_next_trans(struct nova_sb_info *sbi)
+{
+	return atomic64_inc_return(&sbi->trans_id);
+}
+
+static inline void nova_ts_to_media(struct nova_timespec *d,
+				    const struct timespec64 *s)
+{
+	d->sec = cpu_to_le64(s->tv_sec);
+	d->nsec = cpu_to_le32(s->tv_nsec);
+	d->pad = 0;
+}
+
+static inline struct timespec64 nova_ts_from_media(const struct nova_timespec *s)
+{
+	struct timespec64 t = {
+		.tv_sec = (s64)le64_to_cpu(s->sec),
+		.tv_nsec = le32_to_cpu(s->nsec) % NSEC_PER_SEC,
+	};
+	return t;
+}
+
+/* Checksums (super.c). */
+u32 nova_crc(const void *buf, size_t len);
+
+/* Log page tail: lt_ino, lt_magic and lt_csum (taken as zero). */
+static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
+{
+	struct nova_log_page_tail t = *lt;
+
+	t.lt_csum = 0;
+	return nova_crc(&t.lt_ino, 16);
+}
+
+/* super.c */
+int nova_write_super(struct super_block *sb, u32 state);
+
+/* balloc.c */
+int nova_balloc_init(struct super_block *sb);
+void nova_balloc_destroy(struct super_block *sb);
+int nova_balloc_add_free(struct super_block *sb, unsigned long start,
+			 unsigned long n);
+int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
+		      enum nova_block_kind kind, unsigned long *blk,
+		      unsigned long *got);
+void nova_free_blocks(struct super_block *sb, unsigned long blk,
+		      unsigned long n, enum nova_block_kind kind);
+unsigned long nova_count_free(struct super_block *sb);
+int nova_save_alloc_state(struct super_block *sb);
+int nova_restore_alloc_state(struct super_block *sb);
+void nova_release_state_pages(struct super_block *sb);
+
+/* journal.c */
+struct nova_jword {
+	__le64 *word;
+	u64 val;
+};
+
+#define NOVA_JOURNAL_MAX_WORDS	8
+
+int nova_journal_format(struct super_block *sb);
+int nova_journal_load(struct super_block *sb);
+int nova_journal_recover(struct super_block *sb);
+void nova_journal_destroy(struct super_block *sb);
+void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n);
+
+/* log.c */
+typedef int (*nova_entry_fn)(struct super_block *sb, u64 off, void *entry,
+			     void *arg);
+typedef int (*nova_page_fn)(struct super_block *sb, u64 page, void *arg);
+
+void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
+		       unsigned int size, u64 trans);
+void nova_entry_seal(void *entry);
+int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
+		      nova_entry_fn efn, nova_page_fn pfn, void *arg);
+int nova_log_append(struct inode *inode, void *entry, u64 *tail);
+void nova_log_commit(struct inode *inode, u64 tail);
+void nova_log_free(struct inode *inode);
+void nova_log_apply_range(struct inode *inode, u64 from, u64 to);
+void nova_log_invalidate(struct inode *inode, u64 entry_off);
+void nova_lock_logs(struct inode **inodes, int n);
+void nova_unlock_logs(struct inode **inodes, int n);
+
+/* inode.c */
+extern const struct inode_operations nova_special_inode_operations;
+struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino);
+struct inode *nova_iget(struct super_block *sb, u64 ino);
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *trans);
+void nova_commit_new_inode(struct inode *inode);
+void nova_discard_inode(struct inode *inode);
+int nova_inode_tables_format(struct super_block *sb);
+int nova_inode_tables_load(struct super_block *sb);
+void nova_inode_tables_destroy(struct super_block *sb);
+void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
+void nova_evict_inode(struct inode *inode);
+int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
+		 struct iattr *attr);
+int nova_getattr(nova_idmap_t *idmap, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int nova_update_time(struct inode *inode, struct timespec64 *t, int flags);
+int nova_link_change_entry(struct inode *inode, unsigned int links,
+			   u64 trans, u64 *tail);
+int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
+void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
+			    size_t len);
+
+/* dir.c */
+extern const struct file_operations nova_dir_operations;
+struct nova_dentry_node *nova_dir_find(struct inode *dir, const char *name,
+				       unsigned int len);
+int nova_dir_entry(struct inode *dir, const char *name, unsigned int len,
+		   struct inode *child, unsigned int links, u64 trans,
+		   u64 *tail);
+void nova_dir_apply(struct inode *dir, u64 off,
+		    struct nova_dentry_entry *de, bool runtime);
+void nova_dir_free_index(struct inode *dir);
+bool nova_dir_empty(struct inode *dir);
+
+/* namei.c */
+extern const struct inode_operations nova_dir_inode_operations;
+extern const struct export_operations nova_export_ops;
+
+/* file.c */
+extern const struct file_operations nova_file_operations;
+extern const struct inode_operations nova_file_inode_operations;
+extern const struct inode_operations nova_symlink_inode_operations;
+void nova_file_apply_write(struct inode *inode, u64 off,
+			   struct nova_file_write_entry *fw, bool runtime);
+void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
+void nova_file_free_index(struct inode *inode);
+int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
+void nova_zero_eof_tail(struct inode *inode, loff_t size);
+u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
+
+/* dax.c */
+extern const struct address_space_operations nova_dax_aops;
+extern const struct iomap_ops nova_iomap_ops;
+int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* stats.c */
+static inline u64 nova_op_start(void)
+{
+	return ktime_get_ns();
+}
+
+void nova_op_done(struct super_block *sb, enum nova_ctl_op op, u64 start);
 
 #endif /* _NOVA_H */

@@ -1,24 +1,690 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA: module entry points and file system type registration.
+ * NOVA: module entry points, mount (fs_context), superblock, statfs,
+ * remount and unmount.
+ *
+ * Mounting maps the whole PMEM device through DAX, reads the primary
+ * superblock (or its replica in the last block), loads the journals, the
+ * allocator state saved by the last clean unmount and the inode tables.
+ * "-o init" formats the device first. While mounted read-write the
+ * superblock says "dirty"; a clean unmount or a remount read-only saves the
+ * allocator and says "clean" again.
+ *
+ * Lock order: nova_sb_info.sb_mutex is taken alone (mount, remount,
+ * unmount), above every other NOVA lock.
  */
 #define pr_fmt(fmt) "nova: " fmt
 
 #include <linux/module.h>
 #include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/blkdev.h>
+#include <linux/crc32c.h>
+#include <linux/dax.h>
+#include <linux/pfn_t.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+#include <linux/seq_file.h>
+#include <linux/uuid.h>
+#include <linux/cred.h>
+#include <linux/exportfs.h>
 
 #include "nova.h"
+#include "pmem.h"
+
+#define NOVA_LINK_MAX	65000
+
+static struct kmem_cache *nova_inode_cachep;
+
+u32 nova_crc(const void *buf, size_t len)
+{
+	return crc32c(~0U, buf, len);
+}
+
+/* Pin every on-media size and offset that tools and old images rely on. */
+static void __maybe_unused nova_check_ondisk_layout(void)
+{
+	BUILD_BUG_ON(sizeof(struct nova_super_block) != NOVA_SB_SIZE);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_csum) != 4);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_size) != 16);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_uuid) != 48);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_label) != 64);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_trans_id) != 128);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 168);
+
+	BUILD_BUG_ON(sizeof(struct nova_timespec) != 16);
+	BUILD_BUG_ON(sizeof(struct nova_inode) != NOVA_INODE_SIZE);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_valid) != 0);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_log_head) != 8);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_log_tail) != 16);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_csum) != 24);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_ino) != 32);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_size) != 64);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_atime) != 72);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_create_trans) != 136);
+	BUILD_BUG_ON(offsetof(struct nova_inode, i_inline) != 160);
+	BUILD_BUG_ON(NOVA_RESERVED_INODES * NOVA_INODE_SIZE != NOVA_BLOCK_SIZE);
+
+	BUILD_BUG_ON(sizeof(struct nova_inode_table) != 64);
+	BUILD_BUG_ON(offsetof(struct nova_inode_table, it_csum) != 8);
+	BUILD_BUG_ON(sizeof(struct nova_inode_table_tail) != NOVA_INODE_SIZE);
+	BUILD_BUG_ON(offsetof(struct nova_inode_table_tail, itt_csum) != 8);
+	BUILD_BUG_ON(NOVA_MAX_CPUS * sizeof(struct nova_inode_table) !=
+		     NOVA_BLOCK_SIZE);
+	BUILD_BUG_ON(NOVA_INODE_TABLE_BLOCKS != 512);
+	BUILD_BUG_ON(NOVA_INODES_PER_TABLE != 8191);
+
+	BUILD_BUG_ON(sizeof(struct nova_journal_ptr) != 64);
+	BUILD_BUG_ON(offsetof(struct nova_journal_ptr, j_block) != 16);
+	BUILD_BUG_ON(offsetof(struct nova_journal_ptr, j_csum) != 24);
+	BUILD_BUG_ON(NOVA_MAX_CPUS * sizeof(struct nova_journal_ptr) !=
+		     NOVA_BLOCK_SIZE);
+	BUILD_BUG_ON(sizeof(struct nova_journal_entry) != 32);
+	BUILD_BUG_ON(NOVA_JOURNAL_ENTRIES != 128);
+
+	BUILD_BUG_ON(sizeof(struct nova_log_page_tail) != NOVA_LOG_TAIL_SIZE);
+	BUILD_BUG_ON(offsetof(struct nova_log_page_tail, lt_ino) != 16);
+	BUILD_BUG_ON(offsetof(struct nova_log_page_tail, lt_csum) != 28);
+	BUILD_BUG_ON(sizeof(struct nova_log_entry_header) != 24);
+	BUILD_BUG_ON(sizeof(struct nova_file_write_entry) != 72);
+	BUILD_BUG_ON(offsetof(struct nova_file_write_entry, fw_dead_pages) != 36);
+	BUILD_BUG_ON(sizeof(struct nova_dentry_entry) != 64);
+	BUILD_BUG_ON(offsetof(struct nova_dentry_entry, de_name) != 64);
+	BUILD_BUG_ON(sizeof(struct nova_setattr_entry) != 96);
+	BUILD_BUG_ON(sizeof(struct nova_link_change_entry) != 48);
+	BUILD_BUG_ON(sizeof(struct nova_range) != 16);
+	BUILD_BUG_ON(sizeof(struct nova_free_ranges_entry) != 32);
+	BUILD_BUG_ON(struct_size((struct nova_free_ranges_entry *)NULL,
+				 fr_ranges, NOVA_RANGES_PER_ENTRY) !=
+		     NOVA_LOG_DATA_SIZE);
+	BUILD_BUG_ON(ALIGN(sizeof(struct nova_dentry_entry) + NOVA_NAME_LEN, 8) >
+		     NOVA_LOG_DATA_SIZE);
+}
+
+/* ---- superblock on media ---- */
+
+static u32 nova_sb_crc(const struct nova_super_block *s)
+{
+	struct nova_super_block t = *s;
+
+	t.s_csum = 0;
+	return nova_crc(&t, sizeof(t));
+}
+
+static struct nova_super_block *nova_replica_sb(struct nova_sb_info *sbi)
+{
+	return nova_block(sbi, sbi->nblocks - 1);
+}
+
+/*
+ * Write both superblock copies from sbi->dsb: primary, fence, replica,
+ * fence. A crash leaves at least one copy intact.
+ */
+int nova_write_super(struct super_block *sb, u32 state)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block *d = &sbi->dsb;
+
+	lockdep_assert_held(&sbi->sb_mutex);
+	d->s_state = cpu_to_le32(state);
+	d->s_write_time = cpu_to_le64(ktime_get_real_seconds());
+	if (state == NOVA_STATE_CLEAN) {
+		d->s_trans_id = cpu_to_le64(atomic64_read(&sbi->trans_id) + 1);
+		d->s_log_pages = cpu_to_le64(atomic_long_read(&sbi->log_pages));
+		d->s_data_pages = cpu_to_le64(atomic_long_read(&sbi->data_pages));
+		d->s_free_blocks = cpu_to_le64(nova_count_free(sb));
+	}
+	d->s_epoch_id = cpu_to_le64(sbi->epoch_id);
+	d->s_csum = cpu_to_le32(nova_sb_crc(d));
+	nova_pmem_memcpy(nova_block(sbi, NOVA_SB_BLOCK), d, sizeof(*d));
+	nova_pmem_fence();
+	nova_pmem_memcpy(nova_replica_sb(sbi), d, sizeof(*d));
+	nova_pmem_fence();
+	return 0;
+}
+
+/* Becoming writable: say "dirty" first, then drop the saved state. */
+static int nova_make_dirty(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	mutex_lock(&sbi->sb_mutex);
+	sbi->dsb.s_mount_time = cpu_to_le64(ktime_get_real_seconds());
+	le64_add_cpu(&sbi->dsb.s_mount_count, 1);
+	nova_write_super(sb, NOVA_STATE_DIRTY);
+	nova_release_state_pages(sb);
+	mutex_unlock(&sbi->sb_mutex);
+	return 0;
+}
+
+/* Unmount or remount read-only: save the allocator, then say "clean". */
+static int nova_make_clean(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	int err;
+
+	mutex_lock(&sbi->sb_mutex);
+	err = nova_save_alloc_state(sb);
+	if (err)
+		nova_err(sb, "cannot save the allocator state (%d); the file system stays marked dirty",
+			 err);
+	else
+		nova_write_super(sb, NOVA_STATE_CLEAN);
+	mutex_unlock(&sbi->sb_mutex);
+	return err;
+}
+
+/* ---- mount options ---- */
+
+struct nova_fs_context {
+	bool init;
+	unsigned int cpus;
+	char label[NOVA_LABEL_LEN];
+};
+
+enum { Opt_init, Opt_cpus, Opt_label };
+
+static const struct fs_parameter_spec nova_fs_parameters[] = {
+	fsparam_flag("init", Opt_init),
+	fsparam_u32("cpus", Opt_cpus),
+	fsparam_string("label", Opt_label),
+	{}
+};
+
+static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, nova_fs_parameters, param, &result);
+	if (opt < 0)
+		return opt;
+	switch (opt) {
+	case Opt_init:
+		ctx->init = true;
+		break;
+	case Opt_cpus:
+		if (!result.uint_32 || result.uint_32 > NOVA_MAX_CPUS)
+			return invalfc(fc, "cpus=%u: must be 1..%d",
+				       result.uint_32, NOVA_MAX_CPUS);
+		ctx->cpus = result.uint_32;
+		break;
+	case Opt_label:
+		if (strlen(param->string) >= NOVA_LABEL_LEN)
+			return invalfc(fc, "label is longer than %d bytes",
+				       NOVA_LABEL_LEN - 1);
+		strscpy(ctx->label, param->string, sizeof(ctx->label));
+		break;
+	}
+	return 0;
+}
+
+/* ---- format and load ---- */
+
+static void nova_reserved_inode(struct nova_sb_info *sbi, u64 ino,
+				umode_t mode, unsigned int nlink)
+{
+	struct nova_inode *pi = nova_block(sbi, NOVA_RESERVED_INODE_BLOCK) +
+				ino * NOVA_INODE_SIZE;
+	struct timespec64 now;
+	struct nova_inode t = { };
+
+	ktime_get_real_ts64(&now);
+	t.i_valid = cpu_to_le64(1);
+	t.i_ino = cpu_to_le64(ino);
+	t.i_mode = cpu_to_le16(mode);
+	t.i_uid = cpu_to_le32(from_kuid(&init_user_ns, current_fsuid()));
+	t.i_gid = cpu_to_le32(from_kgid(&init_user_ns, current_fsgid()));
+	t.i_nlink = cpu_to_le32(nlink);
+	t.i_parent = cpu_to_le64(ino);
+	nova_ts_to_media(&t.i_atime, &now);
+	nova_ts_to_media(&t.i_mtime, &now);
+	nova_ts_to_media(&t.i_ctime, &now);
+	nova_ts_to_media(&t.i_crtime, &now);
+	t.i_csum = cpu_to_le32(nova_crc(&t.i_csum, NOVA_INODE_SIZE -
+					offsetof(struct nova_inode, i_csum)));
+	nova_pmem_memcpy(pi, &t, sizeof(t));
+}
+
+static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block *d = &sbi->dsb;
+	int err;
+
+	sbi->cpus = ctx->cpus ? ctx->cpus :
+		    min_t(unsigned int, num_online_cpus(), NOVA_MAX_CPUS);
+
+	/* Old superblocks go first: a crash mid-format leaves no file system. */
+	nova_pmem_memset(nova_block(sbi, NOVA_SB_BLOCK), 0, NOVA_BLOCK_SIZE);
+	nova_pmem_memset(nova_replica_sb(sbi), 0, NOVA_BLOCK_SIZE);
+	nova_pmem_fence();
+	nova_pmem_memset(nova_block(sbi, NOVA_RESERVED_INODE_BLOCK), 0,
+			 3 * NOVA_BLOCK_SIZE);
+	nova_pmem_fence();
+
+	err = nova_balloc_init(sb);
+	if (err)
+		return err;
+	err = nova_balloc_add_free(sb, NOVA_FIRST_ALLOC_BLOCK, sbi->managed);
+	if (err)
+		return err;
+	err = nova_journal_format(sb);
+	if (err)
+		return err;
+	err = nova_inode_tables_format(sb);
+	if (err)
+		return err;
+	nova_reserved_inode(sbi, NOVA_ROOT_INO, S_IFDIR | 0755, 2);
+	nova_reserved_inode(sbi, NOVA_ALLOC_INO, S_IFREG | 0600, 1);
+	nova_reserved_inode(sbi, NOVA_SNAPSHOT_INO, S_IFREG | 0600, 1);
+	nova_pmem_fence();
+
+	memset(d, 0, sizeof(*d));
+	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
+	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
+	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
+	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
+	d->s_size = cpu_to_le64(sbi->size);
+	d->s_cpus = cpu_to_le32(sbi->cpus);
+	generate_random_uuid(d->s_uuid);
+	memcpy(d->s_label, ctx->label, NOVA_LABEL_LEN);
+	d->s_mkfs_time = cpu_to_le64(ktime_get_real_seconds());
+	atomic64_set(&sbi->trans_id, 1);
+	/* Everything above is durable; now the file system exists. */
+	mutex_lock(&sbi->sb_mutex);
+	nova_write_super(sb, NOVA_STATE_CLEAN);
+	mutex_unlock(&sbi->sb_mutex);
+	nova_info(sb, "formatted: %llu MiB, %u CPU stripes", sbi->size >> 20,
+		  sbi->cpus);
+	return 0;
+}
+
+enum nova_sb_check { NOVA_SB_OK, NOVA_SB_NOT_NOVA, NOVA_SB_BAD };
+
+static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
+					const struct nova_super_block *s,
+					u64 dev_size)
+{
+	u64 size = le64_to_cpu(s->s_size);
+	u32 cpus = le32_to_cpu(s->s_cpus);
+
+	if (le32_to_cpu(s->s_magic) != NOVA_SUPER_MAGIC)
+		return NOVA_SB_NOT_NOVA;
+	if (le32_to_cpu(s->s_csum) != nova_sb_crc(s) ||
+	    le16_to_cpu(s->s_version_major) != NOVA_FORMAT_MAJOR ||
+	    le32_to_cpu(s->s_blocksize) != NOVA_BLOCK_SIZE ||
+	    size % NOVA_BLOCK_SIZE || size > dev_size ||
+	    size < (u64)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE ||
+	    !cpus || cpus > NOVA_MAX_CPUS)
+		return NOVA_SB_BAD;
+	return NOVA_SB_OK;
+}
+
+static int nova_read_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_super_block *p = nova_block(sbi, NOVA_SB_BLOCK);
+	struct nova_super_block *r = nova_replica_sb(sbi);
+	enum nova_sb_check pc, rc;
+
+	pc = nova_check_sb(sbi, p, sbi->size);
+	if (pc == NOVA_SB_OK) {
+		sbi->dsb = *p;
+		return 0;
+	}
+	rc = nova_check_sb(sbi, r, sbi->size);
+	if (rc == NOVA_SB_OK && le64_to_cpu(r->s_size) == sbi->size) {
+		nova_warn(sb, "primary superblock is damaged, using the replica");
+		sbi->dsb = *r;
+		return 0;
+	}
+	if (pc == NOVA_SB_NOT_NOVA && rc == NOVA_SB_NOT_NOVA) {
+		errorfc(fc, "%s: no NOVA file system (mount with -o init to create one)",
+			sb->s_id);
+		return -EINVAL;
+	}
+	nova_err(sb, "both superblocks are damaged");
+	errorfc(fc, "%s: damaged NOVA superblock", sb->s_id);
+	return -EFSCORRUPTED;
+}
+
+static int nova_load(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	bool clean;
+	int err;
+
+	err = nova_read_super(sb, fc);
+	if (err)
+		return err;
+	sbi->size = le64_to_cpu(sbi->dsb.s_size);
+	sbi->nblocks = sbi->size >> NOVA_BLOCK_SHIFT;
+	sbi->cpus = le32_to_cpu(sbi->dsb.s_cpus);
+	sbi->epoch_id = le64_to_cpu(sbi->dsb.s_epoch_id);
+	clean = le32_to_cpu(sbi->dsb.s_state) == NOVA_STATE_CLEAN;
+
+	err = nova_balloc_init(sb);
+	if (err)
+		return err;
+	err = nova_journal_load(sb);
+	if (err)
+		return err;
+	if (clean) {
+		atomic64_set(&sbi->trans_id, le64_to_cpu(sbi->dsb.s_trans_id));
+		atomic_long_set(&sbi->log_pages,
+				le64_to_cpu(sbi->dsb.s_log_pages));
+		atomic_long_set(&sbi->data_pages,
+				le64_to_cpu(sbi->dsb.s_data_pages));
+		err = nova_restore_alloc_state(sb);
+		if (err)
+			return err;
+	} else {
+		/*
+		 * Not cleanly unmounted. Undo a half-done multi-inode
+		 * operation; rebuilding the allocator from the logs is the
+		 * crash recovery that is not implemented yet, so the file
+		 * system can only be read.
+		 */
+		sbi->recovered = true;
+		if (!bdev_read_only(sb->s_bdev)) {
+			err = nova_journal_recover(sb);
+			if (err < 0)
+				return err;
+			if (err)
+				nova_info(sb, "rolled back %d journaled words",
+					  err);
+		}
+		nova_warn(sb, "not cleanly unmounted; crash recovery is not implemented yet, mounting read-only");
+		sb->s_flags |= SB_RDONLY;
+	}
+	return nova_inode_tables_load(sb);
+}
+
+/* ---- super operations ---- */
+
+static struct inode *nova_alloc_inode(struct super_block *sb)
+{
+	struct nova_inode_info *ni;
+
+	ni = alloc_inode_sb(sb, nova_inode_cachep, GFP_NOFS);
+	if (!ni)
+		return NULL;
+	ni->pi_off = 0;
+	ni->log_head = 0;
+	ni->log_tail = 0;
+	return &ni->vfs_inode;
+}
+
+static void nova_free_inode(struct inode *inode)
+{
+	kmem_cache_free(nova_inode_cachep, NOVA_I(inode));
+}
+
+static void nova_inode_init_once(void *obj)
+{
+	struct nova_inode_info *ni = obj;
+
+	mutex_init(&ni->log_lock);
+	xa_init(&ni->pages);
+	xa_init(&ni->dpos);
+	ni->names = RB_ROOT;
+	inode_init_once(&ni->vfs_inode);
+}
+
+static void nova_put_super(struct super_block *sb)
+{
+	if (!sb_rdonly(sb))
+		nova_make_clean(sb);
+}
+
+static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long free = nova_count_free(sb);
+	u64 files, ffree;
+
+	nova_inode_counts(sb, &files, &ffree);
+	buf->f_type = NOVA_SUPER_MAGIC;
+	buf->f_bsize = NOVA_BLOCK_SIZE;
+	buf->f_frsize = NOVA_BLOCK_SIZE;
+	buf->f_blocks = sbi->managed;
+	buf->f_bfree = free;
+	buf->f_bavail = free > sbi->reserve ? free - sbi->reserve : 0;
+	buf->f_files = files;
+	buf->f_ffree = ffree;
+	buf->f_namelen = NOVA_NAME_LEN;
+	buf->f_fsid = u64_to_fsid(huge_encode_dev(sb->s_bdev->bd_dev));
+	return 0;
+}
+
+static int nova_show_options(struct seq_file *seq, struct dentry *root)
+{
+	struct nova_sb_info *sbi = NOVA_SB(root->d_sb);
+
+	seq_printf(seq, ",cpus=%u", sbi->cpus);
+	if (sbi->dsb.s_label[0])
+		seq_printf(seq, ",label=%.*s", NOVA_LABEL_LEN,
+			   sbi->dsb.s_label);
+	return 0;
+}
+
+static int nova_sync_fs(struct super_block *sb, int wait)
+{
+	/* Every operation is durable when it returns. */
+	return 0;
+}
+
+static const struct super_operations nova_sops = {
+	.alloc_inode	= nova_alloc_inode,
+	.free_inode	= nova_free_inode,
+	.evict_inode	= nova_evict_inode,
+	.put_super	= nova_put_super,
+	.sync_fs	= nova_sync_fs,
+	.statfs		= nova_statfs,
+	.show_options	= nova_show_options,
+};
+
+/* Media failures on the DAX device: reported; repair is a later feature. */
+static int nova_notify_failure(struct dax_device *dax_dev, u64 offset,
+			       u64 len, int mf_flags)
+{
+	struct nova_sb_info *sbi = dax_holder(dax_dev);
+
+	if (sbi && sbi->sb)
+		nova_err(sbi->sb, "media failure at offset %llu, %llu bytes",
+			 offset, len);
+	return -EOPNOTSUPP;
+}
+
+static const struct dax_holder_operations nova_dax_holder_ops = {
+	.notify_failure	= nova_notify_failure,
+};
+
+static void nova_free_sbi(struct nova_sb_info *sbi)
+{
+	nova_inode_tables_destroy(sbi->sb);
+	nova_journal_destroy(sbi->sb);
+	nova_balloc_destroy(sbi->sb);
+	if (sbi->dax_dev)
+		fs_put_dax(sbi->dax_dev, sbi);
+	kfree(sbi);
+}
+
+/* Map the device: all of it, through DAX. */
+static int nova_map_device(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	long avail;
+	pfn_t pfn;
+	int id;
+
+	sbi->dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->dax_part_off, sbi,
+					  &nova_dax_holder_ops);
+	if (!sbi->dax_dev) {
+		errorfc(fc, "%s: the device does not support DAX (NOVA needs an fsdax pmem namespace)",
+			sb->s_id);
+		return -EINVAL;
+	}
+	sbi->size = bdev_nr_bytes(sb->s_bdev) & ~((u64)NOVA_BLOCK_SIZE - 1);
+	sbi->nblocks = sbi->size >> NOVA_BLOCK_SHIFT;
+	if (sbi->nblocks < NOVA_MIN_BLOCKS) {
+		errorfc(fc, "%s: device too small (%llu bytes, need %u)",
+			sb->s_id, sbi->size, NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE);
+		return -EINVAL;
+	}
+	id = dax_read_lock();
+	avail = dax_direct_access(sbi->dax_dev,
+				  sbi->dax_part_off >> PAGE_SHIFT,
+				  sbi->nblocks, DAX_ACCESS, &sbi->virt, &pfn);
+	dax_read_unlock(id);
+	if (avail < 0 || avail < sbi->nblocks) {
+		errorfc(fc, "%s: cannot map the whole device (%ld of %lu pages)",
+			sb->s_id, avail, sbi->nblocks);
+		return avail < 0 ? avail : -EINVAL;
+	}
+	return 0;
+}
+
+static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	u64 start = ktime_get_ns();
+	struct nova_sb_info *sbi;
+	struct inode *root;
+	int err;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sbi->sb = sb;
+	mutex_init(&sbi->sb_mutex);
+	sb->s_fs_info = sbi;
+
+	if (!sb_set_blocksize(sb, NOVA_BLOCK_SIZE)) {
+		errorfc(fc, "%s: cannot use 4 KiB blocks", sb->s_id);
+		return -EINVAL;
+	}
+	err = nova_map_device(sb, fc);
+	if (err)
+		return err;
+
+	if (ctx->init) {
+		if (sb_rdonly(sb) || bdev_read_only(sb->s_bdev)) {
+			errorfc(fc, "init needs a writable, read-write mount");
+			return -EROFS;
+		}
+		err = nova_format(sb, ctx);
+	} else {
+		err = nova_load(sb, fc);
+	}
+	if (err)
+		return err;
+
+	sb->s_magic = NOVA_SUPER_MAGIC;
+	sb->s_op = &nova_sops;
+	sb->s_export_op = &nova_export_ops;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_max_links = NOVA_LINK_MAX;
+	sb->s_time_gran = 1;
+	sb->s_time_min = S64_MIN;
+	sb->s_time_max = S64_MAX;
+	sb->s_flags |= SB_NOSEC;
+	memcpy(&sb->s_uuid, sbi->dsb.s_uuid, sizeof(sb->s_uuid));
+
+	root = nova_iget(sb, NOVA_ROOT_INO);
+	if (IS_ERR(root)) {
+		nova_err(sb, "cannot read the root directory: %ld",
+			 PTR_ERR(root));
+		return PTR_ERR(root);
+	}
+	if (!S_ISDIR(root->i_mode)) {
+		iput(root);
+		nova_err(sb, "root inode is not a directory");
+		return -EFSCORRUPTED;
+	}
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root)
+		return -ENOMEM;
+
+	if (!sb_rdonly(sb)) {
+		err = nova_make_dirty(sb);
+		if (err)
+			return err;
+	}
+	sbi->mount_time_ns = ktime_get_ns() - start;
+	nova_ctl_fs_mounted(sb);
+	return 0;
+}
+
+static int nova_get_tree(struct fs_context *fc)
+{
+	return get_tree_bdev(fc, nova_fill_super);
+}
+
+static int nova_reconfigure(struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct super_block *sb = fc->root->d_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	bool want_ro = fc->sb_flags & SB_RDONLY;
+
+	if (ctx->init)
+		return invalfc(fc, "init cannot be used on remount");
+	sync_filesystem(sb);
+	if (want_ro == sb_rdonly(sb))
+		return 0;
+	if (want_ro)
+		return nova_make_clean(sb);
+	if (le32_to_cpu(sbi->dsb.s_state) != NOVA_STATE_CLEAN)
+		return invalfc(fc, "not cleanly unmounted: read-write needs crash recovery, which is not implemented yet");
+	if (bdev_read_only(sb->s_bdev))
+		return invalfc(fc, "the device is read-only");
+	return nova_make_dirty(sb);
+}
+
+static void nova_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations nova_context_ops = {
+	.parse_param	= nova_parse_param,
+	.get_tree	= nova_get_tree,
+	.reconfigure	= nova_reconfigure,
+	.free		= nova_free_fc,
+};
 
 static int nova_init_fs_context(struct fs_context *fc)
 {
-	return invalfc(fc, "mounting is not implemented yet");
+	struct nova_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	fc->fs_private = ctx;
+	fc->ops = &nova_context_ops;
+	return 0;
+}
+
+static void nova_kill_sb(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	nova_ctl_fs_unmounting(sb);
+	kill_block_super(sb);
+	if (sbi)
+		nova_free_sbi(sbi);
 }
 
 static struct file_system_type nova_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= NOVA_FS_NAME,
 	.init_fs_context	= nova_init_fs_context,
-	.kill_sb		= kill_block_super,
+	.parameters		= nova_fs_parameters,
+	.kill_sb		= nova_kill_sb,
 	.fs_flags		= FS_REQUIRES_DEV,
 };
 
@@ -26,19 +692,41 @@ static int __init nova_init(void)
 {
 	int err;
 
+	nova_check_ondisk_layout();
+	err = nova_ctl_init();
+	if (err)
+		return err;
+	nova_inode_cachep = kmem_cache_create("nova_inode_cache",
+					      sizeof(struct nova_inode_info), 0,
+					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
+					      nova_inode_init_once);
+	if (!nova_inode_cachep) {
+		err = -ENOMEM;
+		goto out_ctl;
+	}
 	err = register_filesystem(&nova_fs_type);
 	if (err) {
 		pr_err("error: cannot register file system type: %d\n", err);
-		return err;
+		goto out_cache;
 	}
 	pr_info("file system type %s registered\n", NOVA_FS_NAME);
 	return 0;
+
+out_cache:
+	kmem_cache_destroy(nova_inode_cachep);
+out_ctl:
+	nova_ctl_exit();
+	return err;
 }
 
 static void __exit nova_exit(void)
 {
 	unregister_filesystem(&nova_fs_type);
+	/* Inodes are freed through RCU: wait before destroying the cache. */
+	rcu_barrier();
+	kmem_cache_destroy(nova_inode_cachep);
 	pr_info("file system type %s unregistered\n", NOVA_FS_NAME);
+	nova_ctl_exit();
 }
 
 module_init(nova_init);

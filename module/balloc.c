@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: per-CPU free-range allocator.
+ *
+ * The allocatable blocks are split into one region per possible CPU; each
+ * region's free space is an rbtree of [start, end) ranges kept in DRAM.
+ * A CPU allocates from its own region first and only then from the others,
+ * so concurrent writers rarely share a lock. Freed ranges go back to the
+ * region that contains them and merge with their neighbours.
+ *
+ * The trees are not on PMEM. On a clean unmount they are written to the log
+ * of the reserved inode NOVA_ALLOC_INO and read back by the next mount.
+ *
+ * Lock order: nova_free_list.lock is a leaf (taken alone, never nested).
+ */
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+struct nova_range_node {
+	struct rb_node node;
+	unsigned long start;
+	unsigned long end;		/* exclusive */
+};
+
+static unsigned long nova_range_len(const struct nova_range_node *r)
+{
+	return r->end - r->start;
+}
+
+static unsigned int nova_list_of(struct nova_sb_info *sbi, unsigned long blk)
+{
+	unsigned long l = blk / sbi->list_span;
+
+	return min_t(unsigned long, l, sbi->nr_lists - 1);
+}
+
+/* Insert [start, end) into @fl, merging with neighbours. Lock held. */
+static int nova_insert_range(struct nova_free_list *fl, unsigned long start,
+			     unsigned long end, struct nova_range_node **spare)
+{
+	struct rb_node **link = &fl->root.rb_node, *parent = NULL;
+	struct nova_range_node *prev = NULL, *next = NULL, *r;
+
+	while (*link) {
+		r = rb_entry(*link, struct nova_range_node, node);
+		parent = *link;
+		if (end <= r->start) {
+			next = r;
+			link = &(*link)->rb_left;
+		} else if (start >= r->end) {
+			prev = r;
+			link = &(*link)->rb_right;
+		} else {
+			return -EEXIST;		/* overlaps a free range */
+		}
+	}
+
+	if (prev && prev->end == start && next && next->start == end) {
+		prev->end = next->end;
+		rb_erase(&next->node, &fl->root);
+		kfree(next);
+		fl->nr_ranges--;
+	} else if (prev && prev->end == start) {
+		prev->end = end;
+	} else if (next && next->start == end) {
+		next->start = start;
+	} else {
+		r = *spare;
+		*spare = NULL;
+		r->start = start;
+		r->end = end;
+		rb_link_node(&r->node, parent, link);
+		rb_insert_color(&r->node, &fl->root);
+		fl->nr_ranges++;
+	}
+	fl->free += end - start;
+	return 0;
+}
+
+/* Free [start, start + n) that lies within one list's region. */
+static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
+			     unsigned long start, unsigned long n)
+{
+	struct nova_free_list *fl = &sbi->free_lists[l];
+	struct nova_range_node *spare;
+	int err;
+
+	spare = kmalloc(sizeof(*spare), GFP_NOFS | __GFP_NOFAIL);
+	spin_lock(&fl->lock);
+	err = nova_insert_range(fl, start, start + n, &spare);
+	spin_unlock(&fl->lock);
+	kfree(spare);
+	return err;
+}
+
+/* Return [blk, blk + n) to the free lists, split along region borders. */
+static int nova_free_range(struct nova_sb_info *sbi, unsigned long blk,
+			   unsigned long n)
+{
+	while (n) {
+		unsigned int l = nova_list_of(sbi, blk);
+		unsigned long lim = (l == sbi->nr_lists - 1) ? blk + n :
+				    (unsigned long)(l + 1) * sbi->list_span;
+		unsigned long chunk = min(n, lim - blk);
+		int err = nova_free_in_list(sbi, l, blk, chunk);
+
+		if (err)
+			return err;
+		blk += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+int nova_balloc_add_free(struct super_block *sb, unsigned long start,
+			 unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!nova_block_ok(sbi, start, n)) {
+		nova_err(sb, "free range %lu+%lu is outside the device",
+			 start, n);
+		return -EFSCORRUPTED;
+	}
+	if (nova_free_range(sbi, start, n)) {
+		nova_err(sb, "free range %lu+%lu overlaps free space", start, n);
+		return -EFSCORRUPTED;
+	}
+	return 0;
+}
+
+void nova_free_blocks(struct super_block *sb, unsigned long blk,
+		      unsigned long n, enum nova_block_kind kind)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!n)
+		return;
+	/*
+	 * A bad range here means a corrupted log pointed two owners at one
+	 * block or outside the device: report it and leak rather than hand
+	 * the blocks out twice.
+	 */
+	if (!nova_block_ok(sbi, blk, n) || nova_free_range(sbi, blk, n)) {
+		nova_err(sb, "freeing blocks %lu+%lu that are not in use",
+			 blk, n);
+		return;
+	}
+	if (kind == NOVA_BLOCK_LOG)
+		atomic_long_sub(n, &sbi->log_pages);
+	else if (kind == NOVA_BLOCK_DATA)
+		atomic_long_sub(n, &sbi->data_pages);
+	else
+		atomic_long_sub(n, &sbi->meta_blocks);
+}
+
+/* Take up to @want blocks (exactly @want if @contig) from one list. */
+static unsigned long nova_take(struct nova_free_list *fl, unsigned long want,
+			       bool contig, unsigned long *blk)
+{
+	struct nova_range_node *r = NULL;
+	struct rb_node *p;
+	unsigned long got;
+
+	spin_lock(&fl->lock);
+	for (p = rb_first(&fl->root); p; p = rb_next(p)) {
+		r = rb_entry(p, struct nova_range_node, node);
+		if (!contig || nova_range_len(r) >= want)
+			break;
+	}
+	if (!p) {
+		spin_unlock(&fl->lock);
+		return 0;
+	}
+	got = min(want, nova_range_len(r));
+	*blk = r->start;
+	r->start += got;
+	fl->free -= got;
+	if (!nova_range_len(r)) {
+		rb_erase(&r->node, &fl->root);
+		fl->nr_ranges--;
+		kfree(r);
+	}
+	spin_unlock(&fl->lock);
+	return got;
+}
+
+unsigned long nova_count_free(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long free = 0;
+	unsigned int i;
+
+	for (i = 0; i < sbi->nr_lists; i++)
+		free += READ_ONCE(sbi->free_lists[i].free);
+	return free;
+}
+
+/*
+ * Allocate blocks. Without @contig, returns between 1 and @want blocks in
+ * *@got (one contiguous run); with it, exactly @want. Data allocations
+ * leave sbi->reserve blocks for log pages, so that a full file system can
+ * still log the unlinks that make room. Returns -ENOSPC when nothing fits.
+ */
+int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
+		      enum nova_block_kind kind, unsigned long *blk,
+		      unsigned long *got)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int first, i;
+	unsigned long n = 0;
+
+	if (!want)
+		return -EINVAL;
+	if (kind == NOVA_BLOCK_DATA) {
+		unsigned long free = nova_count_free(sb);
+
+		if (free <= sbi->reserve)
+			return -ENOSPC;
+		want = min(want, free - sbi->reserve);
+		if (contig && want < *got)
+			return -ENOSPC;
+	}
+
+	first = raw_smp_processor_id() % sbi->nr_lists;
+	for (i = 0; i < sbi->nr_lists && !n; i++)
+		n = nova_take(&sbi->free_lists[(first + i) % sbi->nr_lists],
+			      want, contig, blk);
+	if (!n)
+		return -ENOSPC;
+	*got = n;
+	if (kind == NOVA_BLOCK_LOG)
+		atomic_long_add(n, &sbi->log_pages);
+	else if (kind == NOVA_BLOCK_DATA)
+		atomic_long_add(n, &sbi->data_pages);
+	else
+		atomic_long_add(n, &sbi->meta_blocks);
+	return 0;
+}
+
+int nova_balloc_init(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	sbi->nr_lists = nr_cpu_ids;
+	sbi->list_span = DIV_ROUND_UP(sbi->nblocks, sbi->nr_lists);
+	sbi->free_lists = kcalloc(sbi->nr_lists, sizeof(*sbi->free_lists),
+				  GFP_KERNEL);
+	if (!sbi->free_lists)
+		return -ENOMEM;
+	for (i = 0; i < sbi->nr_lists; i++) {
+		spin_lock_init(&sbi->free_lists[i].lock);
+		sbi->free_lists[i].root = RB_ROOT;
+	}
+	/* Blocks 0..3 and the replica superblock are never allocated. */
+	sbi->managed = sbi->nblocks - NOVA_FIRST_ALLOC_BLOCK - 1;
+	sbi->reserve = clamp_t(unsigned long, sbi->managed / 256, 64, 4096);
+	atomic_long_set(&sbi->log_pages, 0);
+	atomic_long_set(&sbi->data_pages, 0);
+	atomic_long_set(&sbi->meta_blocks, 0);
+	return 0;
+}
+
+void nova_balloc_destroy(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_range_node *r, *tmp;
+	unsigned int i;
+
+	if (!sbi->free_lists)
+		return;
+	for (i = 0; i < sbi->nr_lists; i++)
+		rbtree_postorder_for_each_entry_safe(r, tmp,
+				&sbi->free_lists[i].root, node)
+			kfree(r);
+	kfree(sbi->free_lists);
+	sbi->free_lists = NULL;
+	kfree(sbi->state_pages);
+	sbi->state_pages = NULL;
+}
+
+/* ---- saving and restoring the allocator state ---- */
+
+static struct nova_inode *nova_alloc_pi(struct nova_sb_info *sbi)
+{
+	return nova_block(sbi, NOVA_RESERVED_INODE_BLOCK) +
+	       NOVA_ALLOC_INO * NOVA_INODE_SIZE;
+}
+
+static void nova_init_state_page(struct nova_sb_info *sbi, unsigned long blk,
+				 unsigned long next)
+{
+	struct nova_log_page_tail *lt = nova_block(sbi, blk) +
+					NOVA_LOG_DATA_SIZE;
+	struct nova_log_page_tail t = {
+		.lt_next = cpu_to_le64(next ? (u64)next << NOVA_BLOCK_SHIFT : 0),
+		.lt_valid = cpu_to_le32(1),
+		.lt_entries = cpu_to_le32(1),
+		.lt_ino = cpu_to_le64(NOVA_ALLOC_INO),
+		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
+	};
+
+	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	nova_pmem_memcpy(lt, &t, sizeof(t));
+}
+
+/* Write one NOVA_LOG_FREE_RANGES entry of @k ranges as state page @blk. */
+static u64 nova_write_state_page(struct nova_sb_info *sbi,
+				 struct nova_free_ranges_entry *fr,
+				 unsigned int k, unsigned long blk,
+				 unsigned long next)
+{
+	unsigned int size = struct_size(fr, fr_ranges, k);
+
+	fr->fr_count = cpu_to_le32(k);
+	nova_entry_header(sbi, fr, NOVA_LOG_FREE_RANGES, size,
+			  nova_next_trans(sbi));
+	nova_entry_seal(fr);
+	nova_pmem_memcpy(nova_block(sbi, blk), fr, size);
+	if (size < NOVA_LOG_DATA_SIZE)
+		nova_pmem_memset(nova_block(sbi, blk) + size, 0, 8);
+	nova_init_state_page(sbi, blk, next);
+	return ((u64)blk << NOVA_BLOCK_SHIFT) + size;
+}
+
+/*
+ * Write every free range to the log of NOVA_ALLOC_INO. The pages for that
+ * log are allocated first, so the ranges written exclude them; allocating
+ * from the front of ranges never increases the number of ranges. Called
+ * with the file system quiescent (unmount, remount read-only).
+ */
+int nova_save_alloc_state(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *pi = nova_alloc_pi(sbi);
+	struct nova_free_ranges_entry *fr;
+	unsigned long nr = 0, npages, i, got;
+	unsigned long *pages;
+	unsigned int l, k = 0;
+	u64 tail = 0;
+	int err = 0;
+
+	for (l = 0; l < sbi->nr_lists; l++)
+		nr += sbi->free_lists[l].nr_ranges;
+	npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
+
+	/* Forget an older saved state first: it would otherwise be reused. */
+	nova_pmem_commit64(&pi->i_log_tail, 0);
+	nova_pmem_commit64(&pi->i_log_head, 0);
+	if (!npages)
+		return 0;
+
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	fr = kzalloc(NOVA_LOG_DATA_SIZE, GFP_KERNEL);
+	if (!pages || !fr) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npages; i++) {
+		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META,
+					&pages[i], &got);
+		if (err) {
+			while (i--)
+				nova_free_blocks(sb, pages[i], 1,
+						 NOVA_BLOCK_META);
+			goto out;
+		}
+	}
+
+	/* Fill the pages; nothing of this is reachable until the head store. */
+	i = 0;
+	for (l = 0; l < sbi->nr_lists; l++) {
+		struct nova_range_node *r;
+		struct rb_node *p;
+
+		for (p = rb_first(&sbi->free_lists[l].root); p; p = rb_next(p)) {
+			r = rb_entry(p, struct nova_range_node, node);
+			fr->fr_ranges[k].r_start = cpu_to_le64(r->start);
+			fr->fr_ranges[k].r_len = cpu_to_le64(nova_range_len(r));
+			if (++k < NOVA_RANGES_PER_ENTRY)
+				continue;
+			tail = nova_write_state_page(sbi, fr, k, pages[i],
+					i + 1 < npages ? pages[i + 1] : 0);
+			i++;
+			k = 0;
+		}
+	}
+	if (k) {
+		tail = nova_write_state_page(sbi, fr, k, pages[i], 0);
+		i++;
+	}
+	/* Unused pages (the ranges shrank while allocating them) go back. */
+	while (npages > i)
+		nova_free_blocks(sb, pages[--npages], 1, NOVA_BLOCK_META);
+	if (!npages)
+		goto out;
+	nova_init_state_page(sbi, pages[npages - 1], 0);
+
+	/* Pages durable, then head, then tail: the state is complete. */
+	nova_pmem_commit64(&pi->i_log_head, (u64)pages[0] << NOVA_BLOCK_SHIFT);
+	nova_pmem_commit64(&pi->i_log_tail, tail);
+	kfree(sbi->state_pages);
+	sbi->state_pages = pages;
+	sbi->nr_state_pages = npages;
+	pages = NULL;
+out:
+	kfree(fr);
+	kfree(pages);
+	return err;
+}
+
+struct nova_restore_ctx {
+	unsigned long *pages;
+	unsigned long nr_pages;
+	unsigned long ranges;
+};
+
+static int nova_restore_entry(struct super_block *sb, u64 off, void *entry,
+			      void *arg)
+{
+	struct nova_free_ranges_entry *fr = entry;
+	unsigned int i, n = le32_to_cpu(fr->fr_count);
+	struct nova_restore_ctx *ctx = arg;
+	int err;
+
+	if (fr->hdr.e_type != NOVA_LOG_FREE_RANGES ||
+	    le16_to_cpu(fr->hdr.e_size) != struct_size(fr, fr_ranges, n)) {
+		nova_err(sb, "allocator state: bad entry at %llu", off);
+		return -EFSCORRUPTED;
+	}
+	for (i = 0; i < n; i++) {
+		err = nova_balloc_add_free(sb,
+				le64_to_cpu(fr->fr_ranges[i].r_start),
+				le64_to_cpu(fr->fr_ranges[i].r_len));
+		if (err)
+			return err;
+	}
+	ctx->ranges += n;
+	return 0;
+}
+
+static int nova_restore_page(struct super_block *sb, u64 page_off, void *arg)
+{
+	struct nova_restore_ctx *ctx = arg;
+	unsigned long *p;
+
+	p = krealloc_array(ctx->pages, ctx->nr_pages + 1, sizeof(*p),
+			   GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	ctx->pages = p;
+	p[ctx->nr_pages++] = page_off >> NOVA_BLOCK_SHIFT;
+	return 0;
+}
+
+/*
+ * Read the state saved by nova_save_alloc_state(). The state pages stay
+ * allocated until nova_release_state_pages(), which runs once the
+ * superblock says "dirty" again.
+ */
+int nova_restore_alloc_state(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *pi = nova_alloc_pi(sbi);
+	struct nova_restore_ctx ctx = { };
+	u64 head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	u64 tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	int err;
+
+	if (head)
+		err = nova_log_walk_raw(sb, NOVA_ALLOC_INO, head, tail,
+					nova_restore_entry, nova_restore_page,
+					&ctx);
+	else
+		err = tail ? -EFSCORRUPTED : 0;
+	if (err) {
+		kfree(ctx.pages);
+		nova_err(sb, "cannot read the saved allocator state: %d", err);
+		return err;
+	}
+	atomic_long_set(&sbi->meta_blocks, sbi->managed - nova_count_free(sb) -
+			atomic_long_read(&sbi->log_pages) -
+			atomic_long_read(&sbi->data_pages));
+	sbi->state_pages = ctx.pages;
+	sbi->nr_state_pages = ctx.nr_pages;
+	return 0;
+}
+
+/* The saved state is obsolete once the file system is writable. */
+void nova_release_state_pages(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *pi = nova_alloc_pi(sbi);
+	unsigned long i;
+
+	nova_pmem_commit64(&pi->i_log_tail, 0);
+	nova_pmem_commit64(&pi->i_log_head, 0);
+	for (i = 0; i < sbi->nr_state_pages; i++)
+		nova_free_blocks(sb, sbi->state_pages[i], 1, NOVA_BLOCK_META);
+	kfree(sbi->state_pages);
+	sbi->state_pages = NULL;
+	sbi->nr_state_pages = 0;
+}

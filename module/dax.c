@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: mmap through the kernel's DAX fault code.
+ *
+ * User mappings map the file's PMEM blocks directly; stores through them
+ * update the blocks in place (they cannot be copy-on-write: the CPU writes
+ * without asking us). A write fault on a hole allocates a zeroed block and
+ * commits a one-page write entry before the page is mapped, so the mapping
+ * never exposes a block the log does not own. write() and truncate remove
+ * mappings of the blocks they replace first (nova_break_layouts()), under
+ * the invalidate lock that faults take shared.
+ *
+ * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
+ * -> log_lock -> allocator.
+ */
+#include <linux/dax.h>
+#include <linux/iomap.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/uio.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* Give a hole at @pgoff a zeroed block (write fault). Log lock held. */
+static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_file_write_entry fw = { };
+	u64 tail = 0, from = NOVA_I(inode)->log_tail;
+	unsigned long blk, got;
+	int err;
+
+	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
+	if (err)
+		return err;
+	nova_pmem_memset(nova_block(sbi, blk), 0, PAGE_SIZE);
+	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
+			  nova_next_trans(sbi));
+	fw.fw_pgoff = cpu_to_le64(pgoff);
+	fw.fw_num_pages = cpu_to_le32(1);
+	fw.fw_block = cpu_to_le64(blk);
+	fw.fw_size = cpu_to_le64(i_size_read(inode));
+	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
+	/* Zeroes durable, then the entry, then the tail. */
+	nova_pmem_fence();
+	err = nova_log_append(inode, &fw, &tail);
+	if (err) {
+		nova_free_blocks(sb, blk, 1, NOVA_BLOCK_DATA);
+		return err;
+	}
+	nova_log_commit(inode, tail);
+	nova_log_apply_range(inode, from, tail);
+	return 0;
+}
+
+static int nova_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
+			    unsigned int flags, struct iomap *iomap,
+			    struct iomap *srcmap)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	pgoff_t pgoff = pos >> PAGE_SHIFT;
+	u64 blk;
+	int err;
+
+	blk = nova_file_block(inode, pgoff);
+	iomap->flags = 0;
+	if (!blk && (flags & IOMAP_WRITE)) {
+		mutex_lock(&NOVA_I(inode)->log_lock);
+		blk = nova_file_block(inode, pgoff);
+		if (!blk) {
+			err = nova_fault_alloc(inode, pgoff);
+			if (err) {
+				mutex_unlock(&NOVA_I(inode)->log_lock);
+				return err;
+			}
+			blk = nova_file_block(inode, pgoff);
+			iomap->flags |= IOMAP_F_NEW;
+		}
+		mutex_unlock(&NOVA_I(inode)->log_lock);
+	}
+
+	iomap->bdev = inode->i_sb->s_bdev;
+	iomap->dax_dev = sbi->dax_dev;
+	iomap->offset = (loff_t)pgoff << PAGE_SHIFT;
+	iomap->length = PAGE_SIZE;
+	if (blk) {
+		iomap->type = IOMAP_MAPPED;
+		iomap->addr = (blk << NOVA_BLOCK_SHIFT) + sbi->dax_part_off;
+	} else {
+		iomap->type = IOMAP_HOLE;
+		iomap->addr = IOMAP_NULL_ADDR;
+	}
+	return 0;
+}
+
+const struct iomap_ops nova_iomap_ops = {
+	.iomap_begin	= nova_iomap_begin,
+};
+
+static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
+				      nova_pe_size_t pe_size)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	struct super_block *sb = inode->i_sb;
+	bool write = (vmf->flags & FAULT_FLAG_WRITE) &&
+		     (vmf->vma->vm_flags & VM_SHARED);
+	u64 start = nova_op_start();
+	vm_fault_t ret;
+	pfn_t pfn;
+
+	/* Blocks are 4 KiB and not aligned for PMD mappings. */
+	if (pe_size != NOVA_PE_SIZE_PTE)
+		return VM_FAULT_FALLBACK;
+	if (write) {
+		sb_start_pagefault(sb);
+		file_update_time(vmf->vma->vm_file);
+	}
+	filemap_invalidate_lock_shared(inode->i_mapping);
+	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
+	/*
+	 * Block allocations are committed before iomap_begin returns, so
+	 * iomap never reports IOMAP_F_DIRTY and a MAP_SYNC fault needs no
+	 * extra flush; handle the request anyway should the DAX core ask.
+	 */
+	if (write && (ret & VM_FAULT_NEEDDSYNC))
+		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
+	filemap_invalidate_unlock_shared(inode->i_mapping);
+	if (write)
+		sb_end_pagefault(sb);
+	nova_op_done(sb, NOVA_CTL_OP_FAULT, start);
+	return ret;
+}
+
+static vm_fault_t nova_dax_fault(struct vm_fault *vmf)
+{
+	return nova_dax_huge_fault(vmf, NOVA_PE_SIZE_PTE);
+}
+
+static const struct vm_operations_struct nova_dax_vm_ops = {
+	.fault		= nova_dax_fault,
+	.huge_fault	= nova_dax_huge_fault,
+	.page_mkwrite	= nova_dax_fault,
+	.pfn_mkwrite	= nova_dax_fault,
+};
+
+int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct inode *inode = file_inode(file);
+
+	if (!daxdev_mapping_supported(vma, NOVA_SB(inode->i_sb)->dax_dev))
+		return -EOPNOTSUPP;
+	file_accessed(file);
+	vma->vm_ops = &nova_dax_vm_ops;
+	return 0;
+}
+
+/* msync/fsync: write back CPU caches of pages dirtied through mmap. */
+static int nova_dax_writepages(struct address_space *mapping,
+			       struct writeback_control *wbc)
+{
+	return dax_writeback_mapping_range(mapping,
+			NOVA_SB(mapping->host->i_sb)->dax_dev, wbc);
+}
+
+const struct address_space_operations nova_dax_aops = {
+	.writepages	= nova_dax_writepages,
+	.direct_IO	= noop_direct_IO,
+	.dirty_folio	= noop_dirty_folio,
+};

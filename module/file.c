@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: regular files.
+ *
+ * File data lives in data blocks outside the log; the log holds write
+ * entries mapping file pages to blocks, and a per-file xarray in DRAM maps
+ * each page to the write entry that currently owns it. There is no page
+ * cache: read() copies straight from PMEM, write() is copy-on-write:
+ *
+ *   1. allocate new blocks and copy the user's data into them (the blocks
+ *      are private, so this needs no lock but i_rwsem and may fault);
+ *   2. under the invalidate lock, unmap the pages from user mappings and
+ *      wait for pinned pages, so no mmap store can hit the old blocks;
+ *   3. under log_lock, fill the partial head and tail page from the old
+ *      blocks, append one write entry per extent, commit the tail once
+ *      (the data and entries are durable before the tail store);
+ *   4. apply the entries to the index and free the blocks they replaced.
+ *
+ * A crash leaves either the old or the new contents of the range.
+ *
+ * Lock order: i_rwsem -> invalidate_lock -> log_lock -> allocator.
+ */
+#include <linux/uio.h>
+#include <linux/falloc.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/dax.h>
+#include <linux/mman.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* Extents written by one write() batch, published together. */
+#define NOVA_WRITE_EXTENTS	64
+
+struct nova_wextent {
+	unsigned long blk;
+	unsigned long nr;
+	pgoff_t pgoff;
+};
+
+static struct nova_file_write_entry *nova_fw(struct inode *inode, void *v)
+{
+	return nova_addr(NOVA_SB(inode->i_sb), xa_to_value(v));
+}
+
+/* Block holding file page @pgoff, or 0 for a hole. */
+u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
+{
+	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	struct nova_file_write_entry *fw;
+
+	if (!v)
+		return 0;
+	fw = nova_fw(inode, v);
+	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+}
+
+/* Collects freed blocks into runs, so each run is freed with one call. */
+struct nova_free_run {
+	unsigned long start;
+	unsigned long len;
+};
+
+static void nova_run_flush(struct super_block *sb, struct nova_free_run *r)
+{
+	nova_free_blocks(sb, r->start, r->len, NOVA_BLOCK_DATA);
+	r->len = 0;
+}
+
+static void nova_run_add(struct super_block *sb, struct nova_free_run *r,
+			 unsigned long blk)
+{
+	if (r->len && blk == r->start + r->len) {
+		r->len++;
+		return;
+	}
+	if (r->len)
+		nova_run_flush(sb, r);
+	r->start = blk;
+	r->len = 1;
+}
+
+/* One page of write entry @v is no longer used: free it, update hints. */
+static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
+			   struct nova_free_run *run)
+{
+	struct nova_file_write_entry *fw = nova_fw(inode, v);
+	u32 dead = le32_to_cpu(fw->fw_dead_pages) + 1;
+
+	nova_run_add(inode->i_sb, run, le64_to_cpu(fw->fw_block) +
+		     (pgoff - le64_to_cpu(fw->fw_pgoff)));
+	fw->fw_dead_pages = cpu_to_le32(dead);
+	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
+	if (dead >= le32_to_cpu(fw->fw_num_pages))
+		nova_log_invalidate(inode, xa_to_value(v));
+}
+
+/*
+ * Apply a committed write entry: its pages now belong to it. At runtime
+ * the blocks it replaces are freed (the entry is committed, so nothing on
+ * media refers to them any more).
+ */
+void nova_file_apply_write(struct inode *inode, u64 off,
+			   struct nova_file_write_entry *fw, bool runtime)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff);
+	u32 i, n = le32_to_cpu(fw->fw_num_pages);
+	struct nova_free_run run = { };
+
+	for (i = 0; i < n; i++) {
+		void *old = xa_store(&ni->pages, pgoff + i, xa_mk_value(off),
+				     GFP_NOFS | __GFP_NOFAIL);
+
+		if (!old)
+			ni->data_pages++;
+		else if (runtime)
+			nova_page_gone(inode, old, pgoff + i, &run);
+	}
+	if (run.len)
+		nova_run_flush(inode->i_sb, &run);
+	i_size_write(inode, le64_to_cpu(fw->fw_size));
+	inode->i_mtime = nova_ts_from_media(&fw->fw_mtime);
+	nova_set_ctime(inode, inode->i_mtime);
+	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+			  (NOVA_BLOCK_SHIFT - 9);
+}
+
+/* Forget the pages at and after @from; at runtime free their blocks. */
+void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_free_run run = { };
+	unsigned long idx;
+	void *v;
+
+	xa_for_each_start(&ni->pages, idx, v, from) {
+		xa_erase(&ni->pages, idx);
+		ni->data_pages--;
+		if (runtime)
+			nova_page_gone(inode, v, idx, &run);
+	}
+	if (run.len)
+		nova_run_flush(inode->i_sb, &run);
+}
+
+void nova_file_free_index(struct inode *inode)
+{
+	xa_destroy(&NOVA_I(inode)->pages);
+}
+
+/*
+ * Zero the bytes after @size in its last page, in place. They are beyond
+ * the end of file, so nobody can observe the store, and the file can then
+ * grow over them. Caller holds log_lock (or the file is otherwise stable).
+ */
+void nova_zero_eof_tail(struct inode *inode, loff_t size)
+{
+	unsigned int off = size & (PAGE_SIZE - 1);
+	u64 blk;
+
+	if (!off)
+		return;
+	blk = nova_file_block(inode, size >> PAGE_SHIFT);
+	if (!blk)
+		return;
+	nova_pmem_memset(nova_block(NOVA_SB(inode->i_sb), blk) + off, 0,
+			 PAGE_SIZE - off);
+	nova_pmem_fence();
+}
+
+/*
+ * Fill bytes [from, to) of new page @dst for file page @pgoff with the old
+ * contents, or zeroes for a hole or for bytes past the old end of file.
+ */
+static void nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
+			  unsigned int from, unsigned int to, loff_t oldsize)
+{
+	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
+	unsigned int valid = 0;
+	u64 blk = nova_file_block(inode, pgoff);
+
+	if (oldsize > start)
+		valid = min_t(loff_t, oldsize - start, PAGE_SIZE);
+	valid = clamp(valid, from, to);
+	if (blk && valid > from)
+		nova_pmem_memcpy(dst + from,
+				 nova_block(NOVA_SB(inode->i_sb), blk) + from,
+				 valid - from);
+	else
+		valid = from;
+	if (to > valid)
+		nova_pmem_memset(dst + valid, 0, to - valid);
+}
+
+/* Wait for pinned DAX pages (e.g. by O_DIRECT elsewhere) to be released. */
+static void nova_wait_dax_page(struct inode *inode)
+{
+	filemap_invalidate_unlock(inode->i_mapping);
+	schedule();
+	filemap_invalidate_lock(inode->i_mapping);
+}
+
+/*
+ * Make [start, end] of the file unreachable through user mappings before
+ * its blocks are replaced or freed. Caller holds the invalidate lock.
+ */
+int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct page *page;
+	int err;
+
+	if (!mapping->nrpages)
+		return 0;
+	for (;;) {
+		page = dax_layout_busy_page_range(mapping, start, end);
+		if (!page)
+			break;
+		err = ___wait_var_event(&page->_refcount,
+				atomic_read(&page->_refcount) == 1,
+				TASK_INTERRUPTIBLE, 0, 0,
+				nova_wait_dax_page(inode));
+		if (err)
+			return err;
+	}
+	truncate_pagecache_range(inode, start, end);
+	return 0;
+}
+
+/* Publish the extents of one batch (steps 2-4 of the comment at the top). */
+static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
+				 size_t len, struct nova_wextent *ext, int n)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct timespec64 now = current_time(inode);
+	loff_t end = pos + len, oldsize;
+	u64 trans = nova_next_trans(sbi), tail = 0, from;
+	unsigned int head = pos & (PAGE_SIZE - 1);
+	unsigned int tail_off = end & (PAGE_SIZE - 1);
+	int i, err;
+
+	filemap_invalidate_lock(inode->i_mapping);
+	err = nova_break_layouts(inode, pos & PAGE_MASK,
+				 round_up(end, PAGE_SIZE) - 1);
+	if (err)
+		goto out_unlock;
+	mutex_lock(&ni->log_lock);
+	oldsize = i_size_read(inode);
+	if (pos > oldsize)
+		nova_zero_eof_tail(inode, oldsize);
+	if (head)
+		nova_fill_old(inode, nova_block(sbi, ext[0].blk), ext[0].pgoff,
+			      0, head, oldsize);
+	if (tail_off)
+		nova_fill_old(inode, nova_block(sbi, ext[n - 1].blk +
+						     ext[n - 1].nr - 1),
+			      ext[n - 1].pgoff + ext[n - 1].nr - 1, tail_off,
+			      PAGE_SIZE, oldsize);
+
+	from = ni->log_tail;
+	for (i = 0; i < n; i++) {
+		struct nova_file_write_entry fw = { };
+		loff_t ext_end = ((loff_t)(ext[i].pgoff + ext[i].nr)) <<
+				 PAGE_SHIFT;
+
+		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
+				  trans);
+		fw.fw_pgoff = cpu_to_le64(ext[i].pgoff);
+		fw.fw_num_pages = cpu_to_le32(ext[i].nr);
+		fw.fw_block = cpu_to_le64(ext[i].blk);
+		fw.fw_size = cpu_to_le64(max(oldsize, min(end, ext_end)));
+		nova_ts_to_media(&fw.fw_mtime, &now);
+		err = nova_log_append(inode, &fw, &tail);
+		if (err)
+			break;
+	}
+	if (i == 0) {
+		mutex_unlock(&ni->log_lock);
+		goto out_unlock;
+	}
+	/* Data and entries durable (fence in commit), then the tail. */
+	nova_log_commit(inode, tail);
+	nova_log_apply_range(inode, from, tail);
+	mutex_unlock(&ni->log_lock);
+	filemap_invalidate_unlock(inode->i_mapping);
+	if (i < n) {
+		/* Out of log space: only extents 0..i-1 were published. */
+		len = ((loff_t)(ext[i - 1].pgoff + ext[i - 1].nr) <<
+		       PAGE_SHIFT) - pos;
+		for (; i < n; i++)
+			nova_free_blocks(sb, ext[i].blk, ext[i].nr,
+					 NOVA_BLOCK_DATA);
+	}
+	return len;
+
+out_unlock:
+	filemap_invalidate_unlock(inode->i_mapping);
+	for (i = 0; i < n; i++)
+		nova_free_blocks(sb, ext[i].blk, ext[i].nr, NOVA_BLOCK_DATA);
+	return err;
+}
+
+/*
+ * Write one batch of at most NOVA_WRITE_EXTENTS extents at @pos. Returns
+ * the bytes written (maybe short) or an error if nothing was written.
+ */
+static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
+				struct iov_iter *from)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_wextent *ext;
+	size_t count = iov_iter_count(from), done = 0;
+	ssize_t ret;
+	int n = 0, err = 0;
+
+	ext = kmalloc_array(NOVA_WRITE_EXTENTS, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return -ENOMEM;
+	while (done < count && n < NOVA_WRITE_EXTENTS) {
+		loff_t p = pos + done;
+		unsigned int off = p & (PAGE_SIZE - 1);
+		unsigned long want = DIV_ROUND_UP(off + count - done, PAGE_SIZE);
+		unsigned long blk, got;
+		size_t bytes, copied;
+
+		err = nova_alloc_blocks(sb, want, false, NOVA_BLOCK_DATA, &blk,
+					&got);
+		if (err)
+			break;
+		bytes = min_t(size_t, count - done, got * PAGE_SIZE - off);
+		copied = _copy_from_iter_flushcache(nova_block(sbi, blk) + off,
+						    bytes, from);
+		if (!copied) {
+			nova_free_blocks(sb, blk, got, NOVA_BLOCK_DATA);
+			err = -EFAULT;
+			break;
+		}
+		/* Keep only the blocks that received data. */
+		if (DIV_ROUND_UP(off + copied, PAGE_SIZE) < got) {
+			unsigned long used = DIV_ROUND_UP(off + copied,
+							  PAGE_SIZE);
+
+			nova_free_blocks(sb, blk + used, got - used,
+					 NOVA_BLOCK_DATA);
+			got = used;
+		}
+		ext[n].blk = blk;
+		ext[n].nr = got;
+		ext[n].pgoff = p >> PAGE_SHIFT;
+		n++;
+		done += copied;
+		if (copied < bytes)
+			break;
+	}
+	if (!n) {
+		kfree(ext);
+		return err;
+	}
+	ret = nova_commit_write(inode, pos, done, ext, n);
+	kfree(ext);
+	if (ret < (ssize_t)done)
+		iov_iter_revert(from, done - max_t(ssize_t, ret, 0));
+	return ret;
+}
+
+static ssize_t nova_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	u64 start = nova_op_start();
+	ssize_t ret, written = 0;
+
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock(inode);
+	}
+	ret = generic_write_checks(iocb, from);
+	if (ret <= 0)
+		goto out;
+	ret = file_remove_privs(file);
+	if (ret)
+		goto out;
+	while (iov_iter_count(from)) {
+		ret = nova_write_batch(inode, iocb->ki_pos, from);
+		if (ret <= 0)
+			break;
+		iocb->ki_pos += ret;
+		written += ret;
+	}
+out:
+	inode_unlock(inode);
+	nova_op_done(inode->i_sb, NOVA_CTL_OP_WRITE, start);
+	if (written)
+		return generic_write_sync(iocb, written);
+	return ret;
+}
+
+static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	u64 start = nova_op_start();
+	loff_t pos = iocb->ki_pos, size;
+	ssize_t done = 0;
+
+	if (!iov_iter_count(to))
+		return 0;
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock_shared(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock_shared(inode);
+	}
+	size = i_size_read(inode);
+	while (iov_iter_count(to) && pos < size) {
+		unsigned int off = pos & (PAGE_SIZE - 1);
+		size_t n = min_t(loff_t, PAGE_SIZE - off, size - pos);
+		u64 blk = nova_file_block(inode, pos >> PAGE_SHIFT);
+		size_t copied;
+
+		n = min(n, iov_iter_count(to));
+		if (blk)
+			copied = _copy_mc_to_iter(nova_block(sbi, blk) + off, n,
+						  to);
+		else
+			copied = iov_iter_zero(n, to);
+		pos += copied;
+		done += copied;
+		if (copied < n) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+	}
+	inode_unlock_shared(inode);
+	iocb->ki_pos = pos;
+	file_accessed(iocb->ki_filp);
+	nova_op_done(inode->i_sb, NOVA_CTL_OP_READ, start);
+	return done;
+}
+
+/* Exact SEEK_DATA / SEEK_HOLE from the page index. */
+static loff_t nova_seek_data_hole(struct file *file, loff_t offset,
+				  int whence)
+{
+	struct inode *inode = file_inode(file);
+	struct nova_inode_info *ni = NOVA_I(inode);
+	loff_t size, res;
+	unsigned long idx, expect;
+	void *v;
+
+	inode_lock_shared(inode);
+	size = i_size_read(inode);
+	if (offset < 0 || offset >= size) {
+		inode_unlock_shared(inode);
+		return -ENXIO;
+	}
+	idx = offset >> PAGE_SHIFT;
+	if (whence == SEEK_DATA) {
+		v = xa_find(&ni->pages, &idx, (size - 1) >> PAGE_SHIFT,
+			    XA_PRESENT);
+		res = v ? max_t(loff_t, offset, (loff_t)idx << PAGE_SHIFT) :
+			  -ENXIO;
+	} else {
+		expect = idx;
+		xa_for_each_start(&ni->pages, idx, v, expect) {
+			if (idx != expect)
+				break;
+			expect++;
+			if ((loff_t)expect << PAGE_SHIFT >= size)
+				break;
+		}
+		res = min_t(loff_t, size, (loff_t)expect << PAGE_SHIFT);
+		res = max(res, offset);
+	}
+	inode_unlock_shared(inode);
+	if (res < 0)
+		return res;
+	return vfs_setpos(file, res, inode->i_sb->s_maxbytes);
+}
+
+static loff_t nova_llseek(struct file *file, loff_t offset, int whence)
+{
+	if (whence == SEEK_DATA || whence == SEEK_HOLE)
+		return nova_seek_data_hole(file, offset, whence);
+	return generic_file_llseek(file, offset, whence);
+}
+
+/*
+ * Metadata and write() data are durable when the call returns; fsync only
+ * has to write back CPU caches for pages stored to through mmap.
+ */
+static int nova_fsync(struct file *file, loff_t start, loff_t end,
+		      int datasync)
+{
+	u64 t = nova_op_start();
+	int err;
+
+	err = file_write_and_wait_range(file, start, end);
+	nova_op_done(file_inode(file)->i_sb, NOVA_CTL_OP_FSYNC, t);
+	return err;
+}
+
+/* Allocate zeroed blocks for the holes in [pgoff, last]. Log lock held. */
+static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
+			     loff_t newsize, u64 trans, u64 *tail)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct timespec64 now = current_time(inode);
+	loff_t cursize = i_size_read(inode);
+	int err;
+
+	while (pgoff <= last) {
+		struct nova_file_write_entry fw = { };
+		unsigned long hole = 0, blk, got;
+
+		if (nova_file_block(inode, pgoff)) {
+			pgoff++;
+			continue;
+		}
+		while (pgoff + hole <= last && !nova_file_block(inode, pgoff + hole))
+			hole++;
+		err = nova_alloc_blocks(sb, hole, false, NOVA_BLOCK_DATA, &blk,
+					&got);
+		if (err)
+			return err;
+		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
+		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
+				  trans);
+		fw.fw_pgoff = cpu_to_le64(pgoff);
+		fw.fw_num_pages = cpu_to_le32(got);
+		fw.fw_block = cpu_to_le64(blk);
+		cursize = max(cursize, min(newsize, (loff_t)(pgoff + got) <<
+					   PAGE_SHIFT));
+		fw.fw_size = cpu_to_le64(cursize);
+		nova_ts_to_media(&fw.fw_mtime, &now);
+		/* Zeroes durable before the entry that points at them. */
+		nova_pmem_fence();
+		err = nova_log_append(inode, &fw, tail);
+		if (err) {
+			nova_free_blocks(sb, blk, got, NOVA_BLOCK_DATA);
+			return err;
+		}
+		pgoff += got;
+	}
+	return 0;
+}
+
+static long nova_fallocate(struct file *file, int mode, loff_t offset,
+			   loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct nova_inode_info *ni = NOVA_I(inode);
+	bool keep = mode & FALLOC_FL_KEEP_SIZE;
+	loff_t end = offset + len, target;
+	u64 trans, tail = 0, from;
+	int err, err2 = 0;
+
+	if (mode & ~FALLOC_FL_KEEP_SIZE)
+		return -EOPNOTSUPP;
+	if (offset < 0 || len <= 0)
+		return -EINVAL;
+	inode_lock(inode);
+	err = inode_newsize_ok(inode, end);
+	if (err)
+		goto out;
+	err = file_remove_privs(file);
+	if (err)
+		goto out;
+	filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&ni->log_lock);
+	trans = nova_next_trans(NOVA_SB(inode->i_sb));
+	target = keep ? i_size_read(inode) : max(i_size_read(inode), end);
+	if (target > i_size_read(inode))
+		nova_zero_eof_tail(inode, i_size_read(inode));
+	from = ni->log_tail;
+	err = nova_falloc_range(inode, offset >> PAGE_SHIFT,
+				(end - 1) >> PAGE_SHIFT, target, trans, &tail);
+	if (!err && target > i_size_read(inode)) {
+		/* The range was allocated already: only the size changes. */
+		struct nova_setattr_entry sa = { };
+		struct timespec64 now = current_time(inode);
+
+		nova_entry_header(NOVA_SB(inode->i_sb), &sa, NOVA_LOG_SETATTR,
+				  sizeof(sa), trans);
+		sa.sa_mask = cpu_to_le32(NOVA_ATTR_SIZE | NOVA_ATTR_MTIME |
+					 NOVA_ATTR_CTIME);
+		sa.sa_size = cpu_to_le64(target);
+		nova_ts_to_media(&sa.sa_mtime, &now);
+		nova_ts_to_media(&sa.sa_ctime, &now);
+		err2 = nova_log_append(inode, &sa, &tail);
+	}
+	if (tail) {
+		/* Commit what was allocated, even after ENOSPC. */
+		nova_log_commit(inode, tail);
+		nova_log_apply_range(inode, from, tail);
+	}
+	mutex_unlock(&ni->log_lock);
+	filemap_invalidate_unlock(inode->i_mapping);
+	if (!err)
+		err = err2;
+out:
+	inode_unlock(inode);
+	return err;
+}
+
+static int nova_file_open(struct inode *inode, struct file *file)
+{
+	return generic_file_open(inode, file);
+}
+
+const struct file_operations nova_file_operations = {
+	.llseek			= nova_llseek,
+	.read_iter		= nova_read_iter,
+	.write_iter		= nova_write_iter,
+	.mmap			= nova_file_mmap,
+	.mmap_supported_flags	= MAP_SYNC,
+	.open			= nova_file_open,
+	.fsync			= nova_fsync,
+	.fallocate		= nova_fallocate,
+	.splice_read		= generic_file_splice_read,
+	.splice_write		= iter_file_splice_write,
+};
+
+const struct inode_operations nova_file_inode_operations = {
+	.setattr	= nova_setattr,
+	.getattr	= nova_getattr,
+	.update_time	= nova_update_time,
+};
+
+const struct inode_operations nova_symlink_inode_operations = {
+	.get_link	= simple_get_link,
+	.setattr	= nova_setattr,
+	.getattr	= nova_getattr,
+	.update_time	= nova_update_time,
+};

@@ -1,0 +1,916 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: inode tables, inode life cycle and attributes.
+ *
+ * Each stripe of the inode table is a chain of 2 MiB PMEM blocks. Free
+ * slots are tracked in DRAM (an IDA per stripe), rebuilt at mount by
+ * scanning the i_valid words. A PMEM inode is written once, while invalid,
+ * and then only its commit words change; attributes changed later are log
+ * entries (setattr, link change, write, dentry) replayed by nova_iget().
+ *
+ * Lock order: i_rwsem -> invalidate_lock -> nova_inode_info.log_lock ->
+ * nova_inode_map.lock -> (allocator, journal leaf locks).
+ */
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/pagemap.h>
+#include <linux/iversion.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* ---- inode tables ---- */
+
+static u32 nova_inode_crc(const struct nova_inode *pi)
+{
+	static const u8 zero[4];
+	const u8 *p = (const u8 *)pi;
+	unsigned int start = offsetof(struct nova_inode, i_csum);
+	u32 crc;
+
+	crc = crc32c(~0U, zero, 4);
+	return crc32c(crc, p + start + 4, NOVA_INODE_SIZE - start - 4);
+}
+
+static u32 nova_table_crc(const void *rec, size_t len)
+{
+	/* Records start with a commit word, then __le32 csum, then data. */
+	static const u8 zero[4];
+	u32 crc = crc32c(~0U, zero, 4);
+
+	return crc32c(crc, (const u8 *)rec + 12, len - 12);
+}
+
+static struct nova_inode_table *nova_itable(struct nova_sb_info *sbi,
+					    unsigned int cpu)
+{
+	return nova_block(sbi, NOVA_INODE_TABLE_PTR_BLOCK) +
+	       cpu * sizeof(struct nova_inode_table);
+}
+
+static struct nova_inode_table_tail *nova_ttail(struct nova_sb_info *sbi,
+						unsigned long blk)
+{
+	return nova_block(sbi, blk) +
+	       NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE;
+}
+
+/* A zeroed table block with its tail; durable on return. */
+static int nova_new_table_block(struct super_block *sb, unsigned int cpu,
+				unsigned int index, unsigned long *blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_table_tail t = {
+		.itt_cpu = cpu_to_le32(cpu),
+		.itt_index = cpu_to_le64(index),
+	};
+	unsigned long got;
+	int err;
+
+	err = nova_alloc_blocks(sb, NOVA_INODE_TABLE_BLOCKS, true,
+				NOVA_BLOCK_META, blk, &got);
+	if (err)
+		return err;
+	nova_pmem_memset(nova_block(sbi, *blk), 0,
+			 NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE);
+	t.itt_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
+	nova_pmem_memcpy(nova_ttail(sbi, *blk), &t, sizeof(t));
+	nova_pmem_fence();
+	return 0;
+}
+
+static int nova_imaps_alloc(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	sbi->imaps = kcalloc(sbi->cpus, sizeof(*sbi->imaps), GFP_KERNEL);
+	if (!sbi->imaps)
+		return -ENOMEM;
+	for (i = 0; i < sbi->cpus; i++) {
+		mutex_init(&sbi->imaps[i].lock);
+		ida_init(&sbi->imaps[i].free);
+	}
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_inode_map *m = &sbi->imaps[i];
+
+		m->head = nova_itable(sbi, i);
+		/* Sized for the whole device so it is never reallocated. */
+		m->cap_blocks = sbi->nblocks / NOVA_INODE_TABLE_BLOCKS + 1;
+		m->blocks = kvcalloc(m->cap_blocks, sizeof(*m->blocks),
+				     GFP_KERNEL);
+		if (!m->blocks)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void nova_inode_tables_destroy(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	if (!sbi->imaps)
+		return;
+	for (i = 0; i < sbi->cpus; i++) {
+		ida_destroy(&sbi->imaps[i].free);
+		kvfree(sbi->imaps[i].blocks);
+	}
+	kfree(sbi->imaps);
+	sbi->imaps = NULL;
+}
+
+/* mkfs: one table block per stripe. Block 3 was zeroed by the caller. */
+int nova_inode_tables_format(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+	int err;
+
+	err = nova_imaps_alloc(sb);
+	if (err)
+		return err;
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_inode_map *m = &sbi->imaps[i];
+		struct nova_inode_table t = { .it_cpu = cpu_to_le32(i) };
+		unsigned long blk;
+
+		err = nova_new_table_block(sb, i, 0, &blk);
+		if (err)
+			return err;
+		t.it_head = cpu_to_le64(blk);
+		t.it_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
+		nova_pmem_memcpy(m->head, &t, sizeof(t));
+		m->blocks[0] = blk;
+		m->nr_blocks = 1;
+	}
+	nova_pmem_fence();
+	return 0;
+}
+
+/* Mount: walk the chains and note which slots are in use. */
+int nova_inode_tables_load(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i, s;
+	int err;
+
+	err = nova_imaps_alloc(sb);
+	if (err)
+		return err;
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_inode_map *m = &sbi->imaps[i];
+		u64 blk = le64_to_cpu(m->head->it_head);
+		unsigned int n = 0;
+
+		if (le32_to_cpu(m->head->it_csum) !=
+		    nova_table_crc(m->head, sizeof(*m->head)) ||
+		    le32_to_cpu(m->head->it_cpu) != i) {
+			nova_err(sb, "inode table %u: bad head record", i);
+			return -EFSCORRUPTED;
+		}
+		while (blk) {
+			struct nova_inode_table_tail *t;
+
+			if (n >= m->cap_blocks ||
+			    !nova_block_ok(sbi, blk, NOVA_INODE_TABLE_BLOCKS))
+				goto bad;
+			t = nova_ttail(sbi, blk);
+			if (le32_to_cpu(t->itt_csum) !=
+			    nova_table_crc(t, sizeof(*t)) ||
+			    le32_to_cpu(t->itt_cpu) != i ||
+			    le64_to_cpu(t->itt_index) != n)
+				goto bad;
+			m->blocks[n++] = blk;
+			blk = le64_to_cpu(READ_ONCE(t->itt_next));
+		}
+		m->nr_blocks = n;
+
+		for (n = 0; n < m->nr_blocks; n++) {
+			struct nova_inode *pi = nova_block(sbi, m->blocks[n]);
+
+			for (s = 0; s < NOVA_INODES_PER_TABLE; s++) {
+				unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
+
+				if (!READ_ONCE(pi[s].i_valid))
+					continue;
+				err = ida_alloc_range(&m->free, idx, idx,
+						      GFP_KERNEL);
+				if (err < 0)
+					return err;
+				m->used++;
+			}
+		}
+		continue;
+bad:
+		nova_err(sb, "inode table %u: bad table block %u at %llu",
+			 i, n, blk);
+		return -EFSCORRUPTED;
+	}
+	return 0;
+}
+
+void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 slots = 0, used = 0, room;
+	unsigned int i;
+
+	for (i = 0; i < sbi->cpus; i++) {
+		slots += (u64)READ_ONCE(sbi->imaps[i].nr_blocks) *
+			 NOVA_INODES_PER_TABLE;
+		used += READ_ONCE(sbi->imaps[i].used);
+	}
+	/* Tables grow on demand: count the slots free space could hold. */
+	room = (nova_count_free(sb) / NOVA_INODE_TABLE_BLOCKS) *
+	       NOVA_INODES_PER_TABLE;
+	*total = slots + room;
+	*free = slots - min(used, slots) + room;
+}
+
+struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_map *m;
+	u64 rel, idx;
+	unsigned int nr;
+
+	if (ino < NOVA_RESERVED_INODES)
+		return nova_block(sbi, NOVA_RESERVED_INODE_BLOCK) +
+		       ino * NOVA_INODE_SIZE;
+	rel = ino - NOVA_FIRST_INO;
+	m = &sbi->imaps[rel % sbi->cpus];
+	idx = rel / sbi->cpus;
+	nr = smp_load_acquire(&m->nr_blocks);
+	if (idx / NOVA_INODES_PER_TABLE >= nr)
+		return NULL;
+	return nova_block(sbi, m->blocks[idx / NOVA_INODES_PER_TABLE]) +
+	       (idx % NOVA_INODES_PER_TABLE) * NOVA_INODE_SIZE;
+}
+
+/* Append a table block to stripe @cpu. Caller holds m->lock. */
+static int nova_extend_table(struct super_block *sb, unsigned int cpu)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_map *m = &sbi->imaps[cpu];
+	unsigned long blk;
+	int err;
+
+	if (m->nr_blocks >= m->cap_blocks)
+		return -ENOSPC;
+	err = nova_new_table_block(sb, cpu, m->nr_blocks, &blk);
+	if (err)
+		return err;
+	/* The new block is durable; link it (0 -> blk, once). */
+	nova_pmem_commit64(&nova_ttail(sbi, m->blocks[m->nr_blocks - 1])->itt_next,
+			   blk);
+	m->blocks[m->nr_blocks] = blk;
+	smp_store_release(&m->nr_blocks, m->nr_blocks + 1);
+	return 0;
+}
+
+static int nova_alloc_ino(struct super_block *sb, u64 *ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int first = raw_smp_processor_id() % sbi->cpus, i;
+	int err = -ENOSPC;
+
+	for (i = 0; i < sbi->cpus; i++) {
+		unsigned int cpu = (first + i) % sbi->cpus;
+		struct nova_inode_map *m = &sbi->imaps[cpu];
+		int idx;
+
+		mutex_lock(&m->lock);
+		idx = ida_alloc(&m->free, GFP_NOFS);
+		if (idx < 0) {
+			mutex_unlock(&m->lock);
+			return idx;
+		}
+		if (idx >= m->nr_blocks * NOVA_INODES_PER_TABLE) {
+			err = nova_extend_table(sb, cpu);
+			if (err) {
+				ida_free(&m->free, idx);
+				mutex_unlock(&m->lock);
+				continue;
+			}
+		}
+		m->used++;
+		mutex_unlock(&m->lock);
+		*ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
+		return 0;
+	}
+	return err;
+}
+
+static void nova_free_ino(struct super_block *sb, u64 ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 rel = ino - NOVA_FIRST_INO;
+	struct nova_inode_map *m = &sbi->imaps[rel % sbi->cpus];
+
+	if (ino < NOVA_FIRST_INO)
+		return;
+	mutex_lock(&m->lock);
+	ida_free(&m->free, rel / sbi->cpus);
+	m->used--;
+	mutex_unlock(&m->lock);
+}
+
+/* ---- DRAM inodes ---- */
+
+static void nova_set_ops(struct inode *inode)
+{
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &nova_file_inode_operations;
+		inode->i_fop = &nova_file_operations;
+		inode->i_mapping->a_ops = &nova_dax_aops;
+		inode->i_flags |= S_DAX;
+		break;
+	case S_IFDIR:
+		inode->i_op = &nova_dir_inode_operations;
+		inode->i_fop = &nova_dir_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &nova_symlink_inode_operations;
+		break;
+	default:
+		inode->i_op = &nova_special_inode_operations;
+		init_special_inode(inode, inode->i_mode, inode->i_rdev);
+		break;
+	}
+}
+
+static void nova_update_trans(struct nova_sb_info *sbi, u64 trans)
+{
+	s64 cur = atomic64_read(&sbi->trans_id);
+
+	while ((s64)trans > cur) {
+		s64 old = atomic64_cmpxchg(&sbi->trans_id, cur, trans);
+
+		if (old == cur)
+			break;
+		cur = old;
+	}
+}
+
+static void nova_apply_setattr(struct inode *inode, u64 off,
+			       struct nova_setattr_entry *sa, bool runtime)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	u32 mask = le32_to_cpu(sa->sa_mask);
+
+	if (mask & NOVA_ATTR_MODE)
+		inode->i_mode = (inode->i_mode & S_IFMT) |
+				(le16_to_cpu(sa->sa_mode) & ~S_IFMT);
+	if (mask & NOVA_ATTR_UID)
+		i_uid_write(inode, le32_to_cpu(sa->sa_uid));
+	if (mask & NOVA_ATTR_GID)
+		i_gid_write(inode, le32_to_cpu(sa->sa_gid));
+	if (mask & NOVA_ATTR_ATIME)
+		inode->i_atime = nova_ts_from_media(&sa->sa_atime);
+	if (mask & NOVA_ATTR_MTIME)
+		inode->i_mtime = nova_ts_from_media(&sa->sa_mtime);
+	if (mask & NOVA_ATTR_CTIME)
+		nova_set_ctime(inode, nova_ts_from_media(&sa->sa_ctime));
+	if ((mask & NOVA_ATTR_SIZE) && S_ISREG(inode->i_mode)) {
+		u64 size = le64_to_cpu(sa->sa_size);
+
+		nova_file_drop_pages(inode, DIV_ROUND_UP(size, PAGE_SIZE),
+				     runtime);
+		i_size_write(inode, size);
+	}
+	/* Only a setattr with every field supersedes the previous one. */
+	if (runtime && (mask & 0x7f) == 0x7f)
+		nova_log_invalidate(inode, ni->last_setattr);
+	if ((mask & 0x7f) == 0x7f)
+		ni->last_setattr = off;
+}
+
+/*
+ * Apply one committed log entry to the DRAM inode. Used both to replay a
+ * log (nova_iget) and, with @arg == NULL replaced by the runtime flag, by
+ * the operations themselves after they commit, so that the two can never
+ * disagree.
+ */
+static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
+			     void *arg)
+{
+	struct inode *inode = arg;
+	struct nova_log_entry_header *h = entry;
+	unsigned int size = le16_to_cpu(h->e_size);
+	umode_t type = inode->i_mode & S_IFMT;
+
+	nova_update_trans(NOVA_SB(sb), le64_to_cpu(h->e_trans_id));
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		if (type != S_IFREG ||
+		    size != sizeof(struct nova_file_write_entry))
+			break;
+		nova_file_apply_write(inode, off, entry, false);
+		return 0;
+	case NOVA_LOG_DENTRY: {
+		struct nova_dentry_entry *de = entry;
+
+		if (type != S_IFDIR || size < sizeof(*de) ||
+		    size < sizeof(*de) + de->de_name_len || !de->de_name_len)
+			break;
+		nova_dir_apply(inode, off, de, false);
+		return 0;
+	}
+	case NOVA_LOG_SETATTR:
+		if (size != sizeof(struct nova_setattr_entry))
+			break;
+		nova_apply_setattr(inode, off, entry, false);
+		return 0;
+	case NOVA_LOG_LINK_CHANGE: {
+		struct nova_link_change_entry *lc = entry;
+
+		if (size != sizeof(*lc))
+			break;
+		set_nlink(inode, le32_to_cpu(lc->lc_links));
+		nova_set_ctime(inode, nova_ts_from_media(&lc->lc_ctime));
+		NOVA_I(inode)->last_link = off;
+		return 0;
+	}
+	}
+	nova_err(sb, "inode %lu: unexpected log entry type %u at %llu",
+		 inode->i_ino, h->e_type, off);
+	return -EFSCORRUPTED;
+}
+
+int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg)
+{
+	struct nova_log_entry_header *h = entry;
+
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		nova_file_apply_write(inode, off, entry, true);
+		break;
+	case NOVA_LOG_DENTRY:
+		nova_dir_apply(inode, off, entry, true);
+		break;
+	case NOVA_LOG_SETATTR:
+		nova_apply_setattr(inode, off, entry, true);
+		break;
+	case NOVA_LOG_LINK_CHANGE: {
+		struct nova_link_change_entry *lc = entry;
+
+		set_nlink(inode, le32_to_cpu(lc->lc_links));
+		nova_set_ctime(inode, nova_ts_from_media(&lc->lc_ctime));
+		nova_log_invalidate(inode, NOVA_I(inode)->last_link);
+		NOVA_I(inode)->last_link = off;
+		break;
+	}
+	}
+	return 0;
+}
+
+static int nova_count_page(struct super_block *sb, u64 page, void *arg)
+{
+	NOVA_I(arg)->log_pages++;
+	return 0;
+}
+
+static void nova_init_ni(struct nova_inode_info *ni)
+{
+	ni->log_head = 0;
+	ni->log_tail = 0;
+	ni->log_pages = 0;
+	ni->last_setattr = 0;
+	ni->last_link = 0;
+	ni->data_pages = 0;
+	ni->names = RB_ROOT;
+	ni->next_pos = 2;
+	ni->nr_entries = 0;
+	ni->parent = 0;
+}
+
+static int nova_read_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_inode *pi = nova_get_pinode(sb, inode->i_ino);
+	u32 flags;
+	int err;
+
+	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) != 1)
+		return -ESTALE;
+	if (le32_to_cpu(pi->i_csum) != nova_inode_crc(pi) ||
+	    le64_to_cpu(pi->i_ino) != inode->i_ino) {
+		nova_err(sb, "inode %lu: bad checksum or inode number",
+			 inode->i_ino);
+		return -EFSCORRUPTED;
+	}
+
+	nova_init_ni(ni);
+	ni->pi_off = nova_off(sbi, pi);
+	inode->i_mode = le16_to_cpu(pi->i_mode);
+	i_uid_write(inode, le32_to_cpu(pi->i_uid));
+	i_gid_write(inode, le32_to_cpu(pi->i_gid));
+	set_nlink(inode, le32_to_cpu(pi->i_nlink));
+	inode->i_rdev = new_decode_dev(le32_to_cpu(pi->i_rdev));
+	inode->i_size = le64_to_cpu(pi->i_size);
+	inode->i_generation = le32_to_cpu(pi->i_generation);
+	inode->i_atime = nova_ts_from_media(&pi->i_atime);
+	inode->i_mtime = nova_ts_from_media(&pi->i_mtime);
+	nova_set_ctime(inode, nova_ts_from_media(&pi->i_ctime));
+	ni->crtime = nova_ts_from_media(&pi->i_crtime);
+	ni->parent = le64_to_cpu(pi->i_parent);
+	flags = le32_to_cpu(pi->i_flags);
+
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		break;
+	case S_IFLNK:
+		if (inode->i_size >= PATH_MAX)
+			goto bad;
+		if (flags & NOVA_INODE_INLINE_SYMLINK) {
+			if (inode->i_size >= NOVA_INLINE_SIZE ||
+			    pi->i_inline[inode->i_size])
+				goto bad;
+			inode->i_link = (char *)pi->i_inline;
+		} else if (flags & NOVA_INODE_BLOCK_SYMLINK) {
+			u64 blk = le64_to_cpu(*(__le64 *)pi->i_inline);
+			char *target;
+
+			if (!nova_block_ok(sbi, blk, 1))
+				goto bad;
+			target = nova_block(sbi, blk);
+			if (target[inode->i_size])
+				goto bad;
+			inode->i_link = target;
+			ni->data_pages = 1;
+		} else {
+			goto bad;
+		}
+		break;
+	default:
+		goto bad;
+	}
+	nova_set_ops(inode);
+
+	ni->log_head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	ni->log_tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	if (ni->log_head) {
+		err = nova_log_walk_raw(sb, inode->i_ino, ni->log_head,
+					ni->log_tail, nova_replay_entry,
+					nova_count_page, inode);
+		if (err) {
+			if (S_ISREG(inode->i_mode))
+				nova_file_free_index(inode);
+			else if (S_ISDIR(inode->i_mode))
+				nova_dir_free_index(inode);
+			return err;
+		}
+	} else if (ni->log_tail) {
+		goto bad;
+	}
+	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+			  (NOVA_BLOCK_SHIFT - 9);
+	return 0;
+bad:
+	nova_err(sb, "inode %lu: inconsistent inode (mode %o, flags %x)",
+		 inode->i_ino, inode->i_mode, flags);
+	return -EFSCORRUPTED;
+}
+
+struct inode *nova_iget(struct super_block *sb, u64 ino)
+{
+	struct inode *inode;
+	int err;
+
+	if (ino != NOVA_ROOT_INO && ino < NOVA_FIRST_INO)
+		return ERR_PTR(-ESTALE);
+	if (ino >= NOVA_FIRST_INO && !nova_get_pinode(sb, ino))
+		return ERR_PTR(-ESTALE);
+	inode = iget_locked(sb, ino);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	err = nova_read_inode(inode);
+	if (err) {
+		iget_failed(inode);
+		return ERR_PTR(err);
+	}
+	unlock_new_inode(inode);
+	return inode;
+}
+
+/*
+ * Create an inode: a free slot is written completely (i_valid still 0)
+ * and made durable. The caller publishes it by committing i_valid = 1,
+ * normally in one journal transaction with the new directory entry, then
+ * calls d_instantiate_new(); on failure it calls nova_discard_inode().
+ */
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *trans)
+{
+	struct super_block *sb = dir->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *pi, tmp;
+	struct nova_inode_info *ni;
+	struct inode *inode;
+	u64 ino;
+	int err;
+
+	inode = new_inode(sb);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	err = nova_alloc_ino(sb, &ino);
+	if (err) {
+		iput(inode);
+		return ERR_PTR(err);
+	}
+	ni = NOVA_I(inode);
+	nova_init_ni(ni);
+	pi = nova_get_pinode(sb, ino);
+	ni->pi_off = nova_off(sbi, pi);
+
+	inode->i_ino = ino;
+	inode_init_owner(idmap, inode, dir, mode);
+	inode->i_generation = get_random_u32();
+	inode->i_rdev = rdev;
+	inode->i_mtime = inode->i_atime = current_time(inode);
+	nova_set_ctime(inode, inode->i_mtime);
+	ni->crtime = inode->i_mtime;
+	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
+	if (S_ISDIR(mode))
+		ni->parent = dir->i_ino;
+	nova_set_ops(inode);
+	*trans = nova_next_trans(sbi);
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.i_ino = cpu_to_le64(ino);
+	tmp.i_generation = cpu_to_le32(inode->i_generation);
+	tmp.i_mode = cpu_to_le16(inode->i_mode);
+	tmp.i_uid = cpu_to_le32(i_uid_read(inode));
+	tmp.i_gid = cpu_to_le32(i_gid_read(inode));
+	tmp.i_nlink = cpu_to_le32(inode->i_nlink);
+	tmp.i_rdev = cpu_to_le32(new_encode_dev(rdev));
+	nova_ts_to_media(&tmp.i_atime, &inode->i_atime);
+	nova_ts_to_media(&tmp.i_mtime, &inode->i_mtime);
+	nova_ts_to_media(&tmp.i_ctime, &inode->i_mtime);
+	nova_ts_to_media(&tmp.i_crtime, &ni->crtime);
+	tmp.i_create_trans = cpu_to_le64(*trans);
+	tmp.i_parent = cpu_to_le64(ni->parent);
+	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
+	/* The slot is invalid: nothing reads it until i_valid is committed. */
+	nova_pmem_memcpy(pi, &tmp, sizeof(tmp));
+	nova_pmem_fence();
+
+	err = insert_inode_locked(inode);
+	if (err) {
+		nova_err(sb, "inode %llu is already in use", ino);
+		nova_free_ino(sb, ino);
+		ni->pi_off = 0;
+		make_bad_inode(inode);
+		iput(inode);
+		return ERR_PTR(-EFSCORRUPTED);
+	}
+	return inode;
+}
+
+/* Rewrite a new, still invalid inode's static part (symlinks). */
+void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
+			    size_t len)
+{
+	struct nova_inode *pi = nova_pi(inode);
+	struct nova_inode tmp = *pi;
+
+	tmp.i_flags = cpu_to_le32(flags);
+	tmp.i_size = cpu_to_le64(inode->i_size);
+	memcpy(tmp.i_inline, inl, len);
+	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
+	nova_pmem_memcpy(pi, &tmp, sizeof(tmp));
+	nova_pmem_fence();
+}
+
+/* Publish a new inode on its own (O_TMPFILE has no directory entry). */
+void nova_commit_new_inode(struct inode *inode)
+{
+	nova_pmem_commit64(&nova_pi(inode)->i_valid, 1);
+}
+
+/* Undo nova_new_inode() for an inode that was never published. */
+void nova_discard_inode(struct inode *inode)
+{
+	clear_nlink(inode);
+	discard_new_inode(inode);
+}
+
+/* ---- evict, attributes ---- */
+
+void nova_evict_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	bool dead = !inode->i_nlink && ni->pi_off && !is_bad_inode(inode);
+
+	truncate_inode_pages_final(&inode->i_data);
+	/*
+	 * A dead inode's i_valid is already 0 on media (committed with the
+	 * unlink, or never set for O_TMPFILE), so its blocks are unreferenced
+	 * and only the DRAM allocator needs to hear about them.
+	 */
+	if (S_ISREG(inode->i_mode)) {
+		if (dead)
+			nova_file_drop_pages(inode, 0, true);
+		nova_file_free_index(inode);
+	} else if (S_ISDIR(inode->i_mode)) {
+		nova_dir_free_index(inode);
+	} else if (S_ISLNK(inode->i_mode) && dead && ni->data_pages) {
+		struct nova_inode *pi = nova_pi(inode);
+
+		nova_free_blocks(sb, le64_to_cpu(*(__le64 *)pi->i_inline), 1,
+				 NOVA_BLOCK_DATA);
+	}
+	if (dead) {
+		nova_log_free(inode);
+		nova_free_ino(sb, inode->i_ino);
+	}
+	clear_inode(inode);
+}
+
+static void nova_setattr_entry(struct inode *inode,
+			       struct nova_setattr_entry *sa, u32 mask, u64 trans)
+{
+	memset(sa, 0, sizeof(*sa));
+	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
+			  sizeof(*sa), trans);
+	sa->sa_mask = cpu_to_le32(mask);
+	sa->sa_mode = cpu_to_le16(inode->i_mode);
+	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
+	sa->sa_gid = cpu_to_le32(i_gid_read(inode));
+	sa->sa_size = cpu_to_le64(inode->i_size);
+	nova_ts_to_media(&sa->sa_atime, &inode->i_atime);
+	nova_ts_to_media(&sa->sa_mtime, &inode->i_mtime);
+	nova_ts_to_media(&sa->sa_ctime, &inode->i_ctime);
+}
+
+struct nova_attr_save {
+	umode_t mode;
+	kuid_t uid;
+	kgid_t gid;
+	struct timespec64 atime, mtime, ctime;
+};
+
+int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
+		 struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct nova_inode_info *ni = NOVA_I(inode);
+	unsigned int valid = attr->ia_valid;
+	struct nova_setattr_entry sa;
+	struct nova_attr_save save;
+	u64 start = nova_op_start(), tail = 0;
+	loff_t oldsize = inode->i_size;
+	u32 mask = 0;
+	int err;
+
+	err = setattr_prepare(idmap, dentry, attr);
+	if (err)
+		return err;
+	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
+		return -EINVAL;
+
+	if (valid & ATTR_SIZE) {
+		inode_dio_wait(inode);
+		filemap_invalidate_lock(inode->i_mapping);
+		if (attr->ia_size < oldsize) {
+			err = nova_break_layouts(inode,
+					round_up(attr->ia_size, PAGE_SIZE),
+					LLONG_MAX);
+			if (err) {
+				filemap_invalidate_unlock(inode->i_mapping);
+				return err;
+			}
+		} else {
+			nova_zero_eof_tail(inode, oldsize);
+		}
+	}
+
+	mutex_lock(&ni->log_lock);
+	save.mode = inode->i_mode;
+	save.uid = inode->i_uid;
+	save.gid = inode->i_gid;
+	save.atime = inode->i_atime;
+	save.mtime = inode->i_mtime;
+	save.ctime = inode->i_ctime;
+	setattr_copy(idmap, inode, attr);
+	if (valid & ATTR_MODE)
+		mask |= NOVA_ATTR_MODE;
+	if (valid & ATTR_UID)
+		mask |= NOVA_ATTR_UID;
+	if (valid & ATTR_GID)
+		mask |= NOVA_ATTR_GID;
+	if (valid & ATTR_ATIME)
+		mask |= NOVA_ATTR_ATIME;
+	if (valid & ATTR_MTIME)
+		mask |= NOVA_ATTR_MTIME;
+	if (valid & ATTR_CTIME)
+		mask |= NOVA_ATTR_CTIME;
+	nova_setattr_entry(inode, &sa, mask, nova_next_trans(NOVA_SB(inode->i_sb)));
+	if (valid & ATTR_SIZE) {
+		sa.sa_mask = cpu_to_le32(mask | NOVA_ATTR_SIZE);
+		sa.sa_size = cpu_to_le64(attr->ia_size);
+	}
+	err = nova_log_append(inode, &sa, &tail);
+	if (err) {
+		inode->i_mode = save.mode;
+		inode->i_uid = save.uid;
+		inode->i_gid = save.gid;
+		inode->i_atime = save.atime;
+		inode->i_mtime = save.mtime;
+		inode->i_ctime = save.ctime;
+	} else {
+		/* Entry durable; publish, then drop truncated pages. */
+		u64 off = tail - sizeof(sa);
+
+		nova_log_commit(inode, tail);
+		nova_apply_entry(inode, off, nova_addr(NOVA_SB(inode->i_sb), off),
+				 NULL);
+		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+				  (NOVA_BLOCK_SHIFT - 9);
+	}
+	mutex_unlock(&ni->log_lock);
+	if (valid & ATTR_SIZE)
+		filemap_invalidate_unlock(inode->i_mapping);
+	nova_op_done(inode->i_sb, NOVA_CTL_OP_SETATTR, start);
+	return err;
+}
+
+int nova_getattr(nova_idmap_t *idmap, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	struct nova_inode_info *ni = NOVA_I(inode);
+
+	generic_fillattr(idmap, inode, stat);
+	stat->blocks = (u64)(READ_ONCE(ni->data_pages) +
+			     READ_ONCE(ni->log_pages)) << (NOVA_BLOCK_SHIFT - 9);
+	stat->blksize = NOVA_BLOCK_SIZE;
+	stat->result_mask |= STATX_BTIME;
+	stat->btime = ni->crtime;
+	return 0;
+}
+
+/* Timestamp updates (atime on read, mtime/ctime on mmap writes, ...). */
+int nova_update_time(struct inode *inode, struct timespec64 *t, int flags)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_setattr_entry sa;
+	u64 tail = 0;
+	u32 mask = 0;
+	int err;
+
+	mutex_lock(&ni->log_lock);
+	if (flags & S_ATIME) {
+		inode->i_atime = *t;
+		mask |= NOVA_ATTR_ATIME;
+	}
+	if (flags & S_MTIME) {
+		inode->i_mtime = *t;
+		mask |= NOVA_ATTR_MTIME;
+	}
+	if (flags & S_CTIME) {
+		nova_set_ctime(inode, *t);
+		mask |= NOVA_ATTR_CTIME;
+	}
+	if (flags & S_VERSION)
+		inode_maybe_inc_iversion(inode, false);
+	nova_setattr_entry(inode, &sa, mask, nova_next_trans(NOVA_SB(inode->i_sb)));
+	err = nova_log_append(inode, &sa, &tail);
+	if (!err)
+		nova_log_commit(inode, tail);
+	mutex_unlock(&ni->log_lock);
+	return err;
+}
+
+/* Build a link change entry for @inode's log (caller commits). */
+int nova_link_change_entry(struct inode *inode, unsigned int links,
+			   u64 trans, u64 *tail)
+{
+	struct nova_link_change_entry lc = { };
+	struct timespec64 now = current_time(inode);
+
+	nova_entry_header(NOVA_SB(inode->i_sb), &lc, NOVA_LOG_LINK_CHANGE,
+			  sizeof(lc), trans);
+	lc.lc_links = cpu_to_le32(links);
+	nova_ts_to_media(&lc.lc_ctime, &now);
+	return nova_log_append(inode, &lc, tail);
+}
+
+const struct inode_operations nova_special_inode_operations = {
+	.setattr	= nova_setattr,
+	.getattr	= nova_getattr,
+	.update_time	= nova_update_time,
+};

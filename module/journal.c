@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: per-CPU lite journals.
+ *
+ * An operation that touches several inodes (create, link, unlink, rename,
+ * ...) first appends its entries to every log involved, unpublished. It
+ * then hands the new values of the commit words (log tails, i_valid) to
+ * nova_journal_commit(), which makes them change together: it records the
+ * old values in this CPU's journal ring, opens the transaction, stores the
+ * new values and closes it. After a crash, nova_journal_recover() puts the
+ * old values back for a transaction that was open, so either every log
+ * shows the operation or none does.
+ *
+ * Lock order: nova_journal.lock is a leaf; holders do not sleep.
+ */
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+static struct nova_journal_ptr *nova_jptr(struct nova_sb_info *sbi,
+					  unsigned int cpu)
+{
+	return nova_block(sbi, NOVA_JOURNAL_PTR_BLOCK) +
+	       cpu * sizeof(struct nova_journal_ptr);
+}
+
+static u32 nova_jptr_crc(const struct nova_journal_ptr *p)
+{
+	struct nova_journal_ptr t = *p;
+
+	t.j_csum = 0;
+	return nova_crc(&t.j_block, sizeof(t) - offsetof(typeof(t), j_block));
+}
+
+static u32 nova_jentry_crc(const struct nova_journal_entry *e)
+{
+	struct nova_journal_entry t = *e;
+
+	t.je_csum = 0;
+	return nova_crc(&t, sizeof(t));
+}
+
+static u64 nova_jnext(struct nova_journal *j, u64 pos)
+{
+	return j->ring_off + (pos - j->ring_off +
+			      sizeof(struct nova_journal_entry)) % NOVA_BLOCK_SIZE;
+}
+
+static u64 nova_jprev(struct nova_journal *j, u64 pos)
+{
+	return j->ring_off + (pos - j->ring_off + NOVA_BLOCK_SIZE -
+			      sizeof(struct nova_journal_entry)) % NOVA_BLOCK_SIZE;
+}
+
+static int nova_journal_alloc(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	sbi->journals = kcalloc(sbi->cpus, sizeof(*sbi->journals), GFP_KERNEL);
+	if (!sbi->journals)
+		return -ENOMEM;
+	for (i = 0; i < sbi->cpus; i++) {
+		spin_lock_init(&sbi->journals[i].lock);
+		sbi->journals[i].ptr = nova_jptr(sbi, i);
+	}
+	return 0;
+}
+
+/* mkfs: one empty ring per stripe. Block 2 was zeroed by the caller. */
+int nova_journal_format(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long blk, got;
+	unsigned int i;
+	int err;
+
+	err = nova_journal_alloc(sb);
+	if (err)
+		return err;
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_journal *j = &sbi->journals[i];
+		struct nova_journal_ptr p = { };
+
+		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META, &blk,
+					&got);
+		if (err)
+			return err;
+		nova_pmem_memset(nova_block(sbi, blk), 0, NOVA_BLOCK_SIZE);
+		j->ring_off = (u64)blk << NOVA_BLOCK_SHIFT;
+		j->ring = nova_block(sbi, blk);
+		p.j_head = cpu_to_le64(j->ring_off);
+		p.j_tail = cpu_to_le64(j->ring_off);
+		p.j_block = cpu_to_le64(blk);
+		p.j_cpu = cpu_to_le32(i);
+		p.j_csum = cpu_to_le32(nova_jptr_crc(&p));
+		nova_pmem_memcpy(j->ptr, &p, sizeof(p));
+	}
+	nova_pmem_fence();
+	return 0;
+}
+
+static bool nova_jpos_ok(struct nova_journal *j, u64 pos)
+{
+	return pos >= j->ring_off && pos < j->ring_off + NOVA_BLOCK_SIZE &&
+	       !((pos - j->ring_off) % sizeof(struct nova_journal_entry));
+}
+
+int nova_journal_load(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+	int err;
+
+	err = nova_journal_alloc(sb);
+	if (err)
+		return err;
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_journal *j = &sbi->journals[i];
+		u64 blk = le64_to_cpu(j->ptr->j_block);
+
+		if (le32_to_cpu(j->ptr->j_csum) != nova_jptr_crc(j->ptr) ||
+		    le32_to_cpu(j->ptr->j_cpu) != i ||
+		    !nova_block_ok(sbi, blk, 1)) {
+			nova_err(sb, "journal %u: bad journal pointer", i);
+			return -EFSCORRUPTED;
+		}
+		j->ring_off = blk << NOVA_BLOCK_SHIFT;
+		j->ring = nova_block(sbi, blk);
+		if (!nova_jpos_ok(j, le64_to_cpu(j->ptr->j_head)) ||
+		    !nova_jpos_ok(j, le64_to_cpu(j->ptr->j_tail))) {
+			nova_err(sb, "journal %u: head or tail out of range", i);
+			return -EFSCORRUPTED;
+		}
+	}
+	return 0;
+}
+
+void nova_journal_destroy(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	kfree(sbi->journals);
+	sbi->journals = NULL;
+}
+
+/*
+ * Undo the open transaction of every journal, newest record first.
+ * Returns the number of words restored or -EFSCORRUPTED.
+ */
+int nova_journal_recover(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+	int undone = 0;
+
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_journal *j = &sbi->journals[i];
+		u64 head = le64_to_cpu(j->ptr->j_head);
+		u64 pos = le64_to_cpu(j->ptr->j_tail);
+
+		while (pos != head) {
+			struct nova_journal_entry *e;
+			u64 addr;
+
+			pos = nova_jprev(j, pos);
+			e = nova_addr(sbi, pos);
+			addr = le64_to_cpu(e->je_addr);
+			if (le32_to_cpu(e->je_csum) != nova_jentry_crc(e) ||
+			    le32_to_cpu(e->je_type) != NOVA_JOURNAL_WORD ||
+			    addr % 8 || addr < NOVA_BLOCK_SIZE ||
+			    addr >= sbi->size - NOVA_BLOCK_SIZE) {
+				nova_err(sb, "journal %u: bad record at %llu",
+					 i, pos);
+				return -EFSCORRUPTED;
+			}
+			/* Old value durable before the record is dropped. */
+			nova_pmem_store64(nova_addr(sbi, addr),
+					  le64_to_cpu(e->je_old));
+			undone++;
+		}
+		nova_pmem_commit64(&j->ptr->j_tail, head);
+	}
+	return undone;
+}
+
+/*
+ * Atomically set @n (<= NOVA_JOURNAL_MAX_WORDS) commit words. Everything
+ * the new values point to must already be durable. A word may appear more
+ * than once; the last value wins, recovery restores the first old value.
+ */
+void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_journal *j;
+	u64 pos, trans = atomic64_read(&sbi->trans_id);
+	int i;
+
+	if (WARN_ON_ONCE(n > NOVA_JOURNAL_MAX_WORDS))
+		n = NOVA_JOURNAL_MAX_WORDS;
+	j = &sbi->journals[raw_smp_processor_id() % sbi->cpus];
+	spin_lock(&j->lock);
+	pos = le64_to_cpu(j->ptr->j_tail);
+	for (i = 0; i < n; i++) {
+		struct nova_journal_entry e = {
+			.je_addr = cpu_to_le64(nova_off(sbi, w[i].word)),
+			.je_old = READ_ONCE(*w[i].word),
+			.je_trans_id = cpu_to_le64(trans),
+			.je_type = cpu_to_le32(NOVA_JOURNAL_WORD),
+		};
+
+		e.je_csum = cpu_to_le32(nova_jentry_crc(&e));
+		nova_pmem_memcpy(nova_addr(sbi, pos), &e, sizeof(e));
+		pos = nova_jnext(j, pos);
+	}
+	/* 1. records durable, then open the transaction */
+	nova_pmem_commit64(&j->ptr->j_tail, pos);
+	/* 2. the new values */
+	for (i = 0; i < n; i++)
+		nova_pmem_store64(w[i].word, w[i].val);
+	/* 3. new values durable, then close the transaction */
+	nova_pmem_commit64(&j->ptr->j_head, pos);
+	spin_unlock(&j->lock);
+}

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: name space operations.
+ *
+ * Every operation follows the same pattern: append the entries it needs to
+ * each log involved (unpublished), publish all new log tails and i_valid
+ * words in one lite-journal transaction, then apply the entries to the DRAM
+ * inodes with the same code that replays logs at load time. A crash before
+ * the journal transaction leaves no trace; after it, the whole operation.
+ * Nothing is deleted in place: a removed name is a new dentry entry.
+ *
+ * Link counts: a directory's own count travels in its dentry entries;
+ * another inode's count changes by a link change entry in its log, except
+ * that the last link's removal commits i_valid = 0 instead, so an unlinked
+ * inode is dead on media at once and its space is reclaimed at eviction.
+ *
+ * Lock order: VFS i_rwsem (parents, then children, as the VFS takes them)
+ * -> log_lock of every inode involved, by inode number (nova_lock_logs).
+ */
+#include <linux/exportfs.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* Entries appended by one operation, applied in order after the commit. */
+struct nova_op {
+	struct super_block *sb;
+	u64 trans;
+	struct nova_jword w[NOVA_JOURNAL_MAX_WORDS];
+	struct inode *owner[NOVA_JOURNAL_MAX_WORDS];	/* of a log tail word */
+	int nw;
+	struct {
+		struct inode *inode;
+		u64 off;
+	} applied[6];
+	int na;
+};
+
+static void nova_op_word(struct nova_op *op, __le64 *word, u64 val,
+			 struct inode *owner)
+{
+	op->w[op->nw].word = word;
+	op->w[op->nw].val = val;
+	op->owner[op->nw] = owner;
+	op->nw++;
+}
+
+/* Record the entry @inode's last nova_log_append() wrote, to apply it. */
+static void nova_op_entry(struct nova_op *op, struct inode *inode)
+{
+	op->applied[op->na].inode = inode;
+	op->applied[op->na].off = NOVA_I(inode)->last_append;
+	op->na++;
+}
+
+static void nova_op_tail(struct nova_op *op, struct inode *inode, u64 tail)
+{
+	nova_op_word(op, &nova_pi(inode)->i_log_tail, tail, inode);
+}
+
+static void nova_op_valid(struct nova_op *op, struct inode *inode, u64 val)
+{
+	nova_op_word(op, &nova_pi(inode)->i_valid, val, NULL);
+}
+
+/* Publish everything, then bring the DRAM inodes up to date. */
+static void nova_op_commit(struct nova_op *op)
+{
+	struct nova_sb_info *sbi = NOVA_SB(op->sb);
+	int i;
+
+	nova_journal_commit(op->sb, op->w, op->nw);
+	for (i = 0; i < op->nw; i++)
+		if (op->owner[i])
+			NOVA_I(op->owner[i])->log_tail = op->w[i].val;
+	for (i = 0; i < op->na; i++)
+		nova_apply_entry(op->applied[i].inode, op->applied[i].off,
+				 nova_addr(sbi, op->applied[i].off), NULL);
+}
+
+static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
+				  unsigned int flags)
+{
+	struct nova_dentry_node *n;
+	struct inode *inode = NULL;
+	u64 start = nova_op_start();
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return ERR_PTR(-ENAMETOOLONG);
+	n = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
+	if (n) {
+		inode = nova_iget(dir->i_sb, n->ino);
+		if (inode == ERR_PTR(-ESTALE)) {
+			nova_err(dir->i_sb, "directory %lu: entry '%pd' points to free inode %llu",
+				 dir->i_ino, dentry, n->ino);
+			inode = ERR_PTR(-EFSCORRUPTED);
+		}
+	}
+	nova_op_done(dir->i_sb, NOVA_CTL_OP_LOOKUP, start);
+	return d_splice_alias(inode, dentry);
+}
+
+/* Create @inode (new, unpublished) under @dentry. */
+static int nova_add_new(struct inode *dir, struct dentry *dentry,
+			struct inode *inode, u64 trans)
+{
+	struct nova_op op = { .sb = dir->i_sb, .trans = trans };
+	unsigned int links = dir->i_nlink + (S_ISDIR(inode->i_mode) ? 1 : 0);
+	u64 tail = 0;
+	int err;
+
+	mutex_lock(&NOVA_I(dir)->log_lock);
+	err = nova_dir_entry(dir, dentry->d_name.name, dentry->d_name.len,
+			     inode, links, trans, &tail);
+	if (err) {
+		mutex_unlock(&NOVA_I(dir)->log_lock);
+		nova_discard_inode(inode);
+		return err;
+	}
+	nova_op_entry(&op, dir);
+	nova_op_tail(&op, dir, tail);
+	nova_op_valid(&op, inode, 1);
+	nova_op_commit(&op);
+	mutex_unlock(&NOVA_I(dir)->log_lock);
+	d_instantiate_new(dentry, inode);
+	return 0;
+}
+
+static int nova_mknod_op(nova_idmap_t *idmap, struct inode *dir,
+			 struct dentry *dentry, umode_t mode, dev_t rdev,
+			 enum nova_ctl_op stat)
+{
+	u64 start = nova_op_start(), trans;
+	struct inode *inode;
+	int err;
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	inode = nova_new_inode(idmap, dir, mode, rdev, &trans);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	err = nova_add_new(dir, dentry, inode, trans);
+	nova_op_done(dir->i_sb, stat, start);
+	return err;
+}
+
+static int nova_create(nova_idmap_t *idmap, struct inode *dir,
+		       struct dentry *dentry, umode_t mode, bool excl)
+{
+	return nova_mknod_op(idmap, dir, dentry, mode, 0, NOVA_CTL_OP_CREATE);
+}
+
+static int nova_mknod(nova_idmap_t *idmap, struct inode *dir,
+		      struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	return nova_mknod_op(idmap, dir, dentry, mode, rdev,
+			     NOVA_CTL_OP_CREATE);
+}
+
+static int nova_mkdir(nova_idmap_t *idmap, struct inode *dir,
+		      struct dentry *dentry, umode_t mode)
+{
+	return nova_mknod_op(idmap, dir, dentry, S_IFDIR | mode, 0,
+			     NOVA_CTL_OP_MKDIR);
+}
+
+static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
+			struct dentry *dentry, const char *target)
+{
+	struct nova_sb_info *sbi = NOVA_SB(dir->i_sb);
+	size_t len = strlen(target);
+	u64 start = nova_op_start(), trans;
+	struct inode *inode;
+	int err;
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	if (len >= NOVA_BLOCK_SIZE)
+		return -ENAMETOOLONG;
+	inode = nova_new_inode(idmap, dir, S_IFLNK | 0777, 0, &trans);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	inode->i_size = len;
+	if (len < NOVA_INLINE_SIZE) {
+		/* Fast symlink: the target, NUL included, inside the inode. */
+		nova_rewrite_new_inode(inode, NOVA_INODE_INLINE_SYMLINK,
+				       target, len + 1);
+		inode->i_link = (char *)nova_pi(inode)->i_inline;
+	} else {
+		unsigned long blk, got;
+		__le64 ptr;
+
+		err = nova_alloc_blocks(dir->i_sb, 1, false, NOVA_BLOCK_DATA,
+					&blk, &got);
+		if (err) {
+			nova_discard_inode(inode);
+			return err;
+		}
+		/* Target and its NUL durable before the inode points at it. */
+		nova_pmem_memcpy(nova_block(sbi, blk), target, len + 1);
+		ptr = cpu_to_le64(blk);
+		nova_rewrite_new_inode(inode, NOVA_INODE_BLOCK_SYMLINK, &ptr,
+				       sizeof(ptr));
+		NOVA_I(inode)->data_pages = 1;
+		inode->i_blocks = NOVA_BLOCK_SIZE >> 9;
+		inode->i_link = nova_block(sbi, blk);
+	}
+	err = nova_add_new(dir, dentry, inode, trans);
+	nova_op_done(dir->i_sb, NOVA_CTL_OP_SYMLINK, start);
+	return err;
+}
+
+static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
+			struct file *file, umode_t mode)
+{
+	struct inode *inode;
+	u64 trans;
+
+	inode = nova_new_inode(idmap, dir, mode, 0, &trans);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	/*
+	 * i_valid stays 0 until linkat() gives the inode a name, so a crash
+	 * before that leaves nothing to clean up.
+	 */
+	d_tmpfile(file, inode);
+	unlock_new_inode(inode);
+	return finish_open_simple(file, 0);
+}
+
+/*
+ * Drop one link of @inode within @op: a link change entry, or, for the
+ * last link (or a directory), i_valid = 0.
+ */
+static int nova_op_drop_link(struct nova_op *op, struct inode *inode)
+{
+	u64 tail = 0;
+	int err;
+
+	if (S_ISDIR(inode->i_mode) || inode->i_nlink <= 1) {
+		nova_op_valid(op, inode, 0);
+		return 0;
+	}
+	err = nova_link_change_entry(inode, inode->i_nlink - 1, op->trans,
+				     &tail);
+	if (err)
+		return err;
+	nova_op_entry(op, inode);
+	nova_op_tail(op, inode, tail);
+	return 0;
+}
+
+static void nova_dead_inode(struct inode *inode, struct timespec64 now)
+{
+	if (S_ISDIR(inode->i_mode) || inode->i_nlink <= 1)
+		clear_nlink(inode);
+	nova_set_ctime(inode, now);
+}
+
+static int nova_link(struct dentry *old_dentry, struct inode *dir,
+		     struct dentry *dentry)
+{
+	struct inode *inode = d_inode(old_dentry);
+	struct nova_op op = { .sb = dir->i_sb };
+	struct inode *locks[2] = { dir, inode };
+	u64 start = nova_op_start(), dtail = 0, itail = 0;
+	int err;
+
+	if (dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	nova_lock_logs(locks, 2);
+	op.trans = nova_next_trans(NOVA_SB(dir->i_sb));
+	err = nova_dir_entry(dir, dentry->d_name.name, dentry->d_name.len,
+			     inode, dir->i_nlink, op.trans, &dtail);
+	if (err)
+		goto out;
+	nova_op_entry(&op, dir);
+	nova_op_tail(&op, dir, dtail);
+	if (!inode->i_nlink) {
+		/* O_TMPFILE: its static link count is 1; publish it. */
+		nova_op_valid(&op, inode, 1);
+	} else {
+		err = nova_link_change_entry(inode, inode->i_nlink + 1,
+					     op.trans, &itail);
+		if (err)
+			goto out;
+		nova_op_entry(&op, inode);
+		nova_op_tail(&op, inode, itail);
+	}
+	nova_op_commit(&op);
+	if (inode->i_nlink == 0)
+		set_nlink(inode, 1);
+	nova_set_ctime(inode, dir->i_ctime);
+	ihold(inode);
+	d_instantiate(dentry, inode);
+out:
+	nova_unlock_logs(locks, 2);
+	nova_op_done(dir->i_sb, NOVA_CTL_OP_LINK, start);
+	return err;
+}
+
+static int nova_remove(struct inode *dir, struct dentry *dentry,
+		       enum nova_ctl_op stat)
+{
+	struct inode *inode = d_inode(dentry);
+	struct nova_op op = { .sb = dir->i_sb };
+	struct inode *locks[2] = { dir, inode };
+	bool is_dir = S_ISDIR(inode->i_mode);
+	u64 start = nova_op_start(), tail = 0;
+	int err;
+
+	if (is_dir && !nova_dir_empty(inode))
+		return -ENOTEMPTY;
+	nova_lock_logs(locks, 2);
+	op.trans = nova_next_trans(NOVA_SB(dir->i_sb));
+	err = nova_dir_entry(dir, dentry->d_name.name, dentry->d_name.len,
+			     NULL, dir->i_nlink - (is_dir ? 1 : 0), op.trans,
+			     &tail);
+	if (err)
+		goto out;
+	nova_op_entry(&op, dir);
+	nova_op_tail(&op, dir, tail);
+	err = nova_op_drop_link(&op, inode);
+	if (err)
+		goto out;
+	nova_op_commit(&op);
+	nova_dead_inode(inode, dir->i_ctime);
+out:
+	nova_unlock_logs(locks, 2);
+	nova_op_done(dir->i_sb, stat, start);
+	return err;
+}
+
+static int nova_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return nova_remove(dir, dentry, NOVA_CTL_OP_UNLINK);
+}
+
+static int nova_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	return nova_remove(dir, dentry, NOVA_CTL_OP_RMDIR);
+}
+
+/* Append a ".." entry to directory @d naming @parent. */
+static int nova_op_dotdot(struct nova_op *op, struct inode *d,
+			  struct inode *parent)
+{
+	u64 tail = 0;
+	int err;
+
+	err = nova_dir_entry(d, "..", 2, parent, d->i_nlink, op->trans, &tail);
+	if (err)
+		return err;
+	nova_op_entry(op, d);
+	nova_op_tail(op, d, tail);
+	return 0;
+}
+
+static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
+		       struct dentry *old_dentry, struct inode *new_dir,
+		       struct dentry *new_dentry, unsigned int flags)
+{
+	struct inode *old = d_inode(old_dentry), *new = d_inode(new_dentry);
+	struct nova_op op = { .sb = old_dir->i_sb };
+	bool exchange = flags & RENAME_EXCHANGE;
+	bool old_is_dir = S_ISDIR(old->i_mode);
+	bool new_is_dir = new && S_ISDIR(new->i_mode);
+	bool cross = old_dir != new_dir;
+	struct inode *locks[4] = { old_dir, new_dir, old, new };
+	int old_links = old_dir->i_nlink, new_links = new_dir->i_nlink;
+	u64 start = nova_op_start(), otail = 0, ntail = 0;
+	int err;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if (new_dentry->d_name.len > NOVA_NAME_LEN)
+		return -ENAMETOOLONG;
+	if (!exchange && new_is_dir && !nova_dir_empty(new))
+		return -ENOTEMPTY;
+
+	/* Directory link counts after the operation. */
+	if (exchange) {
+		if (cross && old_is_dir != new_is_dir) {
+			old_links += old_is_dir ? -1 : 1;
+			new_links += old_is_dir ? 1 : -1;
+		}
+	} else {
+		if (cross && old_is_dir) {
+			old_links--;
+			new_links++;
+		}
+		if (new_is_dir)
+			new_links--;
+	}
+	if (!cross) {
+		old_links += new_links - new_dir->i_nlink;
+		new_links = old_links;
+	}
+
+	nova_lock_logs(locks, 4);
+	op.trans = nova_next_trans(NOVA_SB(old_dir->i_sb));
+	/* The new name first: nothing disappears before it exists. */
+	err = nova_dir_entry(new_dir, new_dentry->d_name.name,
+			     new_dentry->d_name.len, old, new_links, op.trans,
+			     &ntail);
+	if (err)
+		goto out;
+	nova_op_entry(&op, new_dir);
+	if (!cross)
+		otail = ntail;
+	err = nova_dir_entry(old_dir, old_dentry->d_name.name,
+			     old_dentry->d_name.len, exchange ? new : NULL,
+			     old_links, op.trans, &otail);
+	if (err)
+		goto out;
+	nova_op_entry(&op, old_dir);
+	if (cross)
+		nova_op_tail(&op, new_dir, ntail);
+	nova_op_tail(&op, old_dir, otail);
+
+	if (cross && old_is_dir) {
+		err = nova_op_dotdot(&op, old, new_dir);
+		if (err)
+			goto out;
+	}
+	if (exchange && cross && new_is_dir) {
+		err = nova_op_dotdot(&op, new, old_dir);
+		if (err)
+			goto out;
+	}
+	if (!exchange && new) {
+		err = nova_op_drop_link(&op, new);
+		if (err)
+			goto out;
+	}
+	nova_op_commit(&op);
+	if (!exchange && new)
+		nova_dead_inode(new, new_dir->i_ctime);
+	nova_set_ctime(old, new_dir->i_ctime);
+out:
+	nova_unlock_logs(locks, 4);
+	nova_op_done(old_dir->i_sb, NOVA_CTL_OP_RENAME, start);
+	return err;
+}
+
+const struct inode_operations nova_dir_inode_operations = {
+	.lookup		= nova_lookup,
+	.create		= nova_create,
+	.link		= nova_link,
+	.unlink		= nova_unlink,
+	.symlink	= nova_symlink,
+	.mkdir		= nova_mkdir,
+	.rmdir		= nova_rmdir,
+	.mknod		= nova_mknod,
+	.rename		= nova_rename,
+	.tmpfile	= nova_tmpfile,
+	.setattr	= nova_setattr,
+	.getattr	= nova_getattr,
+	.update_time	= nova_update_time,
+};
+
+/* ---- NFS-style file handles ---- */
+
+static struct inode *nova_nfs_get_inode(struct super_block *sb, u64 ino,
+					u32 generation)
+{
+	struct inode *inode = nova_iget(sb, ino);
+
+	if (IS_ERR(inode))
+		return ERR_CAST(inode);
+	/* Never hand out an unlinked or reused inode. */
+	if (!inode->i_nlink ||
+	    (generation && inode->i_generation != generation)) {
+		iput(inode);
+		return ERR_PTR(-ESTALE);
+	}
+	return inode;
+}
+
+static struct dentry *nova_fh_to_dentry(struct super_block *sb,
+					struct fid *fid, int fh_len,
+					int fh_type)
+{
+	return generic_fh_to_dentry(sb, fid, fh_len, fh_type,
+				    nova_nfs_get_inode);
+}
+
+static struct dentry *nova_fh_to_parent(struct super_block *sb,
+					struct fid *fid, int fh_len,
+					int fh_type)
+{
+	return generic_fh_to_parent(sb, fid, fh_len, fh_type,
+				    nova_nfs_get_inode);
+}
+
+static struct dentry *nova_get_parent(struct dentry *child)
+{
+	struct inode *dir = d_inode(child);
+
+	return d_obtain_alias(nova_iget(dir->i_sb, NOVA_I(dir)->parent));
+}
+
+const struct export_operations nova_export_ops = {
+	.fh_to_dentry	= nova_fh_to_dentry,
+	.fh_to_parent	= nova_fh_to_parent,
+	.get_parent	= nova_get_parent,
+};

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA: the only way the module stores to persistent memory.
+ *
+ * The whole device is mapped once at mount (dax_direct_access()); PMEM is
+ * then ordinary kernel memory behind the CPU caches. A store is durable
+ * only once its cache line has been written back and a fence has ordered
+ * the write-back before later stores. The rules every caller follows:
+ *
+ *  1. Bulk data and new structures are written with nova_pmem_memcpy() or
+ *     nova_pmem_memset(), or written with plain stores and then passed to
+ *     nova_pmem_flush(). None of these is durable until the next fence.
+ *  2. nova_pmem_fence() makes everything written or flushed before it
+ *     durable before any store issued after it (sfence on x86, which orders
+ *     both non-temporal stores and clwb/clflushopt write-backs).
+ *  3. A commit word (see uapi/nova_format.h) is published with
+ *     nova_pmem_commit64(): fence (what it points to is durable), one
+ *     aligned 8-byte store, write-back, fence (the commit is durable before
+ *     the caller goes on). 8-byte aligned stores are the only stores assumed
+ *     to be atomic with respect to power failure.
+ *
+ * Reads need no helper: PMEM is read directly (nova_pmem_read() for copies
+ * that should survive a machine check on poisoned media).
+ */
+#ifndef _NOVA_PMEM_H
+#define _NOVA_PMEM_H
+
+#include <linux/string.h>
+#include <linux/libnvdimm.h>
+#include <linux/uaccess.h>
+#include <asm/barrier.h>
+
+/* Copy into PMEM; durable after the next nova_pmem_fence(). */
+static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
+{
+	memcpy_flushcache(dst, src, len);
+}
+
+/* Fill PMEM; durable after the next nova_pmem_fence(). */
+static inline void nova_pmem_memset(void *dst, int c, size_t len)
+{
+	memset(dst, c, len);
+	arch_wb_cache_pmem(dst, len);
+}
+
+/* Write back lines dirtied by plain stores; durable after the next fence. */
+static inline void nova_pmem_flush(void *addr, size_t len)
+{
+	arch_wb_cache_pmem(addr, len);
+}
+
+/* Order: everything written back so far is durable before later stores. */
+static inline void nova_pmem_fence(void)
+{
+	wmb();
+}
+
+/* Write back and fence in one go. */
+static inline void nova_pmem_persist(void *addr, size_t len)
+{
+	nova_pmem_flush(addr, len);
+	nova_pmem_fence();
+}
+
+/*
+ * Publish an 8-byte commit word. The fence before the store makes the data
+ * the word points to durable first; the one after makes the word durable
+ * before the caller's next step.
+ */
+static inline void nova_pmem_commit64(__le64 *word, u64 val)
+{
+	nova_pmem_fence();
+	WRITE_ONCE(*word, cpu_to_le64(val));
+	nova_pmem_persist(word, sizeof(*word));
+}
+
+/*
+ * Store a commit word without the fences, for the lite journal, which
+ * brackets a group of such stores with its own fences.
+ */
+static inline void nova_pmem_store64(__le64 *word, u64 val)
+{
+	WRITE_ONCE(*word, cpu_to_le64(val));
+	nova_pmem_flush(word, sizeof(*word));
+}
+
+/* Copy out of PMEM; returns the number of bytes NOT copied (poison). */
+static inline unsigned long nova_pmem_read(void *dst, const void *src,
+					   size_t len)
+{
+	return copy_mc_to_kernel(dst, src, len);
+}
+
+#endif /* _NOVA_PMEM_H */
