@@ -32,6 +32,7 @@ struct nova_ipc {
 	int family;
 	uint32_t version;
 	uint32_t mcgrp_events;		/* 0: not found */
+	bool watch_ctrl;		/* joined nlctrl's "notify" group */
 };
 
 void nova_err_clear(struct nova_err *e)
@@ -234,9 +235,10 @@ int nova_ipc_transact(struct nova_ipc *ipc, struct nl_msg *msg,
 }
 
 struct nova_family_reply {
+	const char *group;		/* multicast group to look up */
 	int id;
 	uint32_t version;
-	uint32_t mcgrp_events;
+	uint32_t mcgrp;
 };
 
 static int nova_family_cb(const struct nlmsghdr *nlh, void *arg)
@@ -260,28 +262,42 @@ static int nova_family_cb(const struct nlmsghdr *nlh, void *arg)
 		if (nla_parse_nested(g, CTRL_ATTR_MCAST_GRP_MAX, grp, NULL) ||
 		    !g[CTRL_ATTR_MCAST_GRP_NAME] || !g[CTRL_ATTR_MCAST_GRP_ID])
 			continue;
-		if (!strcmp(nla_get_string(g[CTRL_ATTR_MCAST_GRP_NAME]),
-			    NOVA_GENL_MCGRP_EVENTS))
-			r->mcgrp_events = nla_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+		if (!strcmp(nla_get_string(g[CTRL_ATTR_MCAST_GRP_NAME]), r->group))
+			r->mcgrp = nla_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
 	}
 	return 0;
 }
 
-static int nova_resolve(struct nova_ipc *ipc, struct nova_err *e)
+/* CTRL_CMD_GETFAMILY for NAME; fills R (id, version, GROUP's id). */
+static int nova_getfamily(struct nova_ipc *ipc, const char *name,
+			  struct nova_family_reply *r, struct nova_err *e)
 {
-	struct nova_family_reply r = { .id = -1 };
 	struct nl_msg *msg;
 	int err;
 
+	r->id = -1;
 	msg = nlmsg_alloc();
 	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL,
 				 0, 0, CTRL_CMD_GETFAMILY, 1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, NOVA_GENL_NAME)) {
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, name)) {
 		nlmsg_free(msg);
 		nova_err_set(e, -ENOMEM, "out of memory");
 		return -ENOMEM;
 	}
-	err = nova_ipc_transact(ipc, msg, nova_family_cb, &r, e);
+	err = nova_ipc_transact(ipc, msg, nova_family_cb, r, e);
+	if (!err && r->id < 0) {
+		nova_err_set(e, -EBADMSG, "no reply resolving family \"%s\"", name);
+		err = -EBADMSG;
+	}
+	return err;
+}
+
+static int nova_resolve(struct nova_ipc *ipc, struct nova_err *e)
+{
+	struct nova_family_reply r = { .group = NOVA_GENL_MCGRP_EVENTS };
+	int err;
+
+	err = nova_getfamily(ipc, NOVA_GENL_NAME, &r, e);
 	if (err == -ENOENT) {
 		nova_err_set(e, err,
 			     "generic netlink family \"%s\" not found (is nova.ko loaded?)",
@@ -290,11 +306,6 @@ static int nova_resolve(struct nova_ipc *ipc, struct nova_err *e)
 	}
 	if (err)
 		return err;
-	if (r.id < 0) {
-		nova_err_set(e, -EBADMSG, "no reply resolving family \"%s\"",
-			     NOVA_GENL_NAME);
-		return -EBADMSG;
-	}
 	if (r.version != NOVA_GENL_VERSION) {
 		nova_err_set(e, -EPROTO,
 			     "kernel speaks nova protocol version %u, this program version %u",
@@ -303,7 +314,7 @@ static int nova_resolve(struct nova_ipc *ipc, struct nova_err *e)
 	}
 	ipc->family = r.id;
 	ipc->version = r.version;
-	ipc->mcgrp_events = r.mcgrp_events;
+	ipc->mcgrp_events = r.mcgrp;
 	return 0;
 }
 
@@ -373,9 +384,26 @@ uint32_t nova_ipc_family_version(const struct nova_ipc *ipc)
 	return ipc->version;
 }
 
-int nova_ipc_subscribe(struct nova_ipc *ipc, struct nova_err *e)
+static int nova_join(struct nova_ipc *ipc, uint32_t grp, const char *name,
+		     struct nova_err *e)
 {
 	int err, saved;
+
+	errno = 0;
+	if (nl_socket_add_membership(ipc->sk, (int)grp) < 0) {
+		saved = errno;
+		err = nova_errno(saved, -EIO);
+		nova_err_set(e, err, "cannot join multicast group \"%s\": %s",
+			     name, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int nova_ipc_subscribe(struct nova_ipc *ipc, struct nova_err *e)
+{
+	struct nova_family_reply ctrl = { .group = "notify" };
+	int err;
 
 	nova_err_clear(e);
 	if (!ipc->mcgrp_events) {
@@ -384,15 +412,36 @@ int nova_ipc_subscribe(struct nova_ipc *ipc, struct nova_err *e)
 			     NOVA_GENL_MCGRP_EVENTS);
 		return -ENOENT;
 	}
-	errno = 0;
-	if (nl_socket_add_membership(ipc->sk, (int)ipc->mcgrp_events) < 0) {
-		saved = errno;
-		err = nova_errno(saved, -EIO);
-		nova_err_set(e, err, "cannot join multicast group \"%s\": %s",
-			     NOVA_GENL_MCGRP_EVENTS, strerror(-err));
+	err = nova_join(ipc, ipc->mcgrp_events, NOVA_GENL_MCGRP_EVENTS, e);
+	if (err)
 		return err;
-	}
+	/*
+	 * Also watch the controller, to notice the family going away (module
+	 * unloaded) instead of waiting forever. Best effort.
+	 */
+	if (!nova_getfamily(ipc, "nlctrl", &ctrl, NULL) && ctrl.mcgrp &&
+	    !nova_join(ipc, ctrl.mcgrp, "notify", NULL))
+		ipc->watch_ctrl = true;
+	nova_err_clear(e);
 	return 0;
+}
+
+/* Is NLH the controller announcing that our family was unregistered? */
+static bool nova_family_gone(const struct nova_ipc *ipc,
+			     const struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct genlmsghdr *gh;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL ||
+	    !genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
+		return false;
+	gh = nlmsg_data(nlh);
+	if (gh->cmd != CTRL_CMD_DELFAMILY ||
+	    genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, CTRL_ATTR_MAX, NULL) ||
+	    !tb[CTRL_ATTR_FAMILY_ID])
+		return false;
+	return nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]) == ipc->family;
 }
 
 int nova_ipc_set_nonblocking(struct nova_ipc *ipc)
@@ -414,6 +463,13 @@ int nova_ipc_recv_events(struct nova_ipc *ipc, nova_msg_cb cb, void *arg,
 	if (n < 0)
 		return n;
 	for (h = (struct nlmsghdr *)buf; nlmsg_ok(h, n); h = nlmsg_next(h, &n)) {
+		if (ipc->watch_ctrl && nova_family_gone(ipc, h)) {
+			nova_err_set(e, -ENOENT,
+				     "generic netlink family \"%s\" was unregistered (nova.ko unloaded)",
+				     NOVA_GENL_NAME);
+			err = -ENOENT;
+			break;
+		}
 		if (h->nlmsg_type != ipc->family)
 			continue;
 		err = cb(h, arg);

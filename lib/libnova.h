@@ -69,13 +69,17 @@ int nova_ipc_transact(struct nova_ipc *ipc, struct nl_msg *msg,
  */
 int nova_parse_ack(const struct nlmsghdr *nlh, struct nova_err *e);
 
-/* Join the "events" multicast group. */
+/*
+ * Join the "events" multicast group (and the controller's "notify" group,
+ * so that nova_ipc_recv_events() can report the family going away).
+ */
 int nova_ipc_subscribe(struct nova_ipc *ipc, struct nova_err *e);
 
 /*
  * Receive pending notifications and pass each to CB. Blocks until at least
  * one message arrives unless the socket was made non-blocking.
  * -ENOBUFS: notifications were lost (socket buffer overrun).
+ * -ENOENT: the family was unregistered (nova.ko unloaded).
  */
 int nova_ipc_recv_events(struct nova_ipc *ipc, nova_msg_cb cb, void *arg,
 			 struct nova_err *e);

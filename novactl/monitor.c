@@ -132,6 +132,10 @@ int nctl_cmd_monitor(struct nctl *c, int argc, char **argv)
 		}
 		if (r == -EINTR)
 			continue;
+		if (r == -ENOENT) {
+			r = nctl_error(c, NCTL_EXIT_NO_NOVA, r, "%s", e.msg);
+			break;
+		}
 		if (r) {
 			if (!e.err)
 				nova_err_set(&e, r, "bad notification: %s",
