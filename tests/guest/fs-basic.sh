@@ -1,0 +1,25 @@
+#!/bin/bash
+# NOVA basics: format, mount, files, directories, persistence across
+# umount/mount, remount read-only.
+. "$NOVA_TOP/tests/guest/lib.sh"
+M=$NOVA_MNT
+
+t_ok "mount -o init formats and mounts" nova_mount_init
+t_ok "mount is listed as NOVA" sh -c "grep -q ' $M NOVA ' /proc/mounts"
+t_is "empty root lists nothing" "$(ls -A "$M")" ""
+t_ok "create a file" sh -c "echo hello > $M/a"
+t_is "read it back" "$(cat "$M/a")" "hello"
+t_ok "mkdir" mkdir "$M/d"
+t_ok "file in subdirectory" sh -c "printf 'x%.0s' \$(seq 1 5000) > $M/d/f"
+t_is "size of 5000-byte file" "$(stat -c %s "$M/d/f")" 5000
+t_ok "umount" nova_umount
+t_ok "mount again" nova_mount
+t_is "file survives remount" "$(cat "$M/a")" "hello"
+t_is "subdir file survives" "$(stat -c %s "$M/d/f")" 5000
+t_is "root link count (2 + 1 subdir)" "$(stat -c %h "$M")" 3
+t_ok "remount ro" mount -o remount,ro "$M"
+t_errno "create on ro mount" EROFS "$NOVA_SYS" open "$M/new" "O_CREAT|O_WRONLY"
+t_ok "remount rw" mount -o remount,rw "$M"
+t_ok "create after rw" touch "$M/new"
+t_ok "umount" nova_umount
+t_done
