@@ -90,7 +90,8 @@ enum fsck_repair {
 	REP_SUPER,		/* rewrite a bad or stale superblock copy */
 	REP_HINTS,		/* superblock counters of a clean fs */
 	REP_JOURNAL,		/* roll back an open journal transaction */
-	REP_STATE,		/* drop a bad saved allocator state: dirty */
+	REP_STATE,		/* rebuild a wrong saved allocator state */
+	REP_RECOVER,		/* dirty: rebuild the state, mark clean */
 	REP_NR
 };
 

@@ -6,39 +6,61 @@
  *                kernel's recovery does at mount (old values, then close
  *                the ring);
  *   REP_STATE    a saved allocator state that is wrong (leaks, blocks both
- *                used and free, unreadable) is dropped: the superblock is
- *                marked dirty, so the next mount rebuilds the allocator
- *                from the logs instead of trusting the saved ranges;
+ *                used and free, unreadable) is written anew as the
+ *                complement of the blocks the check found in use;
+ *   REP_RECOVER  the same for a file system that was not cleanly
+ *                unmounted, which is then marked clean: the offline
+ *                equivalent of crash recovery (journal rollback, then the
+ *                allocator rebuilt from the logs);
  *   REP_HINTS    the superblock's counters of a clean file system;
  *   REP_SUPER    a bad or stale superblock copy is rewritten from the good
  *                one (primary first, then the replica, each made durable).
  *
- * Inconsistencies in logs, names and link counts are reported, not
- * repaired: the logs are the only record of what the files contain.
+ * The allocator state and the counters are rebuilt only when every other
+ * problem found is repairable too: the block map is then complete. Logs,
+ * names and link counts are reported, not repaired: the logs are the only
+ * record of what the files contain.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fsck.h"
 #include "le.h"
 
-static bool repair_journals(struct fsck *f)
+static bool put_word(struct fsck *f, uint64_t off, uint64_t val)
+{
+	__le64 v = cpu64(val);
+	struct nerr e;
+
+	if (ndev_write(f->dev, off, &v, sizeof(v), &e)) {
+		fsck_oper(f, "%s", e.msg);
+		return false;
+	}
+	return true;
+}
+
+static bool sync_dev(struct fsck *f)
 {
 	struct nerr e;
-	unsigned int i, cpu;
 
-	/* 1. the old values of every recorded word, durable */
-	for (i = 0; i < f->nr_undo; i++) {
-		__le64 v = cpu64(f->undo[i].old);
-
-		if (ndev_write(f->dev, f->undo[i].addr, &v, sizeof(v), &e)) {
-			fsck_oper(f, "%s", e.msg);
-			return false;
-		}
-	}
 	if (ndev_sync(f->dev, &e)) {
 		fsck_oper(f, "%s", e.msg);
 		return false;
 	}
+	return true;
+}
+
+static bool repair_journals(struct fsck *f)
+{
+	unsigned int i, cpu;
+
+	/* 1. the old values of every recorded word, durable */
+	for (i = 0; i < f->nr_undo; i++)
+		if (!put_word(f, f->undo[i].addr, f->undo[i].old))
+			return false;
+	if (!sync_dev(f))
+		return false;
 	/* 2. close every ring: tail = head */
 	for (cpu = 0; cpu < f->cpus; cpu++) {
 		uint64_t off = NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK) +
@@ -48,20 +70,161 @@ static bool repair_journals(struct fsck *f)
 		if (le32(jp->j_csum) != nova_jp_csum(jp) ||
 		    le64(jp->j_head) == le64(jp->j_tail))
 			continue;
-		if (ndev_write(f->dev, off + offsetof(struct nova_journal_ptr,
-						      j_tail),
-			       &jp->j_head, sizeof(jp->j_head), &e)) {
-			fsck_oper(f, "%s", e.msg);
+		if (!put_word(f, off + offsetof(struct nova_journal_ptr, j_tail),
+			      le64(jp->j_head)))
 			return false;
-		}
 	}
-	if (ndev_sync(f->dev, &e)) {
-		fsck_oper(f, "%s", e.msg);
+	if (!sync_dev(f))
 		return false;
-	}
 	fsck_fixed(f, "rolled back %u journaled words of interrupted operations",
 		   f->nr_undo);
 	return true;
+}
+
+/* ---- rebuilding the saved allocator state ---- */
+
+static bool avail(const struct fsck *f, uint64_t b)
+{
+	return f->bkind[b] == BK_FREE || f->bkind[b] == BK_STATE;
+}
+
+/* Free runs of the block map, skipping blocks marked in @taken. */
+static uint64_t count_runs(const struct fsck *f, const uint8_t *taken)
+{
+	uint64_t b, runs = 0;
+	bool in = false;
+
+	for (b = NOVA_FIRST_ALLOC_BLOCK; b < f->nblocks - 1; b++) {
+		bool fr = avail(f, b) && !taken[b];
+
+		runs += fr && !in;
+		in = fr;
+	}
+	return runs;
+}
+
+static bool write_state_page(struct fsck *f, const struct nova_range *r,
+			     unsigned int k, uint64_t blk, uint64_t next,
+			     uint64_t *trans, uint64_t *tail)
+{
+	uint8_t page[NOVA_BLOCK_SIZE];
+	struct nova_free_ranges_entry *fr = (void *)page;
+	struct nova_log_page_tail *lt = (void *)(page + NOVA_LOG_DATA_SIZE);
+	unsigned int size = nova_free_ranges_size(k);
+	struct nerr e;
+
+	memset(page, 0, sizeof(page));
+	memcpy(fr->fr_ranges, r, k * sizeof(*r));
+	fr->fr_count = cpu32(k);
+	fr->hdr.e_type = NOVA_LOG_FREE_RANGES;
+	fr->hdr.e_size = cpu16((uint16_t)size);
+	fr->hdr.e_epoch_id = f->sb.s_epoch_id;
+	fr->hdr.e_trans_id = cpu64(++*trans);
+	nova_entry_seal(fr);
+	lt->lt_next = cpu64(next ? NOVA_OFF(next) : 0);
+	lt->lt_valid = cpu32(1);
+	lt->lt_entries = cpu32(1);
+	lt->lt_ino = cpu64(NOVA_ALLOC_INO);
+	lt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
+	nova_lt_seal(lt);
+	*tail = NOVA_OFF(blk) + size;
+	if (ndev_write(f->dev, NOVA_OFF(blk), page, sizeof(page), &e)) {
+		fsck_oper(f, "%s", e.msg);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Write the free space as nova_save_alloc_state() would: the pages for
+ * the state first (taken from the front of the free space, so the ranges
+ * exclude them), 250 ranges a page. The ordering mirrors the kernel's:
+ * forget the old state (tail 0), write the pages, then head, then tail.
+ */
+static bool rebuild_state(struct fsck *f)
+{
+	uint64_t ai = NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) +
+		      NOVA_ALLOC_INO * NOVA_INODE_SIZE;
+	uint64_t runs, npages, i, n = 0, b, nfree = 0, tail = 0;
+	uint64_t trans = f->max_trans;
+	uint64_t *pages = NULL;
+	struct nova_range *r = NULL;
+	uint8_t *taken;
+	bool ok = false;
+
+	taken = calloc(f->nblocks, 1);
+	if (!taken) {
+		fsck_oper(f, "out of memory");
+		return false;
+	}
+	runs = count_runs(f, taken);
+	npages = (runs + NOVA_RANGES_PER_ENTRY - 1) / NOVA_RANGES_PER_ENTRY;
+	pages = calloc(npages + 1, sizeof(*pages));
+	r = calloc(runs + 1, sizeof(*r));
+	if (!pages || !r) {
+		fsck_oper(f, "out of memory");
+		goto out;
+	}
+	for (b = NOVA_FIRST_ALLOC_BLOCK, i = 0; i < npages && b < f->nblocks - 1; b++) {
+		if (avail(f, b)) {
+			taken[b] = 1;
+			pages[i++] = b;
+		}
+	}
+	if (i < npages) {
+		fsck_info(f, 0, "no room for the allocator state");
+		goto out;
+	}
+	/* Taking blocks can only remove runs; a spare page gets no ranges. */
+	for (b = NOVA_FIRST_ALLOC_BLOCK; b < f->nblocks - 1; b++) {
+		if (!avail(f, b) || taken[b])
+			continue;
+		if (n && le64(r[n - 1].r_start) + le64(r[n - 1].r_len) == b) {
+			r[n - 1].r_len = cpu64(le64(r[n - 1].r_len) + 1);
+		} else {
+			r[n].r_start = cpu64(b);
+			r[n].r_len = cpu64(1);
+			n++;
+		}
+		nfree++;
+	}
+
+	if (!put_word(f, ai + offsetof(struct nova_inode, i_log_tail), 0) ||
+	    !sync_dev(f))
+		goto out;
+	for (i = 0; i < npages; i++) {
+		uint64_t first = i * NOVA_RANGES_PER_ENTRY, k = 0;
+
+		if (first < n)
+			k = n - first < NOVA_RANGES_PER_ENTRY ? n - first :
+			    NOVA_RANGES_PER_ENTRY;
+		if (!write_state_page(f, r + (first < n ? first : 0),
+				      (unsigned int)k, pages[i],
+				      i + 1 < npages ? pages[i + 1] : 0,
+				      &trans, &tail))
+			goto out;
+	}
+	if (!sync_dev(f) ||
+	    !put_word(f, ai + offsetof(struct nova_inode, i_log_head),
+		      npages ? NOVA_OFF(pages[0]) : 0) ||
+	    !sync_dev(f) ||
+	    !put_word(f, ai + offsetof(struct nova_inode, i_log_tail), tail) ||
+	    !sync_dev(f))
+		goto out;
+
+	f->sb.s_free_blocks = cpu64(nfree);
+	f->sb.s_log_pages = cpu64(f->log_pages);
+	f->sb.s_data_pages = cpu64(f->data_pages);
+	f->sb.s_trans_id = cpu64(trans + 1);
+	f->free_blocks = nfree;
+	fsck_fixed(f, "rebuilt the allocator state: %llu free blocks in %llu ranges",
+		   (unsigned long long)nfree, (unsigned long long)n);
+	ok = true;
+out:
+	free(taken);
+	free(pages);
+	free(r);
+	return ok;
 }
 
 static bool write_supers(struct fsck *f)
@@ -69,8 +232,9 @@ static bool write_supers(struct fsck *f)
 	uint8_t blk[NOVA_BLOCK_SIZE];
 	struct nerr e;
 
-	memset(blk, 0, sizeof(blk));
+	f->sb.s_write_time = cpu64((uint64_t)time(NULL));
 	nova_sb_seal(&f->sb);
+	memset(blk, 0, sizeof(blk));
 	memcpy(blk, &f->sb, sizeof(f->sb));
 	/* Primary, durable, then the replica, durable (as the kernel). */
 	if (ndev_write(f->dev, 0, &f->sb, sizeof(f->sb), &e) ||
@@ -86,24 +250,35 @@ static bool write_supers(struct fsck *f)
 void fsck_repair(struct fsck *f)
 {
 	unsigned long fixable = 0;
-	bool sb = false;
+	bool sb = false, all;
 	int i;
+
+	for (i = 0; i < REP_NR; i++)
+		fixable += f->fixable[i];
+	/* Is the block map complete? Then state and counters can be redone. */
+	all = fixable >= f->problems;
+	if (!all) {
+		f->sb = f->orig_sb_hints.s_magic ? f->orig_sb_hints : f->sb;
+		f->fixable[REP_HINTS] = 0;
+		f->fixable[REP_STATE] = 0;
+		f->fixable[REP_RECOVER] = 0;
+	}
 
 	if (f->fixable[REP_JOURNAL]) {
 		if (!repair_journals(f))
 			return;
 		f->fixed += f->fixable[REP_JOURNAL];
 	}
-	if (f->fixable[REP_STATE]) {
-		f->sb.s_state = cpu32(NOVA_STATE_DIRTY);
-		sb = true;
-	}
-	/* Counters are only worth fixing on an otherwise sound file system. */
-	for (i = 0; i < REP_NR; i++)
-		fixable += f->fixable[i];
-	if (f->fixable[REP_HINTS] && fixable < f->problems) {
-		f->sb = f->orig_sb_hints;
+	if (f->fixable[REP_STATE] || f->fixable[REP_RECOVER]) {
+		if (!rebuild_state(f))
+			return;
+		if (f->fixable[REP_RECOVER])
+			f->sb.s_state = cpu32(NOVA_STATE_CLEAN);
+		f->fixed += f->fixable[REP_STATE];
+		/* The counters were recomputed with the state. */
+		f->fixed += f->fixable[REP_HINTS];
 		f->fixable[REP_HINTS] = 0;
+		sb = true;
 	}
 	if (f->fixable[REP_HINTS] || f->fixable[REP_SUPER])
 		sb = true;
@@ -111,9 +286,9 @@ void fsck_repair(struct fsck *f)
 		return;
 	if (!write_supers(f))
 		return;
-	if (f->fixable[REP_STATE]) {
-		fsck_fixed(f, "marked the file system dirty: the next mount rebuilds the allocator from the logs");
-		f->fixed += f->fixable[REP_STATE];
+	if (f->fixable[REP_RECOVER]) {
+		fsck_fixed(f, "marked the file system clean: it mounts read-write again");
+		f->fixed += f->fixable[REP_RECOVER];
 	}
 	if (f->fixable[REP_HINTS]) {
 		fsck_fixed(f, "corrected the superblock counters");
@@ -121,8 +296,7 @@ void fsck_repair(struct fsck *f)
 	}
 	if (f->fixable[REP_SUPER]) {
 		fsck_fixed(f, "rewrote %s superblock",
-			   !f->primary_ok ? "the primary" :
-			   "the replica");
+			   !f->primary_ok ? "the primary" : "the replica");
 		f->fixed += f->fixable[REP_SUPER];
 	}
 }

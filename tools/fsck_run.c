@@ -177,9 +177,12 @@ static void summary(struct fsck *f)
 	fprintf(f->o.out, "%s: %lu problem%s found, %lu repaired\n", dev,
 		f->problems, f->problems == 1 ? "" : "s", f->fixed);
 	if (f->problems > f->fixed) {
-		if (!fsck_can_repair(f) &&
-		    f->fixed + f->fixable[REP_SUPER] + f->fixable[REP_HINTS] +
-		    f->fixable[REP_JOURNAL] + f->fixable[REP_STATE] >= f->problems)
+		unsigned long fixable = 0;
+		int i;
+
+		for (i = 0; i < REP_NR; i++)
+			fixable += f->fixable[i];
+		if (!fsck_can_repair(f) && fixable >= f->problems)
 			fprintf(f->o.out, "%s: run fsck.NOVA -y to repair them\n", dev);
 		else
 			fprintf(f->o.out, "%s: UNEXPECTED INCONSISTENCY; the file system needs manual attention\n", dev);

@@ -187,10 +187,11 @@ static void check_state(struct fsck *f)
 	uint64_t tail = fsck_word(f, &pi->i_log_tail);
 	struct state_ctx c = { 0 };
 	uint64_t pages = 0;
+	unsigned long before;
 	bool ok;
 
 	if (!f->clean) {
-		fsck_info(f, 1, "file system is dirty: the saved allocator state is not used (the kernel rebuilds it)");
+		fsck_problem_fix(f, REP_RECOVER, "file system was not cleanly unmounted (the kernel mounts it read-only until the allocator state is rebuilt)");
 		return;
 	}
 	c.freemap = calloc(f->nblocks / 8 + 1, 1);
@@ -203,10 +204,11 @@ static void check_state(struct fsck *f)
 		fsck_problem_fix(f, REP_STATE, "allocator state: log tail %llu without a log",
 				 (unsigned long long)tail);
 		ok = false;
-	} else if (head && !fsck_walk_log(f, NOVA_ALLOC_INO, head, tail,
+	} else if (before = f->problems,
+		   head && !fsck_walk_log(f, NOVA_ALLOC_INO, head, tail,
 					  BK_STATE, state_entry, &c, &pages)) {
-		/* The walk reported why; a dirty mount rebuilds the state. */
-		f->fixable[REP_STATE]++;
+		/* What the walk reported is fixed by rebuilding the state. */
+		f->fixable[REP_STATE] += f->problems - before;
 		ok = false;
 	} else {
 		ok = true;

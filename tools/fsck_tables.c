@@ -200,6 +200,9 @@ static void check_inode(struct fsck *f, uint64_t off, uint64_t ino)
 	in = fsck_inode_add(f, ino);
 	if (!in)
 		return;
+	if (le64(pi->i_create_trans) > f->max_trans &&
+	    le32(pi->i_csum) == nova_inode_csum(pi))
+		f->max_trans = le64(pi->i_create_trans);
 	in->pi_off = off;
 	in->mode = le16(pi->i_mode);
 	in->links = le32(pi->i_nlink);
@@ -227,11 +230,20 @@ static void check_reserved(struct fsck *f)
 	uint64_t base = NOVA_OFF(NOVA_RESERVED_INODE_BLOCK), ino;
 	struct fsck_inode *root;
 
+	const struct nova_inode *ai = fsck_ptr(f, base + NOVA_ALLOC_INO *
+					       NOVA_INODE_SIZE, NOVA_INODE_SIZE);
+
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
 		if (ino == NOVA_ALLOC_INO)
 			continue;	/* fsck_space.c reads its log */
 		check_inode(f, base + ino * NOVA_INODE_SIZE, ino);
 	}
+	/* Only its log is used; its static part should still be intact. */
+	if (le64(ai->i_valid) == 1 &&
+	    (le32(ai->i_csum) != nova_inode_csum(ai) ||
+	     le64(ai->i_ino) != NOVA_ALLOC_INO))
+		fsck_problem(f, "allocator-state inode %u: bad checksum or inode number",
+			     NOVA_ALLOC_INO);
 	root = fsck_inode_find(f, NOVA_ROOT_INO);
 	if (!root)
 		fsck_problem(f, "root directory (inode %u) is not in use",

@@ -20,7 +20,7 @@ struct mkfs_params {
 	char label[NOVA_LABEL_LEN];	/* NUL-padded, need not end in NUL */
 	int64_t now;			/* seconds since the epoch */
 	uint32_t now_nsec;
-	uint64_t generation;		/* root's i_generation */
+	uint32_t uid, gid;		/* owner of the root directory */
 };
 
 /* What was written, for messages and tests. */

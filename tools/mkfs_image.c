@@ -7,7 +7,8 @@
  * one free list per possible CPU, each a region of ceil(nblocks / lists)
  * blocks, allocations taken from the front of the first fitting range of
  * list 0 (the kernel starts at the list of the CPU it runs on; a mount on
- * CPU 0 gives exactly this image).
+ * CPU 0 gives exactly this image). Left as it was never mounted: mount
+ * time and count are 0, where "mount -o init" + umount leaves 1.
  *
  * Write order: everything reachable only through the superblock first,
  * made durable, then the primary superblock, then the replica.
@@ -240,27 +241,32 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 	return 0;
 }
 
-/* nova_fill_root() at init: the root directory, empty, no log yet. */
-static void make_root(struct image *im, const struct mkfs_params *p)
+/*
+ * nova_reserved_inode() at init: the root directory (empty, no log yet),
+ * the allocator-state inode and the snapshot-table inode. Valid, owned by
+ * the caller, parent = itself, generation and creating transaction 0.
+ */
+static void make_reserved(struct image *im, const struct mkfs_params *p,
+			  uint64_t ino, uint16_t mode, uint32_t nlink)
 {
 	struct nova_inode *pi = fixed_at(im, NOVA_RESERVED_INODE_BLOCK,
-					 NOVA_ROOT_INO * NOVA_INODE_SIZE);
+					 ino * NOVA_INODE_SIZE);
 	struct nova_timespec ts = {
 		.sec = cpu64((uint64_t)p->now), .nsec = cpu32(p->now_nsec),
 	};
 
 	memset(pi, 0, sizeof(*pi));
 	pi->i_valid = cpu64(1);
-	pi->i_ino = cpu64(NOVA_ROOT_INO);
-	pi->i_generation = cpu32((uint32_t)p->generation);
-	pi->i_mode = cpu16(0040755);
-	pi->i_nlink = cpu32(2);
+	pi->i_ino = cpu64(ino);
+	pi->i_mode = cpu16(mode);
+	pi->i_uid = cpu32(p->uid);
+	pi->i_gid = cpu32(p->gid);
+	pi->i_nlink = cpu32(nlink);
+	pi->i_parent = cpu64(ino);
 	pi->i_atime = ts;
 	pi->i_mtime = ts;
 	pi->i_ctime = ts;
 	pi->i_crtime = ts;
-	pi->i_create_trans = cpu64(++im->trans);
-	pi->i_parent = cpu64(NOVA_ROOT_INO);
 	nova_inode_seal(pi);
 }
 
@@ -493,11 +499,16 @@ int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
 		nerr_set(e, "out of memory");
 		goto out;
 	}
-	err = make_tables(im, p, out);
+	/* The order of nova_format(): it decides where things go. */
+	err = make_journals(im, p, out);
 	if (!err)
-		err = make_journals(im, p, out);
+		err = make_tables(im, p, out);
 	if (!err) {
-		make_root(im, p);
+		make_reserved(im, p, NOVA_ROOT_INO, 0040755, 2);
+		make_reserved(im, p, NOVA_ALLOC_INO, 0100600, 1);
+		make_reserved(im, p, NOVA_SNAPSHOT_INO, 0100600, 1);
+		/* nova_format() starts at 1; the unmount's state pages follow. */
+		im->trans = 1;
 		err = save_state(im, out);
 	}
 	if (!err)

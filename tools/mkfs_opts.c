@@ -155,7 +155,6 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		     struct nerr *e)
 {
 	struct timespec now;
-	uint32_t gen;
 
 	memset(p, 0, sizeof(*p));
 	if (o->label) {
@@ -201,9 +200,9 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->now = now.tv_sec;
 	p->now_nsec = (uint32_t)now.tv_nsec;
-	if (nova_random_bytes(&gen, sizeof(gen)))
-		gen = (uint32_t)now.tv_nsec;
-	p->generation = gen;
+	/* The kernel gives the root to whoever mounts with -o init. */
+	p->uid = (uint32_t)geteuid();
+	p->gid = (uint32_t)getegid();
 	return 0;
 }
 

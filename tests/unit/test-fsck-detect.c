@@ -67,7 +67,7 @@ static void test_populated_is_clean(void **state)
 {
 	struct img *im = *state;
 
-	expect(im, FSCK_NO_CHANGES, 0, "clean, 6 inodes");
+	expect(im, FSCK_NO_CHANGES, 0, "clean, 7 inodes");
 	expect(im, FSCK_YES, 0, "clean");
 }
 
@@ -105,7 +105,9 @@ static void test_bad_primary_restored(void **state)
 	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "primary superblock: bad checksum");
 	assert_memory_not_equal(img_sb(im), &good, sizeof(good));
 	expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
-	assert_memory_equal(img_sb(im), &good, sizeof(good));
+	assert_memory_equal(img_sb(im), img_replica(im), sizeof(good));
+	assert_string_equal(img_sb(im)->s_label, good.s_label);
+	assert_int_equal(img_sb(im)->s_free_blocks, good.s_free_blocks);
 	expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
@@ -178,10 +180,10 @@ static void test_leak_detected_and_dropped(void **state)
 	(void)blk;
 	img_finish(im);
 	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "5 blocks are neither in use nor free (leaked)");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "marked the file system dirty");
-	assert_int_equal(le32(img_sb(im)->s_state), NOVA_STATE_DIRTY);
+	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	assert_int_equal(le32(img_sb(im)->s_state), NOVA_STATE_CLEAN);
 	assert_memory_equal(img_sb(im), img_replica(im), 512);
-	expect(im, FSCK_NO_CHANGES, 0, "dirty: free space not checked");
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_used_and_free(void **state)
@@ -197,6 +199,45 @@ static void test_used_and_free(void **state)
 	fr->fr_ranges[0].r_len = cpu64(le64(fr->fr_ranges[0].r_len) + 3);
 	nova_entry_seal(fr);
 	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks in use are also in the saved free space");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+/* A leak next to a real inconsistency: the state is left alone. */
+static void test_no_rebuild_with_other_errors(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *ai = pi_of(im, NOVA_ALLOC_INO);
+	uint64_t head = le64(ai->i_log_head);
+	uint8_t before[NOVA_BLOCK_SIZE];
+
+	img_alloc(im, 2);
+	img_dentry(im, NOVA_ROOT_INO, "ghost", 99, 3, 8, 50);
+	img_finish(im);
+	memcpy(before, img_at(im, head), sizeof(before));
+	expect(im, FSCK_YES, FSCK_UNCORRECTED, "leaked");
+	assert_int_equal(le64(ai->i_log_head), head);
+	assert_memory_equal(img_at(im, head), before, sizeof(before));
+}
+
+/*
+ * Not cleanly unmounted: reported; -y rebuilds the allocator from the
+ * block map and marks the file system clean.
+ */
+static void test_dirty_recovered(void **state)
+{
+	struct img *im = *state;
+	struct nova_inode *ai = pi_of(im, NOVA_ALLOC_INO);
+
+	img_sb(im)->s_state = cpu32(NOVA_STATE_DIRTY);
+	img_sync_super(im);
+	ai->i_log_head = 0;	/* what nova_release_state_pages() leaves */
+	ai->i_log_tail = 0;
+	img_alloc(im, 9);	/* blocks the crash left allocated: free */
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "not cleanly unmounted");
+	expect(im, FSCK_PREEN, FSCK_CORRECTED, "marked the file system clean");
+	assert_int_equal(le32(img_sb(im)->s_state), NOVA_STATE_CLEAN);
+	expect(im, FSCK_NO_CHANGES, 0, "clean, 7 inodes");
 }
 
 static void test_overlapping_free_ranges(void **state)
@@ -208,7 +249,8 @@ static void test_overlapping_free_ranges(void **state)
 	fr->fr_ranges[1] = fr->fr_ranges[0];
 	nova_entry_seal(fr);
 	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "overlaps another one");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "marked the file system dirty");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_dangling_dentry(void **state)
@@ -452,7 +494,7 @@ static void test_many_inodes(void **state)
 			img_write(&im, ino, 0, 2, 8000, NULL);
 	}
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, 0, "clean, 301 inodes");
+	expect(&im, FSCK_NO_CHANGES, 0, "clean, 302 inodes");
 	img_free(&im);
 }
 
@@ -472,6 +514,8 @@ int main(void)
 		T(test_leak_detected_and_dropped),
 		T(test_used_and_free),
 		T(test_overlapping_free_ranges),
+		T(test_no_rebuild_with_other_errors),
+		T(test_dirty_recovered),
 		T(test_dangling_dentry),
 		T(test_dentry_type_mismatch),
 		T(test_wrong_link_count),

@@ -28,7 +28,7 @@ static uint8_t *make(const struct geo *g, struct mkfs_layout *lay,
 	struct mkfs_params p = {
 		.size = g->size, .cpus = g->cpus, .alloc_lists = g->lists,
 		.now = -86400 * 365, .now_nsec = 5,	/* 1969: negative */
-		.generation = 77,
+		.uid = 1000, .gid = 100,
 	};
 	struct nova_dev d;
 	struct nerr e;
@@ -82,7 +82,7 @@ static void check_structures(const uint8_t *buf, const struct geo *g,
 {
 	const struct nova_inode *root = (const void *)(buf +
 		NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) + NOVA_ROOT_INO * NOVA_INODE_SIZE);
-	const struct nova_inode *ai = root + 1;
+	const struct nova_inode *ai = root + 1, *snap = root + 2;
 	unsigned int i;
 
 	/* the root directory: valid, empty, no log yet */
@@ -96,12 +96,38 @@ static void check_structures(const uint8_t *buf, const struct geo *g,
 	assert_int_equal(le64(root->i_parent), NOVA_ROOT_INO);
 	assert_int_equal((int64_t)le64(root->i_crtime.sec), -86400 * 365);
 	assert_int_equal(le32(root->i_crtime.nsec), 5);
-	/* the allocator state is the log of inode 2 */
+	assert_int_equal(le32(root->i_uid), 1000);
+	assert_int_equal(le32(root->i_gid), 100);
+	assert_int_equal(le32(root->i_generation), 0);
+	assert_int_equal(le64(root->i_create_trans), 0);
+	/* inodes 2 and 3 as nova_reserved_inode() makes them */
+	for (i = 0; i < 2; i++) {
+		const struct nova_inode *pi = i ? snap : ai;
+
+		assert_int_equal(le64(pi->i_valid), 1);
+		assert_int_equal(le64(pi->i_ino), NOVA_ALLOC_INO + i);
+		assert_int_equal(le16(pi->i_mode), 0100600);
+		assert_int_equal(le32(pi->i_nlink), 1);
+		assert_int_equal(le64(pi->i_parent), NOVA_ALLOC_INO + i);
+		assert_int_equal(le32(pi->i_csum), nova_inode_csum(pi));
+	}
+	assert_int_equal(le64(snap->i_log_head), 0);
+	/* the allocator state is the log of inode 2; trans ids from 2 on */
 	assert_int_not_equal(le64(ai->i_log_head), 0);
 	assert_int_equal(le64(ai->i_log_head) % NOVA_BLOCK_SIZE, 0);
-	/* no other reserved inode in use */
-	for (i = NOVA_ALLOC_INO + 1; i < NOVA_RESERVED_INODES; i++)
+	{
+		const struct nova_free_ranges_entry *fr = (const void *)(buf +
+			le64(ai->i_log_head));
+
+		assert_int_equal(fr->hdr.e_type, NOVA_LOG_FREE_RANGES);
+		assert_int_equal(le64(fr->hdr.e_trans_id), 2);
+		assert_int_equal(le64(((const struct nova_super_block *)buf)->s_trans_id),
+				 2 + lay->state_pages);
+	}
+	/* nothing else reserved is in use */
+	for (i = NOVA_SNAPSHOT_INO + 1; i < NOVA_RESERVED_INODES; i++)
 		assert_int_equal(le64(root[i - 1].i_valid), 0);
+	assert_int_equal(le64(root[-1].i_valid), 0);	/* inode 0 */
 
 	for (i = 0; i < g->cpus; i++) {
 		const struct nova_journal_ptr *jp = (const struct nova_journal_ptr *)
@@ -215,11 +241,11 @@ static void test_deterministic_layout(void **state)
 
 	(void)state;
 	assert_memory_equal(a, b, g.size);
-	/* As nova_inode_tables_format() then nova_journal_format() on CPU 0. */
-	assert_int_equal(l1.table[0], NOVA_FIRST_ALLOC_BLOCK);
-	assert_int_equal(l1.table[1], NOVA_FIRST_ALLOC_BLOCK + NOVA_INODE_TABLE_BLOCKS);
-	assert_int_equal(l1.journal[0], NOVA_FIRST_ALLOC_BLOCK + 2 * NOVA_INODE_TABLE_BLOCKS);
-	assert_int_equal(l1.journal[1], l1.journal[0] + 1);
+	/* As nova_journal_format() then nova_inode_tables_format() on CPU 0. */
+	assert_int_equal(l1.journal[0], NOVA_FIRST_ALLOC_BLOCK);
+	assert_int_equal(l1.journal[1], NOVA_FIRST_ALLOC_BLOCK + 1);
+	assert_int_equal(l1.table[0], NOVA_FIRST_ALLOC_BLOCK + 2);
+	assert_int_equal(l1.table[1], NOVA_FIRST_ALLOC_BLOCK + 2 + NOVA_INODE_TABLE_BLOCKS);
 	free(a);
 	free(b);
 }
