@@ -171,4 +171,30 @@ out=$("${NOBODY[@]}" python3 "$G" fuzz --count 1500 --seconds 60 --seed 7)
 t_is "fuzz as nobody: every reply well-formed, family alive" "$?" 0
 t_diag "fuzz as nobody: $out"
 t_ok "nova.ko still loaded after fuzzing" grep -q '^nova ' /proc/modules
+
+# --- a listener notices the family going away ---
+tmp=$(mktemp -d)
+novactl monitor > "$tmp/mon.out" 2> "$tmp/mon.err" &
+mon=$!
+for ((i = 0; i < 200; i++)); do
+	grep -q Monitoring "$tmp/mon.err" && break
+	sleep 0.1
+done
+t_ok "monitor subscribed" grep -q Monitoring "$tmp/mon.err"
+t_ok "rmmod nova with a listener" rmmod nova
+for ((i = 0; i < 200; i++)); do
+	kill -0 "$mon" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$mon" 2>/dev/null; then
+	kill "$mon"
+	t_fail "monitor exits when nova.ko is unloaded" true
+else
+	wait "$mon"
+	t_is "monitor exits with status 3 when nova.ko is unloaded" "$?" 3
+fi
+t_ok "monitor says why" grep -q 'Error: .*"nova" was unregistered' "$tmp/mon.err"
+t_ok "insmod nova.ko again" insmod "$NOVA_MODULE"
+t_ok "family registered again" python3 "$G" family
+rm -rf "$tmp"
 t_done
