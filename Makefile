@@ -51,6 +51,11 @@ shell: all
 check: all
 	tests/host/kernel-style.sh
 
+# DESTDIR and PREFIX (default /usr/local) reach every directory's install rule.
+PREFIX	?= /usr/local
+install: user
+	@for d in $(filter novactl novad tools,$(USER_DIRS)); do $(MAKE) -C $$d BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install || exit 1; done
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 	@for d in $(USER_DIRS); do $(MAKE) -C $$d BUILD=$(BUILD) clean; done
