@@ -401,6 +401,10 @@ int main(int argc, char **argv)
 	}
 	if (r) {
 		config_rejected(err, "novad refuses to start");
+		/* Also on stderr: a process that exits at once may leave the
+		 * journal unable to tell its unit; the stream always can. */
+		if (getenv("JOURNAL_STREAM"))
+			fprintf(stderr, "novad: %s; novad refuses to start\n", err);
 		sd_notifyf(0, "STATUS=invalid configuration: %s", err);
 		return NOVAD_EXIT_CONFIG;
 	}
