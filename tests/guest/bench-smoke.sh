@@ -44,6 +44,9 @@ t_ok "driver: fileserver" sh -c "nova-bench-meta fileserver -n 8 -t 1 -p 2 $mnt 
 t_ok "driver: varmail" sh -c "nova-bench-meta varmail -n 8 -t 1 $mnt > $w/vm.jsonl"
 t_ok "driver: mixed output has procs and MiB/s" \
 	json_lines_have "$w/fs.jsonl" workload ops ops_per_sec procs mib_per_sec
+t_ok "driver: memcpy through a DAX mapping" sh -c "nova-bench-meta memcpy -S 4194304 -t 0 -p 2 $mnt > $w/mc.jsonl"
+t_ok "driver: memcpy output has write and read MiB/s" \
+	json_lines_have "$w/mc.jsonl" workload procs mib_per_sec
 t_is "driver: workloads clean up after themselves" "$(ls -A "$mnt" | grep -v lost+found)" ""
 t_ok "driver: populate" sh -c "nova-bench-meta populate -n 30 -b 10 $mnt > $w/pop.jsonl"
 t_is "driver: populate made its files" "$(find "$mnt/pop" -type f | wc -l)" 30
@@ -74,11 +77,15 @@ cat "$w/af.rec" >> "$recs"
 for f in meta tree fs vm mount; do
 	t_ok "parser: driver output $f" sh -c "python3 $R driver --fs ext4-dax $w/$f.jsonl >> $recs"
 done
+t_ok "parser: memcpy ceiling" sh -c "python3 $R driver --fs memcpy $w/mc.jsonl > $w/mc.rec"
+t_is "parser: memcpy gives seqwrite-2m and seqread-2m bandwidth" \
+	"$(python3 -c 'import json,sys; print(" ".join("%s/%s/%d" % (d["workload"], d["metric"], d["jobs"]) for d in map(json.loads, open(sys.argv[1]))))' "$w/mc.rec")" \
+	"seqwrite-2m/bw/2 seqread-2m/bw/2"
 # A NOVA figure derived from the ext4 one, to exercise the ratio columns.
 python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     d = json.loads(l); d["fs"] = "nova"; d["value"] *= 2; print(json.dumps(d))' "$recs" > "$w/nova.rec"
-cat "$w/nova.rec" >> "$recs"
+cat "$w/nova.rec" "$w/mc.rec" >> "$recs"
 t_ok "parser: n/a record" sh -c "python3 $R na --fs xfs-dax --workload '*' --reason 'not run in the smoke test' >> $recs"
 t_ok "parser: records are well formed" python3 "$R" check --records "$recs"
 t_fail "parser: a malformed record is rejected" \
