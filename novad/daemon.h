@@ -53,7 +53,8 @@ struct novad {
 /* fsset.c */
 struct novad_fs *novad_fs_find(struct novad *d, uint64_t dev);
 void novad_fs_resync(struct novad *d);
-void novad_fs_refresh_mounts(struct novad *d);
+/* Re-read mount points; true if one changed. */
+bool novad_fs_refresh_mounts(struct novad *d);
 void novad_fs_apply_config(struct novad *d);
 void novad_fs_free_all(struct novad *d);
 void novad_fs_ref(const struct novad_fs *fs, struct novad_fs_ref *ref);

@@ -85,8 +85,10 @@ void novad_fs_apply_config(struct novad *d)
 	}
 }
 
-void novad_fs_refresh_mounts(struct novad *d)
+bool novad_fs_refresh_mounts(struct novad *d)
 {
+	bool changed = false;
+
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
 		char *paths[1] = { NULL };
 		int n = nova_mountpoints(NULL, f->id.dev, paths, 1);
@@ -96,6 +98,7 @@ void novad_fs_refresh_mounts(struct novad *d)
 			bool first = !f->mountpoint[0];
 
 			snprintf(f->mountpoint, sizeof(f->mountpoint), "%s", now);
+			changed = true;
 			if (now[0])
 				log_fs(LOG_INFO, NULL, f,
 				       first ? "mount point of" : "mount point changed for");
@@ -103,6 +106,7 @@ void novad_fs_refresh_mounts(struct novad *d)
 		}
 		free(paths[0]);
 	}
+	return changed;
 }
 
 static struct novad_fs *add_fs(struct novad *d, const struct nova_fs_id *id)

@@ -178,7 +178,9 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	struct novad *d = arg;
 
 	(void)s, (void)fd, (void)revents;
-	novad_fs_refresh_mounts(d);
+	if (!novad_fs_refresh_mounts(d))
+		return 0;
+	novad_stats_collect(d);	/* the mountpoint label changed */
 	replan(d);
 	return 0;
 }
