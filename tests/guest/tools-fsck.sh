@@ -1,0 +1,120 @@
+#!/bin/bash
+# fsck.NOVA on what the kernel wrote: a populated file system (many files
+# and directories, overwrites, appends, truncates, links, renames,
+# removals) is clean after umount; damage done to the device on purpose is
+# found (and, where safe, repaired, after which the kernel mounts it); a
+# copy taken while mounted (a crash image) is recovered offline. Leaves a
+# compressed copy of the populated image for tests/host/fsck-fuzz.sh.
+# nova-guest-args: --pmem-size 256M
+# nova-timeout: 1200
+# nova-expect-klog: nova \(pmem0\): error: inode [0-9]+: bad log (entry|page) at
+# nova-expect-klog: nova \(pmem0\): error: inode [0-9]+: log tail
+. "$NOVA_TOP/tests/guest/lib.sh"
+M=$NOVA_MNT
+D=$NOVA_PMEM
+T=$(mktemp -d)
+corrupt="python3 $NOVA_TOP/tests/guest/tools-corrupt.py $D"
+
+# status CMD...: exit status, output in $T/out
+status() {
+	"$@" > "$T/out" 2>&1
+	echo $?
+}
+
+t_ok "mount -o init" nova_mount_init
+t_ok "populate: 40 directories of 12 files" sh -c '
+	for d in $(seq 1 40); do
+		mkdir -p '"$M"'/top/d$d/sub || exit 1
+		for f in $(seq 1 12); do
+			printf "file %s/%s\n" $d $f > '"$M"'/top/d$d/f$f || exit 1
+		done
+	done'
+t_ok "big files and overwrites" sh -c "
+	dd if=/dev/urandom of=$M/big bs=64k count=64 status=none &&
+	dd if=/dev/urandom of=$M/big bs=4k count=40 seek=7 conv=notrunc status=none &&
+	dd if=/dev/zero of=$M/big bs=1 count=3 seek=1000 conv=notrunc status=none &&
+	for i in \$(seq 1 30); do echo append \$i >> $M/log; done &&
+	dd if=/dev/urandom of=$M/shrink bs=4k count=20 status=none &&
+	truncate -s 10000 $M/shrink && truncate -s 50000 $M/shrink"
+t_ok "links, symlinks, renames, removals" sh -c "
+	ln $M/top/d1/f1 $M/hard1 && ln $M/top/d1/f1 $M/top/d2/hard2 &&
+	ln -s short $M/sym1 && ln -s \$(printf 'x%.0s' \$(seq 1 300)) $M/sym2 &&
+	mv $M/top/d3 $M/top/d4/moved && mv $M/top/d5/f1 $M/top/d6/renamed &&
+	mv -f $M/top/d7/f2 $M/top/d7/f3 &&
+	rm -f $M/top/d8/f* && rmdir $M/top/d8/sub && rmdir $M/top/d8 &&
+	rm $M/hard1 && mkfifo $M/fifo && mknod $M/null c 1 3"
+t_ok "overwrite many small files" sh -c "for d in \$(seq 10 30); do echo rewritten > $M/top/d\$d/f5; done"
+md5_big=$(md5sum < "$M/big")
+n_files=$(find "$M" | wc -l)
+ino_big=$(stat -c %i "$M/big")
+ino_log=$(stat -c %i "$M/log")
+ino_top=$(stat -c %i "$M/top")
+t_ok "umount" nova_umount
+
+t_is "fsck.NOVA -f -n: clean" "$(status fsck.NOVA -f -n "$D")" 0
+t_ok "... and says so" grep -q "clean, " "$T/out"
+t_diag "$(cat "$T/out")"
+t_is "fsck.NOVA -f -y changes nothing" "$(md5sum < "$D"; fsck.NOVA -f -y "$D" > /dev/null; md5sum < "$D")" \
+	"$(md5sum < "$D"; md5sum < "$D")"
+if [ -n "${NOVA_RESULT:-}" ]; then
+	t_ok "save the image for the host fuzz test" sh -c "gzip -1 -c $D > $NOVA_RESULT.nova-real.img.gz"
+fi
+
+# damage, detect, undo
+t_ok "damage the primary superblock" $corrupt sb-byte
+t_is "fsck -n: 4" "$(status fsck.NOVA -n "$D")" 4
+t_ok "... names it" grep -q "primary superblock: bad checksum" "$T/out"
+t_is "fsck -p repairs it: 1" "$(status fsck.NOVA -p "$D")" 1
+t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
+
+head=$($corrupt where "$ino_top")
+$corrupt save "$T/page" "$head" 4096 > /dev/null
+t_ok "damage a directory's log entry" $corrupt entry "$ino_top"
+t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
+t_ok "... a bad log entry of inode $ino_top" grep -q "inode $ino_top: bad log entry" "$T/out"
+t_is "fsck -y cannot repair it: 4" "$(status fsck.NOVA -f -y "$D")" 4
+t_ok "the kernel refuses that directory too" sh -c "mount -t NOVA $D $M || exit 1; ls $M/top > /dev/null 2>&1; r=\$?; umount $M; [ \$r -ne 0 ]"
+t_ok "undo" $corrupt restore "$T/page" "$head"
+lhead=$($corrupt where "$ino_log")
+$corrupt save "$T/lpage" "$lhead" 4096 > /dev/null
+t_ok "damage a log page tail" $corrupt tail "$ino_log"
+t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
+t_ok "... a bad log page" grep -q "inode $ino_log: bad log page" "$T/out"
+t_ok "undo" $corrupt restore "$T/lpage" "$lhead"
+t_is "clean again" "$(status fsck.NOVA -f -n "$D")" 0
+
+t_ok "a double allocation (two files, one block)" $corrupt double "$ino_big" "$ino_log"
+t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
+t_ok "... used twice" grep -q "is used twice" "$T/out"
+t_is "fsck -y leaves it: 4" "$(status fsck.NOVA -f -y "$D")" 4
+
+# Back to a good image for the rest: format and populate again.
+t_ok "mount -o init again" nova_mount_init
+t_ok "populate" sh -c "for i in \$(seq 1 100); do echo \$i > $M/n\$i; done; mkdir $M/dir; dd if=/dev/urandom of=$M/dir/data bs=4k count=64 status=none"
+md5_data=$(md5sum < "$M/dir/data")
+t_ok "umount" nova_umount
+t_ok "leak 5 blocks (saved free range shortened)" $corrupt leak 5
+t_is "fsck -n: 4" "$(status fsck.NOVA -n "$D")" 4
+t_ok "... 5 leaked" grep -q "5 blocks are neither in use nor free" "$T/out"
+t_is "fsck -y rebuilds the allocator state: 1" "$(status fsck.NOVA -y "$D")" 1
+t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
+t_ok "the kernel mounts it read-write" sh -c "mount -t NOVA $D $M && touch $M/after-repair && grep -q '^$D $M NOVA rw' /proc/mounts"
+t_is "data intact" "$(md5sum < "$M/dir/data")" "$md5_data"
+
+# A crash image: copied while mounted read-write (state dirty).
+t_ok "write more, then copy the mounted device" sh -c "for i in \$(seq 1 20); do echo c\$i > $M/c\$i; done; sync; dd if=$D of=$T/crash bs=1M status=none"
+t_ok "umount" nova_umount
+t_is "fsck -n on the crash image: 4" "$(status fsck.NOVA -n "$T/crash")" 4
+t_ok "... not cleanly unmounted" grep -q "not cleanly unmounted" "$T/out"
+t_is "fsck -y recovers it offline: 1" "$(status fsck.NOVA -y "$T/crash")" 1
+t_is "then clean" "$(status fsck.NOVA -f -n "$T/crash")" 0
+t_ok "put the recovered image on the device" dd if="$T/crash" of="$D" bs=1M conv=fsync status=none
+t_ok "the kernel mounts it read-write" sh -c "mount -t NOVA $D $M && grep -q '^$D $M NOVA rw' /proc/mounts"
+t_is "files written before the crash are there" "$(cat "$M/c20" "$M/n100")" "c20
+100"
+t_ok "and it is usable" sh -c "echo new > $M/post && rm $M/n1"
+t_ok "umount" nova_umount
+t_is "clean at the end" "$(status fsck.NOVA -f -n "$D")" 0
+t_diag "files in the first populated tree: $n_files, big file md5 $md5_big"
+rm -rf "$T"
+t_done

@@ -1,0 +1,67 @@
+#!/bin/bash
+# mkfs.NOVA in the guest: formats /dev/pmem0 the way the kernel's
+# "mount -o init" does (same structures in the same blocks), the result
+# mounts without init and is usable and persistent; option checks that
+# need a real device (mounted, other file system); mkfs(8) finds it.
+# nova-timeout: 900
+. "$NOVA_TOP/tests/guest/lib.sh"
+M=$NOVA_MNT
+D=$NOVA_PMEM
+T=$(mktemp -d)
+layout=$NOVA_TOP/tests/guest/tools-layout.py
+
+t_ok "mkfs.NOVA is on PATH" command -v mkfs.NOVA
+t_ok "mkfs.NOVA -f -L guest $D" mkfs.NOVA -q -f -L guest "$D"
+t_ok "fsck.NOVA finds it clean" fsck.NOVA -n "$D"
+t_ok "mount -t NOVA (no init)" mount -t NOVA "$D" "$M"
+t_ok "mounted as NOVA with the label" sh -c "grep -q '^$D $M NOVA .*label=guest' /proc/mounts"
+t_ok "write a file" sh -c "dd if=/dev/urandom of=$M/f bs=4k count=300 status=none"
+t_ok "and a directory tree" sh -c "mkdir -p $M/a/b/c && for i in \$(seq 1 50); do echo \$i > $M/a/b/c/n\$i; done"
+sum1=$(md5sum < "$M/f")
+t_is "read it back" "$(cat "$M"/a/b/c/n42)" 42
+t_ok "statfs works" df "$M"
+t_fail "mkfs.NOVA refuses the mounted device" mkfs.NOVA -f "$D"
+t_ok "... saying it is mounted" sh -c "mkfs.NOVA -f $D 2>&1 | grep -q 'is mounted on $M'"
+t_fail "fsck.NOVA -y refuses the mounted device" fsck.NOVA -y "$D"
+t_ok "umount" umount "$M"
+t_ok "fsck.NOVA clean after use" fsck.NOVA -f -n "$D"
+t_ok "mount again" mount -t NOVA "$D" "$M"
+t_is "data persisted" "$(md5sum < "$M/f")" "$sum1"
+t_is "names persisted" "$(ls "$M/a/b/c" | wc -l)" 50
+t_ok "umount" umount "$M"
+
+# The kernel's format and mkfs.NOVA's, same options, both on CPU 0 (the
+# allocator starts with the free list of the CPU it runs on).
+t_ok "kernel format: mount -o init,cpus=2,label=same on CPU 0" \
+	taskset -c 0 mount -t NOVA -o init,cpus=2,label=same "$D" "$M"
+t_ok "... umount on CPU 0" taskset -c 0 umount "$M"
+t_ok "fsck.NOVA finds the kernel's fresh fs clean" fsck.NOVA -f -n "$D"
+python3 "$layout" "$D" > "$T/kernel" 2> "$T/kernel.err"
+t_ok "mkfs.NOVA -c 2 -L same" mkfs.NOVA -q -f -c 2 -L same "$D"
+python3 "$layout" "$D" > "$T/mkfs" 2> "$T/mkfs.err"
+t_ok "layout described" test -s "$T/kernel" -a -s "$T/mkfs"
+t_is "mkfs.NOVA writes what the kernel's format writes" \
+	"$(diff "$T/kernel" "$T/mkfs" | head -n 20)" ""
+t_ok "the mkfs'd fs mounts" mount -t NOVA "$D" "$M"
+t_is "with 2 CPU stripes" "$(sed -n "s|^$D $M NOVA .*cpus=\([0-9]*\).*|\1|p" /proc/mounts)" 2
+t_ok "umount" umount "$M"
+
+# Stripes are a property of the media, not of this machine.
+t_ok "mkfs.NOVA -c 7 on a 2-CPU guest" mkfs.NOVA -q -f -c 7 "$D"
+t_ok "mounts" mount -t NOVA "$D" "$M"
+t_ok "many files spread over 7 stripes" sh -c "for i in \$(seq 1 100); do : > $M/x\$i; done"
+t_is "with 7 stripes" "$(sed -n "s|^$D $M NOVA .*cpus=\([0-9]*\).*|\1|p" /proc/mounts)" 7
+t_ok "umount" umount "$M"
+t_ok "clean" fsck.NOVA -f -n "$D"
+
+# Another file system on the device.
+t_ok "mkfs.ext4 on the device" mkfs.ext4 -q -F "$D"
+t_fail "mkfs.NOVA refuses an ext4 device" mkfs.NOVA "$D"
+t_ok "... naming it" sh -c "mkfs.NOVA $D 2>&1 | grep -q 'ext2/ext3/ext4 signature; use -f'"
+t_ok "mkfs -t NOVA (util-linux) runs mkfs.NOVA" mkfs -t NOVA -f -q "$D"
+t_ok "fsck -t NOVA (util-linux) runs fsck.NOVA" fsck -t NOVA "$D"
+t_ok "fsck -t NOVA -- -f -n" fsck -t NOVA -- -f -n "$D"
+t_ok "the result mounts" mount -t NOVA "$D" "$M"
+t_ok "umount" umount "$M"
+rm -rf "$T"
+t_done
