@@ -210,7 +210,7 @@ guest_info() {
 }
 
 phase_main() {
-	local fs reason start ceiling_fs
+	local fs reason start ceiling_fs nova_ok=0
 	guest_info
 	log "raw device ceiling"
 	raw_device
@@ -220,10 +220,14 @@ phase_main() {
 		start=$(cut -d' ' -f1 /proc/uptime)
 		log "$fs: mkfs and mount"
 		if ! reason=$(fs_make "$fs" /dev/pmem0 "$mnt"); then
+			if [ "$fs" = nova-noprot ] && [ "$nova_ok" = 1 ]; then
+				reason="NOVA mounts, but not with '$BENCH_NOVA_OFF_OPTS' (protection off not supported yet): $reason"
+			fi
 			log "$fs: not available: $reason"
 			unavailable "$fs" "*" "$reason"
 			continue
 		fi
+		[ "$fs" != nova ] || nova_ok=1
 		fio_fs "$fs"
 		if [ "$fs" = "$ceiling_fs" ]; then
 			log "$fs: memcpy ceiling through a DAX mapping"
@@ -274,7 +278,10 @@ phase_recover() {
 			continue
 		fi
 		got=$(find "$mnt-${dev##*/}/pop" -type f 2>/dev/null | wc -l)
-		if [ "$got" != "$n" ]; then
+		if awk -v d="$mnt-${dev##*/}" '$2 == d { split($4, o, ","); if (o[1] == "ro") ro = 1 } END { exit !ro }' /proc/mounts; then
+			# It came up, but read-only: nothing was recovered.
+			unavailable "$fs" "recovery-$n" "read-only after the power cut ($got of $n files visible), so no recovery to time: $(klog_reason 'nova|ext4|xfs')"
+		elif [ "$got" != "$n" ]; then
 			unavailable "$fs" "recovery-$n" "recovered $got of $n files"
 		else
 			results driver --fs "$fs" --workload "recovery-$n" "$f" >> "$rec"

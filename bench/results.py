@@ -272,6 +272,7 @@ def markdown(info, rows, na):
         ("host", info.get("host")),
         ("host load average before / after", info.get("load")),
         ("sizes", info.get("sizes")), ("commit", info.get("commit")),
+        ("nova.ko", info.get("nova_ko")),
         ("guest run", info.get("guest_run")),
     ]
     for k, v in facts:

@@ -102,6 +102,10 @@ write_env() {
 	} > "$1/bench.env"
 }
 
+# The guest loads module/nova.ko from the work tree, which others rebuild
+# while they work: note which build ran, and whether it changed mid-run.
+ko_sum() { sha256sum module/nova.ko 2>/dev/null | cut -c1-12; }
+ko_before=$(ko_sum)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
 guest_status=()
@@ -160,13 +164,19 @@ for n in $BENCH_RECOVERY_COUNTS; do
 	rm -rf "$pdir"
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+ko_after=$(ko_sum)
+ko_note="sha256 $ko_before"
+if [ "$ko_before" != "$ko_after" ]; then
+	ko_note="CHANGED during the run: sha256 $ko_before at the start, $ko_after at the end; boots may have run different builds"
+fi
+[ -z "$(git status --porcelain -- module 2>/dev/null)" ] || ko_note="$ko_note, built from a work tree with uncommitted module/ changes"
 
 # 3. The report.
 ginfo() { sed -n "s/^$1=//p" "$main/guest-info" 2>/dev/null | head -n1; }
 qemu_version=$(qemu-system-x86_64 --version | head -n1 | sed 's/^QEMU emulator version //')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- module bench 2>/dev/null)" ]; then
-	commit="$commit (uncommitted changes in module/ or bench/)"
+if [ -n "$(git status --porcelain -- bench 2>/dev/null)" ]; then
+	commit="$commit (uncommitted changes in bench/)"
 fi
 notes="recovery after power cut: --full mode only"
 [ -z "$BENCH_RECOVERY_COUNTS" ] || notes="recovery after power cut: file counts $BENCH_RECOVERY_COUNTS, one NVDIMM of $BENCH_RECOVERY_PMEM_SIZE per file system"
@@ -188,6 +198,7 @@ info = {
              "metadata $BENCH_META_N files of $BENCH_META_BYTES B; tree depth $BENCH_TREE_DEPTH fanout $BENCH_TREE_FANOUT; "
              "mixed $BENCH_MIX_FILES files, ${BENCH_MIX_SECONDS} s, procs $BENCH_MIX_PROCS; $notes",
     "commit": "$commit",
+    "nova_ko": "$ko_note",
     "guest_run": "$(IFS=';'; echo "${guest_status[*]}" | sed 's/;/; /g'), $(( $(date +%s) - started )) s wall clock in all",
     "nova_off_opts": "$off_opts",
 }
