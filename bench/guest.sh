@@ -236,6 +236,7 @@ phase_main() {
 		meta_fs "$fs"
 		mount_fs "$fs"
 		umount -q "$mnt" 2>/dev/null
+		touch "$out/done-$fs"
 		log "$fs: done in $(awk -v s="$start" '{ printf "%.0f", $1 - s }' /proc/uptime) s"
 	done
 }

@@ -50,6 +50,10 @@ for fs in $fs_list; do
 	*) nova_die "bench: unknown file system '$fs' (nova, nova-noprot, ext4-dax, xfs-dax)" ;;
 	esac
 done
+# Run order: the baselines first, so that a NOVA bug that takes the guest
+# down still leaves their figures (the report's columns keep NOVA first).
+fs_list=$(for fs in ext4-dax xfs-dax nova nova-noprot; do
+	[[ " $fs_list " != *" $fs "* ]] || echo "$fs"; done | xargs)
 
 # Mode defaults (environment wins).
 if [ "$mode" = quick ]; then
@@ -122,6 +126,18 @@ guest_status+=("main: $(cat "$main/host-status" 2>/dev/null || echo "exit $rc"),
 [ -f "$main/bench-done" ] || log "main run did not finish: see $main/console.log"
 records=$work/records.jsonl
 cat "$main/records.jsonl" > "$records" 2>/dev/null || : > "$records"
+# A file system whose run the guest did not finish (panic, hang, timeout):
+# its missing figures are n/a with what the console says.
+if [ ! -f "$main/bench-done" ]; then
+	why="the guest stopped before this file system's run ended ($(cat "$main/host-status" 2>/dev/null || echo "exit $rc"))"
+	oops=$(grep -E 'BUG:|Oops|Kernel panic|WARNING:|general protection|soft lockup|hung task' "$main/console.log" 2>/dev/null | head -n 1 | sed 's/^\[[ 0-9.]*\] //')
+	[ -z "$oops" ] || why="$why; console: $oops"
+	for fs in $fs_list; do
+		[ -f "$main/done-$fs" ] && continue
+		grep -q "\"fs\": \"$fs\", \"na\".*\"workload\": \"\*\"" "$records" && continue
+		python3 bench/results.py na --fs "$fs" --workload '*' --reason "$why" >> "$records"
+	done
+fi
 
 # 2. Recovery after a power cut (--full): per file count, one boot fills
 #    one NVDIMM per file system and is killed, the next boot mounts them.
