@@ -41,7 +41,8 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 	if (!nm)
 		nctl_kv(2, "Mounted on", "-");
 	nctl_mnts_free(mnts, nm);
-	nctl_kv(2, "Format version", "%u", st->format_version);
+	nctl_kv(2, "Format version", "%u.%u", st->format_version >> 16,
+		st->format_version & 0xffff);
 	nctl_kv(2, "CPUs", "%u", st->cpus);
 	nctl_kv(2, "Block size", "%llu", (unsigned long long)st->block_size);
 	bytes = st->blocks_total * st->block_size;

@@ -74,7 +74,8 @@
  * (NLM_F_MULTI) per mounted NOVA file system, in mount order:
  *
  *    NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL, NOVA_A_FS_BDEV
- *    NOVA_A_FS_FORMAT_VERSION: NLA_U32, on-media format version
+ *    NOVA_A_FS_FORMAT_VERSION: NLA_U32, on-media format version,
+ *                              major << 16 | minor
  *    NOVA_A_FS_READ_ONLY: NLA_U8, 1 if currently mounted read-only, else 0
  *
  * No mounted file system gives an empty dump (just NLMSG_DONE), not an
@@ -93,7 +94,7 @@
  *
  *    NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL, NOVA_A_FS_BDEV
  *    NOVA_A_STATS: NLA_NESTED
- *        NOVA_STATS_A_FORMAT_VERSION: NLA_U32, on-media format version
+ *        NOVA_STATS_A_FORMAT_VERSION: NLA_U32, as NOVA_A_FS_FORMAT_VERSION
  *        NOVA_STATS_A_CPUS: NLA_U32, per-CPU stripes (inode tables,
  *                           journals, free lists) on the media
  *        NOVA_STATS_A_BLOCK_SIZE: NLA_U64, bytes
