@@ -100,7 +100,8 @@ int nctl_parse_global(struct nctl *c, int argc, char **argv)
 	int opt;
 
 	nctl_getopt_reset();
-	while ((opt = getopt_long(argc, argv, NCTL_COMMON_SHORT "V", opts,
+	/* "+": stop at OBJECT, whose options are its own. */
+	while ((opt = getopt_long(argc, argv, "+" NCTL_COMMON_SHORT "V", opts,
 				  NULL)) != -1) {
 		if (nctl_common_opt(c, opt))
 			continue;

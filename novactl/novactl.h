@@ -56,11 +56,12 @@ int nctl_parse_uint(const char *s, uint64_t max, uint64_t *val);
 
 /*
  * Options every command accepts: -j/--json, -p/--pretty, -h/--help.
- * Use NCTL_COMMON_OPTS in a getopt_long table and "jph" in its short
- * options, and pass each option to nctl_common_opt(): it returns 1 if
- * handled, 0 if not one of them.
+ * Use NCTL_COMMON_OPTS in a getopt_long table and NCTL_COMMON_SHORT in
+ * its short options, and pass each option to nctl_common_opt(): it returns
+ * 1 if handled, 0 if not one of them. Commands let options and arguments
+ * mix ("stats /mnt -j"); "--" ends the options.
  */
-#define NCTL_COMMON_SHORT	"+:jph"
+#define NCTL_COMMON_SHORT	":jph"
 #define NCTL_COMMON_OPTS				\
 	{ "json",	no_argument, NULL, 'j' },	\
 	{ "pretty",	no_argument, NULL, 'p' },	\

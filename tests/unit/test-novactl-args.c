@@ -225,6 +225,22 @@ static void test_object_usage_errors(void **state)
 	assert_int_equal(r2, NCTL_EXIT_OK);
 }
 
+/* Options may follow the arguments of a command. */
+static void test_options_after_arguments(void **state)
+{
+	struct nctl c = { .prog = "novactl" };
+	char *argv[] = { "stats", "/no/such/path", "-j", NULL };
+	int r;
+
+	(void)state;
+	quiet_begin();
+	r = nctl_cmd_stats(&c, 3, argv);
+	quiet_end();
+	/* The path does not exist: a failure, reported as JSON. */
+	assert_int_equal(r, NCTL_EXIT_FAIL);
+	assert_true(c.json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +254,7 @@ int main(void)
 		cmocka_unit_test_setup(test_main_statuses, setup),
 		cmocka_unit_test_setup(test_parse_uint, setup),
 		cmocka_unit_test_setup(test_object_usage_errors, setup),
+		cmocka_unit_test_setup(test_options_after_arguments, setup),
 	};
 
 	return cmocka_run_group_tests_name("novactl-args", tests, NULL, NULL);
