@@ -203,6 +203,8 @@ guest_info() {
 		echo "xfsprogs=$(mkfs.xfs -V 2>&1 | head -n1)"
 		echo "cpus=$(nproc)"
 		echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+		# the copy routines the kernel picks depend on these
+		echo "cpu_flags=$(grep -o -w -E 'erms|fsrm|avx2|avx512f|clwb|clflushopt' /proc/cpuinfo | sort -u | xargs)"
 		echo "mem_kib=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 		echo "pmem_bytes=$(blockdev --getsize64 /dev/pmem0)"
 		echo "nova_module=$(modinfo -F srcversion "$top/module/nova.ko" 2>/dev/null)"
