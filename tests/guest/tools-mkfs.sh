@@ -40,6 +40,7 @@ python3 "$layout" "$D" > "$T/kernel" 2> "$T/kernel.err"
 t_ok "mkfs.NOVA -c 2 -L same" mkfs.NOVA -q -f -c 2 -L same "$D"
 python3 "$layout" "$D" > "$T/mkfs" 2> "$T/mkfs.err"
 t_ok "layout described" test -s "$T/kernel" -a -s "$T/mkfs"
+t_diag "kernel format: $(grep -E "^(super|journal |table |state|  free)" "$T/kernel" | tr "\n" ";")"
 t_is "mkfs.NOVA writes what the kernel's format writes" \
 	"$(diff "$T/kernel" "$T/mkfs" | head -n 20)" ""
 t_ok "the mkfs'd fs mounts" mount -t NOVA "$D" "$M"
