@@ -300,6 +300,38 @@ t_is "clean remount: not recovered" "$(jget "$(out r1)" 'd["filesystems"][0]["re
 t_ok "clean remount: mount time measured" test "$(jget "$(out r1)" 'd["filesystems"][0]["mount_time_ns"]')" -gt 0
 t_is "data survived the remount" "$(md5sum < "$NOVA_MNT/data")" "$sum_before"
 t_ok "stats agree with statfs (after remount)" statfs_check
+
+# Queries racing with mounts and unmounts: a dump always succeeds, a
+# query for the device succeeds or says ENODEV, nothing else (and the
+# kernel log stays clean, which the harness checks).
+race_queries() {	# until $tmp/race.stop exists
+	local r
+	while [ ! -e "$tmp/race.stop" ]; do
+		novactl -j stats > "$tmp/race.dump" 2>&1
+		r=$?
+		[ "$r" = 0 ] || { echo "dump rc $r: $(cat "$tmp/race.dump")"; }
+		novactl -j stats "$majmin" > "$tmp/race.one" 2>&1
+		r=$?
+		case $r in
+		0) ;;
+		1) grep -q '"ENODEV"' "$tmp/race.one" || echo "one: $(cat "$tmp/race.one")" ;;
+		*) echo "one rc $r: $(cat "$tmp/race.one")" ;;
+		esac
+		novactl -j fs list > "$tmp/race.list" 2>&1 || echo "list: $(cat "$tmp/race.list")"
+	done > "$tmp/race.bad"
+}
+race_queries &
+race_pid=$!
+cycles=0
+for ((i = 0; i < 15; i++)); do
+	nova_umount && nova_mount && cycles=$((cycles + 1))
+done
+touch "$tmp/race.stop"
+wait "$race_pid"
+t_is "15 unmount/mount cycles under concurrent queries" "$cycles" 15
+t_is "racing queries: only success or ENODEV" "$(head -n 5 "$tmp/race.bad")" ""
+t_is "after the cycles: one file system, same UUID" \
+	"$(novactl -j fs list | python3 -c 'import json,sys; print([f["uuid"] for f in json.load(sys.stdin)["filesystems"]])')" "['$uuid']"
 nova_umount
 t_is "fs list after the final unmount: empty" "$(novactl fs list)" ""
 t_done
