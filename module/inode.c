@@ -22,7 +22,7 @@
 
 /* ---- inode tables ---- */
 
-static u32 nova_inode_crc(const struct nova_inode *pi)
+u32 nova_inode_crc(const struct nova_inode *pi)
 {
 	static const u8 zero[4];
 	const u8 *p = (const u8 *)pi;
@@ -149,8 +149,28 @@ int nova_inode_tables_format(struct super_block *sb)
 	return 0;
 }
 
-/* Mount: walk the chains and note which slots are in use. */
-int nova_inode_tables_load(struct super_block *sb)
+/*
+ * Note slot @idx of stripe @cpu as in use. Mount only: the stripe belongs
+ * to the caller (the mounting task or one crash recovery thread).
+ */
+int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
+			unsigned int idx)
+{
+	struct nova_inode_map *m = &NOVA_SB(sb)->imaps[cpu];
+	int err;
+
+	err = ida_alloc_range(&m->free, idx, idx, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	m->used++;
+	return 0;
+}
+
+/*
+ * Mount: walk the chains and, with @slots, note which slots are in use
+ * (crash recovery does that itself, in parallel with the log scan).
+ */
+int nova_inode_tables_load(struct super_block *sb, bool slots)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i, s;
@@ -187,19 +207,16 @@ int nova_inode_tables_load(struct super_block *sb)
 		}
 		m->nr_blocks = n;
 
-		for (n = 0; n < m->nr_blocks; n++) {
+		for (n = 0; slots && n < m->nr_blocks; n++) {
 			struct nova_inode *pi = nova_block(sbi, m->blocks[n]);
 
 			for (s = 0; s < NOVA_INODES_PER_TABLE; s++) {
-				unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
-
 				if (!READ_ONCE(pi[s].i_valid))
 					continue;
-				err = ida_alloc_range(&m->free, idx, idx,
-						      GFP_KERNEL);
-				if (err < 0)
+				err = nova_imap_mark_used(sb, i,
+						n * NOVA_INODES_PER_TABLE + s);
+				if (err)
 					return err;
-				m->used++;
 			}
 		}
 		continue;
@@ -242,6 +259,7 @@ struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino)
 	rel = ino - NOVA_FIRST_INO;
 	m = &sbi->imaps[rel % sbi->cpus];
 	idx = rel / sbi->cpus;
+	/* Pairs with nova_extend_table(): blocks[nr - 1] is set. */
 	nr = smp_load_acquire(&m->nr_blocks);
 	if (idx / NOVA_INODES_PER_TABLE >= nr)
 		return NULL;
@@ -266,6 +284,7 @@ static int nova_extend_table(struct super_block *sb, unsigned int cpu)
 	nova_pmem_commit64(&nova_ttail(sbi, m->blocks[m->nr_blocks - 1])->itt_next,
 			   blk);
 	m->blocks[m->nr_blocks] = blk;
+	/* Publish blocks[] before the count (nova_get_pinode()). */
 	smp_store_release(&m->nr_blocks, m->nr_blocks + 1);
 	return 0;
 }
@@ -783,6 +802,14 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		return -EINVAL;
 
 	if (valid & ATTR_SIZE) {
+		/* truncate(2) leaves the times to us; POSIX wants them. */
+		if (attr->ia_size != oldsize &&
+		    !(valid & (ATTR_MTIME | ATTR_CTIME))) {
+			attr->ia_mtime = current_time(inode);
+			attr->ia_ctime = attr->ia_mtime;
+			attr->ia_valid |= ATTR_MTIME | ATTR_CTIME;
+			valid = attr->ia_valid;
+		}
 		inode_dio_wait(inode);
 		filemap_invalidate_lock(inode->i_mapping);
 		if (attr->ia_size < oldsize) {

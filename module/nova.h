@@ -279,7 +279,10 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 void nova_commit_new_inode(struct inode *inode);
 void nova_discard_inode(struct inode *inode);
 int nova_inode_tables_format(struct super_block *sb);
-int nova_inode_tables_load(struct super_block *sb);
+int nova_inode_tables_load(struct super_block *sb, bool slots);
+int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
+			unsigned int idx);
+u32 nova_inode_crc(const struct nova_inode *pi);
 void nova_inode_tables_destroy(struct super_block *sb);
 void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
 void nova_evict_inode(struct inode *inode);
@@ -326,6 +329,9 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
 extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
 int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* recovery.c */
+int nova_recover(struct super_block *sb);
 
 /* stats.c */
 static inline u64 nova_op_start(void)

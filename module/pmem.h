@@ -30,6 +30,8 @@
 #include <linux/uaccess.h>
 #include <asm/barrier.h>
 
+#include "fault.h"
+
 /* Copy into PMEM; durable after the next nova_pmem_fence(). */
 static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
 {
@@ -52,7 +54,10 @@ static inline void nova_pmem_flush(void *addr, size_t len)
 /* Order: everything written back so far is durable before later stores. */
 static inline void nova_pmem_fence(void)
 {
+	/* sfence: drains write-combining buffers and orders clwb */
 	wmb();
+	/* crash tests: the machine may stop here (fault.c) */
+	nova_fault_barrier();
 }
 
 /* Write back and fence in one go. */

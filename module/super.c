@@ -13,8 +13,6 @@
  * Lock order: nova_sb_info.sb_mutex is taken alone (mount, remount,
  * unmount), above every other NOVA lock.
  */
-#define pr_fmt(fmt) "nova: " fmt
-
 #include <linux/module.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
@@ -381,25 +379,10 @@ static int nova_load(struct super_block *sb, struct fs_context *fc)
 		if (err)
 			return err;
 	} else {
-		/*
-		 * Not cleanly unmounted. Undo a half-done multi-inode
-		 * operation; rebuilding the allocator from the logs is the
-		 * crash recovery that is not implemented yet, so the file
-		 * system can only be read.
-		 */
-		sbi->recovered = true;
-		if (!bdev_read_only(sb->s_bdev)) {
-			err = nova_journal_recover(sb);
-			if (err < 0)
-				return err;
-			if (err)
-				nova_info(sb, "rolled back %d journaled words",
-					  err);
-		}
-		nova_warn(sb, "not cleanly unmounted; crash recovery is not implemented yet, mounting read-only");
-		sb->s_flags |= SB_RDONLY;
+		/* Journal rollback and allocator rebuild (recovery.c). */
+		return nova_recover(sb);
 	}
-	return nova_inode_tables_load(sb);
+	return nova_inode_tables_load(sb, true);
 }
 
 /* ---- super operations ---- */
@@ -638,8 +621,9 @@ static int nova_reconfigure(struct fs_context *fc)
 		return 0;
 	if (want_ro)
 		return nova_make_clean(sb);
-	if (le32_to_cpu(sbi->dsb.s_state) != NOVA_STATE_CLEAN)
-		return invalfc(fc, "not cleanly unmounted: read-write needs crash recovery, which is not implemented yet");
+	if (le32_to_cpu(sbi->dsb.s_state) != NOVA_STATE_CLEAN &&
+	    !sbi->recovered)
+		return invalfc(fc, "not cleanly unmounted and not recovered: read-write needs fsck.NOVA first");
 	if (bdev_read_only(sb->s_bdev))
 		return invalfc(fc, "the device is read-only");
 	return nova_make_dirty(sb);
@@ -706,10 +690,10 @@ static int __init nova_init(void)
 	}
 	err = register_filesystem(&nova_fs_type);
 	if (err) {
-		pr_err("error: cannot register file system type: %d\n", err);
+		pr_err("nova: error: cannot register file system type: %d\n", err);
 		goto out_cache;
 	}
-	pr_info("file system type %s registered\n", NOVA_FS_NAME);
+	pr_info("nova: file system type %s registered\n", NOVA_FS_NAME);
 	return 0;
 
 out_cache:
@@ -725,7 +709,7 @@ static void __exit nova_exit(void)
 	/* Inodes are freed through RCU: wait before destroying the cache. */
 	rcu_barrier();
 	kmem_cache_destroy(nova_inode_cachep);
-	pr_info("file system type %s unregistered\n", NOVA_FS_NAME);
+	pr_info("nova: file system type %s unregistered\n", NOVA_FS_NAME);
 	nova_ctl_exit();
 }
 

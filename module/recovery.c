@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: crash recovery.
+ *
+ * A clean unmount saves the allocator in the log of NOVA_ALLOC_INO; after
+ * a crash that state is missing or stale and is rebuilt from what is live
+ * on media:
+ *
+ *  1. The lite journals are rolled back (nova_journal_recover()), so every
+ *     multi-inode operation is either complete or absent.
+ *  2. The inode table chains are loaded (nova_inode_tables_load() without
+ *     the slot scan) and every stripe's slots are scanned by one of a few
+ *     scan threads: the mounting task plus up to min(stripes, online CPUs)
+ *     - 1 kthreads, which take stripes from a shared counter until none is
+ *     left and are joined before the mount goes on. The stripe count is a
+ *     property of the media (s_cpus), so this works with any number of
+ *     CPUs, including one.
+ *  3. For each live inode (i_valid == 1) a thread marks its slot in the
+ *     stripe's free-inode IDA and claims, in one bitmap of the whole
+ *     device, every page of its log chain (including pages linked past the
+ *     tail page) and, for regular files, the data blocks that the
+ *     committed write entries still map after later writes and truncations
+ *     have been applied; for block symlinks the target block. Directory and
+ *     other logs need only their chain (their entries are checked and read
+ *     for transaction ids). The DRAM indexes are not built: nova_iget()
+ *     still does that on first use.
+ *  4. The blocks nobody claimed become the free ranges of the per-CPU
+ *     allocator; the block counters and the next transaction id follow from
+ *     the scan.
+ *
+ * The work is proportional to live metadata: table blocks, live inodes,
+ * their log pages and mapped data pages. The only per-device cost is the
+ * bitmap itself (one bit per 4 KiB block, 32 KiB per GiB), cleared and
+ * searched a word at a time.
+ *
+ * A block claimed twice, a broken log chain, a bad checksum or an
+ * out-of-range pointer stops the scan: handing out a block that a live
+ * inode still references would corrupt it silently, and skipping an inode
+ * would not make it unreachable. A read-write mount is refused (run
+ * fsck.NOVA); a read-only mount goes on without an allocator, as nothing
+ * is allocated then.
+ *
+ * Recovery only reads PMEM, apart from the journal rollback (journal.c
+ * orders its stores) and nothing it rebuilds is written back: the next
+ * clean unmount saves the rebuilt allocator as usual.
+ *
+ * Lock order: the scan threads take no NOVA locks. Each stripe (its
+ * nova_inode_map) is touched by exactly one thread; the block bitmap is
+ * shared and changed only with atomic bitops; the IDA locks internally.
+ * Nothing else runs on the file system until nova_recover() returns.
+ */
+#include <linux/bitmap.h>
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* State shared by the scan threads of one recovery. */
+struct nova_rec {
+	struct super_block *sb;
+	unsigned long *used;		/* one bit per block: claimed */
+	atomic_t next_stripe;		/* next stripe to scan */
+	bool abort;			/* a thread failed: stop early */
+};
+
+/* One scan thread and what it found. */
+struct nova_rec_thread {
+	struct nova_rec *rec;
+	struct task_struct *task;	/* NULL: the mounting task */
+	struct completion done;
+	int err;
+	struct xarray pages;		/* file being scanned: pgoff -> block */
+	u64 ino;			/* inode being scanned */
+	umode_t mode;
+	u64 inodes;
+	u64 log_pages;
+	u64 data_pages;
+	u64 table_blocks;
+	u64 max_trans;
+};
+
+/*
+ * Claim @n blocks from @blk for the inode being scanned (t->ino, 0 for
+ * tables and journals). A block claimed twice is corruption.
+ */
+static int nova_rec_claim(struct nova_rec_thread *t, unsigned long blk,
+			  unsigned long n, const char *what)
+{
+	struct super_block *sb = t->rec->sb;
+	unsigned long i;
+
+	if (!nova_block_ok(NOVA_SB(sb), blk, n)) {
+		nova_err(sb, "recovery: %s blocks %lu+%lu (inode %llu) are outside the device",
+			 what, blk, n, t->ino);
+		return -EFSCORRUPTED;
+	}
+	for (i = 0; i < n; i++) {
+		if (test_and_set_bit(blk + i, t->rec->used)) {
+			nova_err(sb, "recovery: block %lu (%s, inode %llu) is used twice",
+				 blk + i, what, t->ino);
+			return -EFSCORRUPTED;
+		}
+	}
+	return 0;
+}
+
+static int nova_rec_log_page(struct super_block *sb, u64 page, void *arg)
+{
+	struct nova_rec_thread *t = arg;
+	int err;
+
+	err = nova_rec_claim(t, page >> NOVA_BLOCK_SHIFT, 1, "log page");
+	if (!err)
+		t->log_pages++;
+	return err;
+}
+
+/* A committed write entry: its pages replace what the file had there. */
+static int nova_rec_write(struct nova_rec_thread *t, u64 off,
+			  struct nova_file_write_entry *fw)
+{
+	struct super_block *sb = t->rec->sb;
+	u64 pgoff = le64_to_cpu(fw->fw_pgoff);
+	u64 blk = le64_to_cpu(fw->fw_block);
+	u32 i, n = le32_to_cpu(fw->fw_num_pages);
+
+	if (!n || !nova_block_ok(NOVA_SB(sb), blk, n) ||
+	    pgoff + n < pgoff || pgoff + n > MAX_LFS_FILESIZE >> PAGE_SHIFT) {
+		nova_err(sb, "recovery: inode %llu: bad write entry at %llu",
+			 t->ino, off);
+		return -EFSCORRUPTED;
+	}
+	for (i = 0; i < n; i++) {
+		void *old = xa_store(&t->pages, pgoff + i,
+				     xa_mk_value(blk + i), GFP_KERNEL);
+
+		if (xa_is_err(old))
+			return xa_err(old);
+	}
+	return 0;
+}
+
+/* A size change: pages at and past the new end of file are dropped. */
+static void nova_rec_truncate(struct nova_rec_thread *t, u64 size)
+{
+	unsigned long idx;
+	void *v;
+
+	xa_for_each_start(&t->pages, idx, v, DIV_ROUND_UP(size, PAGE_SIZE))
+		xa_erase(&t->pages, idx);
+}
+
+/*
+ * One committed log entry. The checks are those nova_iget() makes when it
+ * replays the log, so recovery accepts exactly the logs iget can read.
+ */
+static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
+			  void *arg)
+{
+	struct nova_rec_thread *t = arg;
+	struct nova_log_entry_header *h = entry;
+	unsigned int size = le16_to_cpu(h->e_size);
+	umode_t type = t->mode & S_IFMT;
+
+	t->max_trans = max(t->max_trans, le64_to_cpu(h->e_trans_id));
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		if (type != S_IFREG ||
+		    size != sizeof(struct nova_file_write_entry))
+			break;
+		return nova_rec_write(t, off, entry);
+	case NOVA_LOG_DENTRY: {
+		struct nova_dentry_entry *de = entry;
+
+		if (type != S_IFDIR || size < sizeof(*de) ||
+		    size < sizeof(*de) + de->de_name_len || !de->de_name_len)
+			break;
+		return 0;
+	}
+	case NOVA_LOG_SETATTR: {
+		struct nova_setattr_entry *sa = entry;
+
+		if (size != sizeof(*sa))
+			break;
+		if (type == S_IFREG &&
+		    (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_SIZE))
+			nova_rec_truncate(t, le64_to_cpu(sa->sa_size));
+		return 0;
+	}
+	case NOVA_LOG_LINK_CHANGE:
+		if (size != sizeof(struct nova_link_change_entry))
+			break;
+		return 0;
+	}
+	nova_err(sb, "recovery: inode %llu: unexpected log entry type %u at %llu",
+		 t->ino, h->e_type, off);
+	return -EFSCORRUPTED;
+}
+
+/* Claim the data blocks a regular file maps once its log is replayed. */
+static int nova_rec_file_pages(struct nova_rec_thread *t)
+{
+	unsigned long idx, run = 0, len = 0;
+	int err = 0;
+	void *v;
+
+	xa_for_each(&t->pages, idx, v) {
+		unsigned long blk = xa_to_value(v);
+
+		if (len && blk == run + len) {
+			len++;
+			continue;
+		}
+		if (len) {
+			err = nova_rec_claim(t, run, len, "data");
+			if (err)
+				goto out;
+			t->data_pages += len;
+		}
+		run = blk;
+		len = 1;
+	}
+	if (len) {
+		err = nova_rec_claim(t, run, len, "data");
+		if (!err)
+			t->data_pages += len;
+	}
+out:
+	xa_destroy(&t->pages);
+	return err;
+}
+
+/* Claim everything live inode @ino at @pi references. */
+static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
+			  u64 ino)
+{
+	struct super_block *sb = t->rec->sb;
+	u64 head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	u64 tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	int err = 0;
+
+	t->ino = ino;
+	if (le32_to_cpu(pi->i_csum) != nova_inode_crc(pi) ||
+	    le64_to_cpu(pi->i_ino) != ino) {
+		nova_err(sb, "recovery: inode %llu: bad checksum or inode number",
+			 ino);
+		return -EFSCORRUPTED;
+	}
+	t->mode = le16_to_cpu(pi->i_mode);
+	t->max_trans = max(t->max_trans, le64_to_cpu(pi->i_create_trans));
+	t->inodes++;
+
+	if (head) {
+		err = nova_log_walk_raw(sb, ino, head, tail, nova_rec_entry,
+					nova_rec_log_page, t);
+	} else if (tail) {
+		nova_err(sb, "recovery: inode %llu: log tail without a log",
+			 ino);
+		err = -EFSCORRUPTED;
+	}
+	if (S_ISREG(t->mode)) {
+		if (err)
+			xa_destroy(&t->pages);
+		else
+			err = nova_rec_file_pages(t);
+	}
+	if (!err && S_ISLNK(t->mode) &&
+	    (le32_to_cpu(pi->i_flags) & NOVA_INODE_BLOCK_SYMLINK)) {
+		err = nova_rec_claim(t, le64_to_cpu(*(__le64 *)pi->i_inline),
+				     1, "symlink target");
+		if (!err)
+			t->data_pages++;
+	}
+	return err;
+}
+
+/* Read a slot's i_valid word: 1 live, 0 free, anything else is damage. */
+static int nova_rec_valid(struct nova_rec_thread *t, struct nova_inode *pi,
+			  u64 ino)
+{
+	u64 valid = le64_to_cpu(READ_ONCE(pi->i_valid));
+
+	if (valid > 1) {
+		nova_err(t->rec->sb, "recovery: inode %llu: bad valid word %llu",
+			 ino, valid);
+		return -EFSCORRUPTED;
+	}
+	return valid;
+}
+
+/* The root directory and the other reserved inodes that are in use. */
+static int nova_rec_reserved(struct nova_rec_thread *t)
+{
+	struct nova_sb_info *sbi = NOVA_SB(t->rec->sb);
+	struct nova_inode *pi = nova_block(sbi, NOVA_RESERVED_INODE_BLOCK);
+	u64 ino;
+	int err;
+
+	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
+		/* The allocator state is what is being rebuilt: ignore it. */
+		if (ino == NOVA_ALLOC_INO)
+			continue;
+		err = nova_rec_valid(t, &pi[ino], ino);
+		if (err > 0)
+			err = nova_rec_inode(t, &pi[ino], ino);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One stripe: its table blocks, its slots, its live inodes. */
+static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
+{
+	struct nova_rec *rec = t->rec;
+	struct super_block *sb = rec->sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_map *m = &sbi->imaps[cpu];
+	unsigned int n, s;
+	int err;
+
+	for (n = 0; n < m->nr_blocks; n++) {
+		struct nova_inode *pi = nova_block(sbi, m->blocks[n]);
+
+		t->ino = 0;
+		err = nova_rec_claim(t, m->blocks[n], NOVA_INODE_TABLE_BLOCKS,
+				     "inode table");
+		if (err)
+			return err;
+		t->table_blocks += NOVA_INODE_TABLE_BLOCKS;
+		for (s = 0; s < NOVA_INODES_PER_TABLE; s++) {
+			unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
+			u64 ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
+
+			err = nova_rec_valid(t, &pi[s], ino);
+			if (err > 0) {
+				err = nova_imap_mark_used(sb, cpu, idx);
+				if (!err)
+					err = nova_rec_inode(t, &pi[s], ino);
+			}
+			if (err)
+				return err;
+			if (!(s % 64)) {
+				if (READ_ONCE(rec->abort))
+					return -EINTR;
+				cond_resched();
+			}
+		}
+	}
+	return 0;
+}
+
+/* Scan stripes until none is left or another thread failed. */
+static int nova_rec_scan(struct nova_rec_thread *t)
+{
+	struct nova_rec *rec = t->rec;
+	unsigned int cpus = NOVA_SB(rec->sb)->cpus;
+	int s, err = 0;
+
+	while (!err && !READ_ONCE(rec->abort)) {
+		s = atomic_inc_return(&rec->next_stripe) - 1;
+		if (s >= cpus)
+			break;
+		err = nova_rec_stripe(t, s);
+	}
+	if (err)
+		WRITE_ONCE(rec->abort, true);
+	return err;
+}
+
+static int nova_rec_thread_fn(void *arg)
+{
+	struct nova_rec_thread *t = arg;
+
+	t->err = nova_rec_scan(t);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * The journal blocks, claimed before the threads start. The fixed blocks
+ * (0-3 and the replica superblock) are outside the allocator's range.
+ */
+static int nova_rec_journals(struct nova_rec_thread *t)
+{
+	struct nova_sb_info *sbi = NOVA_SB(t->rec->sb);
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < sbi->cpus; i++) {
+		err = nova_rec_claim(t, sbi->journals[i].ring_off >>
+				     NOVA_BLOCK_SHIFT, 1, "journal");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Turn the unclaimed blocks into free ranges of the per-CPU allocator. */
+static int nova_rec_free_space(struct nova_rec *rec)
+{
+	struct nova_sb_info *sbi = NOVA_SB(rec->sb);
+	unsigned long end = sbi->nblocks - 1, start, stop;
+	int err;
+
+	start = find_next_zero_bit(rec->used, end, NOVA_FIRST_ALLOC_BLOCK);
+	while (start < end) {
+		stop = find_next_bit(rec->used, end, start);
+		err = nova_balloc_add_free(rec->sb, start, stop - start);
+		if (err)
+			return err;
+		start = find_next_zero_bit(rec->used, end, stop);
+	}
+	return 0;
+}
+
+/*
+ * Scan with the mounting task and up to @want - 1 kthreads. A kthread
+ * that cannot be created only means fewer threads share the stripes.
+ */
+static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
+			unsigned int want, unsigned int *nr)
+{
+	unsigned int i, n = 1;
+	int err, ret;
+
+	err = nova_rec_journals(&t[0]);
+	if (!err)
+		err = nova_rec_reserved(&t[0]);
+	if (err)
+		return err;
+	for (i = 1; i < want; i++) {
+		struct task_struct *task;
+
+		task = kthread_create(nova_rec_thread_fn, &t[n], "nova_rec/%u",
+				      i);
+		if (IS_ERR(task))
+			continue;
+		/* kthread_stop() below needs the task even if it has exited. */
+		get_task_struct(task);
+		t[n].task = task;
+		wake_up_process(task);
+		n++;
+	}
+	err = nova_rec_scan(&t[0]);
+	for (i = 1; i < n; i++) {
+		/*
+		 * Wait for the scan to finish (a thread stopped before it ran
+		 * would leave its stripes to nobody), then for the exit.
+		 */
+		wait_for_completion(&t[i].done);
+		kthread_stop(t[i].task);
+		put_task_struct(t[i].task);
+		ret = t[i].err;
+		if (ret && (!err || err == -EINTR))
+			err = ret;
+	}
+	*nr = n;
+	return err;
+}
+
+/* Rebuild the DRAM state a clean unmount would have saved. */
+static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int want, nr = 0, i;
+	struct nova_rec_thread *t;
+	struct nova_rec rec = { .sb = sb };
+	u64 inodes = 0, logp = 0, datap = 0, meta, trans = 0;
+	int err;
+
+	want = clamp_t(unsigned int, num_online_cpus(), 1, sbi->cpus);
+	rec.used = kvcalloc(BITS_TO_LONGS(sbi->nblocks), sizeof(unsigned long),
+			    GFP_KERNEL);
+	t = kcalloc(want, sizeof(*t), GFP_KERNEL);
+	if (!rec.used || !t) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < want; i++) {
+		t[i].rec = &rec;
+		init_completion(&t[i].done);
+		xa_init(&t[i].pages);
+	}
+
+	err = nova_rec_run(&rec, t, want, &nr);
+	if (err)
+		goto out;
+	meta = (u64)sbi->cpus;		/* journal blocks */
+	for (i = 0; i < nr; i++) {
+		inodes += t[i].inodes;
+		logp += t[i].log_pages;
+		datap += t[i].data_pages;
+		meta += t[i].table_blocks;
+		trans = max(trans, t[i].max_trans);
+	}
+	err = nova_rec_free_space(&rec);
+	if (err)
+		goto out;
+	if (nova_count_free(sb) + logp + datap + meta != sbi->managed) {
+		nova_err(sb, "recovery: %lu free + %llu used blocks, but %lu blocks are managed",
+			 nova_count_free(sb), logp + datap + meta,
+			 sbi->managed);
+		err = -EFSCORRUPTED;
+		goto out;
+	}
+	atomic_long_set(&sbi->log_pages, logp);
+	atomic_long_set(&sbi->data_pages, datap);
+	atomic_long_set(&sbi->meta_blocks, meta);
+	/* New entries must sort after every entry on media. */
+	atomic64_set(&sbi->trans_id, trans);
+	nova_info(sb, "recovered in %llu ms: %llu inodes, %llu log pages, %llu data pages, %lu free blocks, %u scan threads",
+		  div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC), inodes,
+		  logp, datap, nova_count_free(sb), nr);
+out:
+	kfree(t);
+	kvfree(rec.used);
+	return err;
+}
+
+/*
+ * Mount of a file system that was not cleanly unmounted (nova_load()).
+ * On return the journals are rolled back and the allocator, inode tables
+ * and counters are as a clean mount would find them; or the mount is
+ * read-only (the device is, or the scan found damage on a read-only
+ * mount); or an error is returned.
+ */
+int nova_recover(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 start = ktime_get_ns();
+	int err;
+
+	if (bdev_read_only(sb->s_bdev)) {
+		/* Not even the journals can be rolled back: read as is. */
+		nova_warn(sb, "not cleanly unmounted and the device is read-only: mounting read-only without recovery");
+		sb->s_flags |= SB_RDONLY;
+		return nova_inode_tables_load(sb, true);
+	}
+	nova_info(sb, "not cleanly unmounted: running crash recovery");
+	err = nova_journal_recover(sb);
+	if (err < 0)
+		return err;
+	if (err)
+		nova_info(sb, "rolled back %d journaled words", err);
+	err = nova_inode_tables_load(sb, false);
+	if (err)
+		return err;
+	err = nova_rec_rebuild(sb, start);
+	if (!err) {
+		sbi->recovered = true;
+		return 0;
+	}
+	if (err == -ENOMEM || !sb_rdonly(sb)) {
+		nova_err(sb, "crash recovery failed (%d): not mounting; mount read-only to read what is there, or run fsck.NOVA",
+			 err);
+		return err;
+	}
+	nova_err(sb, "crash recovery failed (%d): mounting read-only without an allocator",
+		 err);
+	return 0;
+}
