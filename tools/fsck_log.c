@@ -466,13 +466,23 @@ static void check_symlink(struct fsck *f, struct fsck_inode *in,
 			fsck_problem(f, "symlink %llu: bad target length %llu",
 				     (unsigned long long)in->ino,
 				     (unsigned long long)in->size);
-		if (!fsck_blocks_ok(f, blk, 1))
+		if (!fsck_blocks_ok(f, blk, 1)) {
 			fsck_problem(f, "symlink %llu: target block %llu out of range",
 				     (unsigned long long)in->ino,
 				     (unsigned long long)blk);
-		else if (fsck_claim(f, blk, 1, BK_DATA, in->ino,
-				    "symlink target"))
+			return;
+		}
+		if (fsck_claim(f, blk, 1, BK_DATA, in->ino, "symlink target"))
 			in->data_pages++;
+		if (in->size && in->size < NOVA_BLOCK_SIZE) {
+			const char *t = fsck_ptr(f, NOVA_OFF(blk), NOVA_BLOCK_SIZE);
+
+			if (t[in->size] || memchr(t, 0, in->size))
+				fsck_problem(f, "symlink %llu: target in block %llu is not %llu bytes and NUL-terminated",
+					     (unsigned long long)in->ino,
+					     (unsigned long long)blk,
+					     (unsigned long long)in->size);
+		}
 	} else {
 		fsck_problem(f, "symlink %llu: neither inline nor block target",
 			     (unsigned long long)in->ino);
