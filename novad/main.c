@@ -56,11 +56,10 @@ void novad_status(struct novad *d, const char *prefix)
 {
 	const char *ws = d->backend.ops->snapshot_unavailable(d->backend.ctx);
 	const char *wc = d->backend.ops->scrub_unavailable(d->backend.ctx);
-	unsigned int snap = 0, scrub = 0, visible = 0;
+	unsigned int snap = 0, scrub = 0;
 	char buf[8192];
 
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
-		visible += f->mountpoint[0] != '\0';
 		snap += f->pol.snapshots;
 		scrub += f->pol.scrub_interval > 0;
 	}
@@ -75,7 +74,6 @@ void novad_status(struct novad *d, const char *prefix)
 		 d->cfg.textfile[0] ? d->cfg.textfile : "no textfile",
 		 d->http ? ", http " : "", d->http ? d->cfg.http_listen : "",
 		 d->stats_error[0] || d->export_error[0] ? " (export failing, see journal)" : "");
-	(void)visible;
 	sd_notifyf(0, "STATUS=%s", buf);
 }
 

@@ -223,6 +223,11 @@ if nova_mount_init 2> /tmp/novad-mount.err; then
 		t_skip "textfile: operation counters" "the kernel reported no operation counters"
 	fi
 	mark_journal
+	t_ok "restart novad with the fs mounted" systemctl restart novad
+	t_journal "journal: fs listed at start (FS_LIST)" "MESSAGE=~following /dev/${NOVA_PMEM#/dev/}" \
+		NOVA_DEVICE="$NOVA_PMEM" NOVA_MOUNTPOINT="$NOVA_MNT"
+	t_ok "textfile after restart: nova_filesystems 1" wait_for 15 textfile_has "nova_filesystems 1"
+	mark_journal
 	t_ok "umount $NOVA_MNT" nova_umount
 	t_journal "journal: unmount followed" MESSAGE_ID=$MID_UNMOUNTED NOVA_DEVICE="$NOVA_PMEM"
 	t_ok "textfile: back to nova_filesystems 0" wait_for 15 textfile_has "nova_filesystems 0"
