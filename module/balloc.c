@@ -200,6 +200,16 @@ unsigned long nova_count_free(struct super_block *sb)
 }
 
 /*
+ * Free space as users see it: the pages holding a saved allocator state
+ * (kept while mounted read-only) count as free, so that statfs does not
+ * change between a read-only and a read-write mount.
+ */
+unsigned long nova_count_user_free(struct super_block *sb)
+{
+	return nova_count_free(sb) + NOVA_SB(sb)->nr_state_pages;
+}
+
+/*
  * Allocate blocks. Without @contig, returns between 1 and @want blocks in
  * *@got (one contiguous run); with it, exactly @want. Data allocations
  * leave sbi->reserve blocks for log pages, so that a full file system can

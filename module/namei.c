@@ -228,6 +228,21 @@ static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 	return finish_open_simple(file, 0);
 }
 
+/* Does dropping one link of @inode end it (i_valid = 0)? */
+static bool nova_last_link(struct inode *inode)
+{
+	return S_ISDIR(inode->i_mode) || inode->i_nlink <= 1;
+}
+
+/* After the commit: a link change entry already set the new count. */
+static void nova_dropped_link(struct inode *inode, bool last,
+			      struct timespec64 now)
+{
+	if (last)
+		clear_nlink(inode);
+	nova_set_ctime(inode, now);
+}
+
 /*
  * Drop one link of @inode within @op: a link change entry, or, for the
  * last link (or a directory), i_valid = 0.
@@ -237,7 +252,7 @@ static int nova_op_drop_link(struct nova_op *op, struct inode *inode)
 	u64 tail = 0;
 	int err;
 
-	if (S_ISDIR(inode->i_mode) || inode->i_nlink <= 1) {
+	if (nova_last_link(inode)) {
 		nova_op_valid(op, inode, 0);
 		return 0;
 	}
@@ -248,13 +263,6 @@ static int nova_op_drop_link(struct nova_op *op, struct inode *inode)
 	nova_op_entry(op, inode);
 	nova_op_tail(op, inode, tail);
 	return 0;
-}
-
-static void nova_dead_inode(struct inode *inode, struct timespec64 now)
-{
-	if (S_ISDIR(inode->i_mode) || inode->i_nlink <= 1)
-		clear_nlink(inode);
-	nova_set_ctime(inode, now);
 }
 
 static int nova_link(struct dentry *old_dentry, struct inode *dir,
@@ -305,7 +313,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry,
 	struct inode *inode = d_inode(dentry);
 	struct nova_op op = { .sb = dir->i_sb };
 	struct inode *locks[2] = { dir, inode };
-	bool is_dir = S_ISDIR(inode->i_mode);
+	bool is_dir = S_ISDIR(inode->i_mode), last;
 	u64 start = nova_op_start(), tail = 0;
 	int err;
 
@@ -320,11 +328,12 @@ static int nova_remove(struct inode *dir, struct dentry *dentry,
 		goto out;
 	nova_op_entry(&op, dir);
 	nova_op_tail(&op, dir, tail);
+	last = nova_last_link(inode);
 	err = nova_op_drop_link(&op, inode);
 	if (err)
 		goto out;
 	nova_op_commit(&op);
-	nova_dead_inode(inode, dir->i_ctime);
+	nova_dropped_link(inode, last, dir->i_ctime);
 out:
 	nova_unlock_logs(locks, 2);
 	nova_op_done(dir->i_sb, stat, start);
@@ -365,7 +374,7 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 	bool exchange = flags & RENAME_EXCHANGE;
 	bool old_is_dir = S_ISDIR(old->i_mode);
 	bool new_is_dir = new && S_ISDIR(new->i_mode);
-	bool cross = old_dir != new_dir;
+	bool cross = old_dir != new_dir, last = false;
 	struct inode *locks[4] = { old_dir, new_dir, old, new };
 	int old_links = old_dir->i_nlink, new_links = new_dir->i_nlink;
 	u64 start = nova_op_start(), otail = 0, ntail = 0;
@@ -429,13 +438,14 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 			goto out;
 	}
 	if (!exchange && new) {
+		last = nova_last_link(new);
 		err = nova_op_drop_link(&op, new);
 		if (err)
 			goto out;
 	}
 	nova_op_commit(&op);
 	if (!exchange && new)
-		nova_dead_inode(new, new_dir->i_ctime);
+		nova_dropped_link(new, last, new_dir->i_ctime);
 	nova_set_ctime(old, new_dir->i_ctime);
 out:
 	nova_unlock_logs(locks, 4);

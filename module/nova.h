@@ -234,6 +234,7 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		      unsigned long n, enum nova_block_kind kind);
 unsigned long nova_count_free(struct super_block *sb);
+unsigned long nova_count_user_free(struct super_block *sb);
 int nova_save_alloc_state(struct super_block *sb);
 int nova_restore_alloc_state(struct super_block *sb);
 void nova_release_state_pages(struct super_block *sb);

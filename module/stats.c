@@ -32,7 +32,7 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->cpus = sbi->cpus;
 	st->block_size = NOVA_BLOCK_SIZE;
 	st->blocks_total = sbi->managed;
-	st->blocks_free = nova_count_free(sb);
+	st->blocks_free = nova_count_user_free(sb);
 	nova_inode_counts(sb, &st->inodes_total, &st->inodes_free);
 	st->log_pages = atomic_long_read(&sbi->log_pages);
 	st->data_pages = atomic_long_read(&sbi->data_pages);

@@ -426,7 +426,7 @@ static int nova_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct super_block *sb = dentry->d_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long free = nova_count_free(sb);
+	unsigned long free = nova_count_user_free(sb);
 	u64 files, ffree;
 
 	nova_inode_counts(sb, &files, &ffree);
