@@ -15,8 +15,9 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 
-typedef struct user_namespace nova_idmap_t;
-typedef enum page_entry_size nova_pe_size_t;
+/* Type names, as macros so that the port is a one-line change each. */
+#define nova_idmap_t	struct user_namespace
+#define nova_pe_size_t	enum page_entry_size
 
 #define NOVA_PE_SIZE_PTE	PE_SIZE_PTE
 
