@@ -43,6 +43,7 @@ void nova_err_clear(struct nova_err *e)
 	e->msg[0] = '\0';
 	e->from_kernel = false;
 	e->bad_attr_off = -1;
+	e->missing_attr = -1;
 }
 
 void nova_err_set(struct nova_err *e, int err, const char *fmt, ...)
@@ -54,6 +55,7 @@ void nova_err_set(struct nova_err *e, int err, const char *fmt, ...)
 	e->err = err;
 	e->from_kernel = false;
 	e->bad_attr_off = -1;
+	e->missing_attr = -1;
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
@@ -126,6 +128,10 @@ int nova_parse_ack(const struct nlmsghdr *nlh, struct nova_err *e)
 		if (tb[NLMSGERR_ATTR_OFFS] && e &&
 		    nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4)
 			e->bad_attr_off = (int)nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+		if (tb[NLMSGERR_ATTR_MISS_TYPE] && e &&
+		    nla_len(tb[NLMSGERR_ATTR_MISS_TYPE]) >= 4)
+			e->missing_attr =
+				(int)nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
 	}
 	if (err && e && !e->from_kernel)
 		snprintf(e->msg, sizeof(e->msg), "%s", strerror(-err));

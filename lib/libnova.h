@@ -27,6 +27,7 @@ struct nova_err {
 	char msg[NOVA_ERR_MSG_LEN];	/* extack text or local description */
 	bool from_kernel;		/* msg is the kernel's extack message */
 	int bad_attr_off;		/* NLMSGERR_ATTR_OFFS, -1 if none */
+	int missing_attr;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
 };
 
 void nova_err_set(struct nova_err *e, int err, const char *fmt, ...)

@@ -191,6 +191,8 @@ static struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
 
 	lockdep_assert_held(&nova_ctl_lock);
 	if (!dev_attr && !uuid_attr) {
+		/* Either will do; report the device as the missing one. */
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_FS_DEV);
 		GENL_SET_ERR_MSG(info,
 				 "no file system given: need NOVA_A_FS_DEV or NOVA_A_FS_UUID");
 		return ERR_PTR(-EINVAL);
@@ -240,6 +242,7 @@ static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
 				NOVA_CMD_STATS_GET);
 	if (!hdr) {
+		GENL_SET_ERR_MSG(info, "no room for the reply header");
 		err = -EMSGSIZE;
 		goto out_unlock;
 	}

@@ -41,6 +41,7 @@ NLM_F_DUMP_INTR = 0x10
 NLM_F_DUMP = 0x300
 NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 NLMSGERR_ATTR_MSG, NLMSGERR_ATTR_OFFS = 1, 2
+NLMSGERR_ATTR_MISS_TYPE = 5
 
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
@@ -143,7 +144,8 @@ class Genl:
     def collect(self, seq):
         """Replies to SEQ up to the final ACK/DONE."""
         res = {"errno": None, "name": None, "extack": None,
-               "bad_attr_offset": None, "messages": [], "dump_intr": False}
+               "bad_attr_offset": None, "missing_attr": None,
+               "messages": [], "dump_intr": False}
         while True:
             data = self.sk.recv(1 << 20)
             off = 0
@@ -192,6 +194,8 @@ class Genl:
                     res["extack"] = payload.rstrip(b"\0").decode()
                 elif atype == NLMSGERR_ATTR_OFFS and len(payload) >= 4:
                     res["bad_attr_offset"] = struct.unpack("=I", payload[:4])[0]
+                elif atype == NLMSGERR_ATTR_MISS_TYPE and len(payload) >= 4:
+                    res["missing_attr"] = struct.unpack("=I", payload[:4])[0]
 
     def request(self, family, cmd, flags, payload, **kw):
         return self.collect(self.send(family, cmd, flags, payload, **kw))

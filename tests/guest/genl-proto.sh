@@ -99,6 +99,9 @@ got: $res"
 
 reject "STATS_GET without a selector" EINVAL "no file system given" \
 	NOVA_CMD_STATS_GET
+res=$(python3 "$G" request NOVA_CMD_STATS_GET)
+t_is "missing selector: the extack names NOVA_A_FS_DEV as missing" \
+	"$(jget "$res" 'd["missing_attr"]')" 2
 reject "STATS_GET with device and UUID" EINVAL "not both" \
 	NOVA_CMD_STATS_GET --attr NOVA_A_FS_DEV:u64:66304 \
 	--attr NOVA_A_FS_UUID:bin:00112233445566778899aabbccddeeff

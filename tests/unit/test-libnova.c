@@ -93,6 +93,19 @@ static void test_ack_extack_uncapped(void **state)
 	nlmsg_free(msg);
 }
 
+static void test_ack_missing_attr(void **state)
+{
+	struct nl_msg *msg = make_error(-EINVAL, true, 0, "no file system given", -1);
+	struct nova_err e;
+
+	(void)state;
+	assert_int_equal(nla_put_u32(msg, NLMSGERR_ATTR_MISS_TYPE, NOVA_A_FS_DEV), 0);
+	assert_int_equal(nova_parse_ack(nlmsg_hdr(msg), &e), -EINVAL);
+	assert_int_equal(e.missing_attr, NOVA_A_FS_DEV);
+	assert_int_equal(e.bad_attr_off, -1);
+	nlmsg_free(msg);
+}
+
 static void test_ack_no_text_uses_strerror(void **state)
 {
 	struct nl_msg *msg = make_error(-EPERM, true, 0, NULL, -1);
@@ -407,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_ack_ok),
 		cmocka_unit_test(test_ack_extack_capped),
 		cmocka_unit_test(test_ack_extack_uncapped),
+		cmocka_unit_test(test_ack_missing_attr),
 		cmocka_unit_test(test_ack_no_text_uses_strerror),
 		cmocka_unit_test(test_ack_done_with_extack),
 		cmocka_unit_test(test_ack_truncated),
