@@ -53,10 +53,12 @@
  *                    stored in the NOVA superblock (as NOVA_CMD_FS_LIST
  *                    reports it)
  *
- * Giving neither, or both, fails with -EINVAL. A value that names no mounted
- * NOVA file system (including a mounted file system of another type) fails
- * with -ENODEV. A device number is only meaningful while the file system
- * stays mounted; after a remount it names the same device again.
+ * Giving neither (the extack then reports NOVA_A_FS_DEV as the missing
+ * attribute, NLMSGERR_ATTR_MISS_TYPE), or both, fails with -EINVAL. A value
+ * that names no mounted NOVA file system (including a mounted file system
+ * of another type) fails with -ENODEV, the extack pointing at it. A device
+ * number is only meaningful while the file system stays mounted; after a
+ * remount it names the same device again.
  *
  * Every reply and notification about one file system starts with its
  * identity:
