@@ -24,7 +24,7 @@ pkgs=(
 	qemu-system-x86 qemu-utils mmdebstrap ndctl e2fsprogs xfsprogs fio
 	build-essential pkg-config libnl-3-dev libnl-genl-3-dev libjson-c-dev
 	libsystemd-dev libcmocka-dev sparse linux-source-6.1 xz-utils
-	util-linux procps
+	util-linux procps dkms
 )
 
 missing=()
