@@ -20,7 +20,7 @@ export KVER BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test demo bench shell check clean
+.PHONY: all module user deps test demo bench shell check clean install install-module
 
 all: module user
 
@@ -53,8 +53,14 @@ check: all
 
 # DESTDIR and PREFIX (default /usr/local) reach every directory's install rule.
 PREFIX	?= /usr/local
-install: user
+install: all install-module
 	@for d in $(filter novactl novad tools,$(USER_DIRS)); do $(MAKE) -C $$d BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install || exit 1; done
+
+# nova.ko into /lib/modules/$(KVER)/updates (or under DESTDIR); dkms.conf
+# does the same for every installed kernel.
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/module INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
