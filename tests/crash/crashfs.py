@@ -1,0 +1,507 @@
+#!/usr/bin/env python3
+"""Crash-test workload, model and checker (guest side, run by step.sh).
+
+The model is the file tree the workload believes is durable: paths mapped
+to directories, symlinks or regular files, and regular files (inodes, so
+hard links share one) described by a recipe of writes and truncations
+whose data comes from seeded pseudo-random bytes. It is stored as JSON in
+/out, which survives the power cut.
+
+  crashfs.py run MODEL ACKS --workload W --seed S [--fault N] [--seconds T]
+      Start from MODEL (the verified state), do one mutating system call
+      after another and log each to ACKS (/out, a 9p share written
+      synchronously): "B" with the operation before it, "A" after it and
+      its fsync returned. With --fault, arm nova.crash_after_barriers=N
+      first; the machine then stops at the crash point. Otherwise it runs
+      until the host cuts the power (or T seconds pass).
+
+  crashfs.py verify MODEL [ACKS] OUT
+      Replay the acknowledged operations of ACKS on MODEL and compare the
+      mounted file system with the result. At most one operation was in
+      flight (begun, not acknowledged); the tree must match the state
+      before it or after it, every file byte for byte (a write of more
+      than 64 pages may be split by NOVA into several atomic batches: each
+      of its pages old or new). Hard links, link counts and symlink
+      targets are checked too. The state found is written to OUT as the
+      next baseline.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import stat
+import sys
+import time
+
+PAGE = 4096
+ATOMIC_PAGES = 64          # NOVA_WRITE_EXTENTS: one write batch at most
+MAX_FILES = 400
+MAX_BYTES = 48 << 20
+FAULT_PARAM = "/sys/module/nova/parameters/crash_after_barriers"
+
+
+def gen(seed, n):
+    return random.Random(seed).randbytes(n)
+
+
+class Model:
+    def __init__(self, d=None):
+        d = d or {}
+        self.paths = d.get("paths", {})      # rel path -> {"t": d|f|l, ...}
+        self.inodes = d.get("inodes", {})    # id -> recipe
+        self.next_id = d.get("next_id", 1)
+        self.cache = {}                      # id -> bytes
+
+    def to_json(self):
+        return {"paths": self.paths, "inodes": self.inodes,
+                "next_id": self.next_id}
+
+    def copy(self):
+        m = Model(json.loads(json.dumps(self.to_json())))
+        m.cache = dict(self.cache)
+        return m
+
+    def content(self, ino):
+        if ino in self.cache:
+            return self.cache[ino]
+        buf = bytearray()
+        for r in self.inodes[ino]:
+            if r[0] == "w":
+                _, off, n, seed = r
+                if len(buf) < off:
+                    buf.extend(bytes(off - len(buf)))
+                buf[off:off + n] = gen(seed, n)
+            else:
+                size = r[1]
+                if size < len(buf):
+                    del buf[size:]
+                else:
+                    buf.extend(bytes(size - len(buf)))
+        b = bytes(buf)
+        self.cache[ino] = b
+        return b
+
+    def links(self, ino):
+        return [p for p, e in self.paths.items()
+                if e["t"] == "f" and e["i"] == ino]
+
+    def dirs(self):
+        return [""] + sorted(p for p, e in self.paths.items()
+                             if e["t"] == "d")
+
+    def files(self):
+        return sorted(p for p, e in self.paths.items() if e["t"] == "f")
+
+    def children(self, d):
+        pre = d + "/" if d else ""
+        return [p for p in self.paths
+                if p.startswith(pre) and "/" not in p[len(pre):]]
+
+    def total_bytes(self):
+        return sum(len(self.content(i)) for i in self.inodes)
+
+    # ---- applying operations ----
+    def apply(self, op):
+        k = op["op"]
+        p = op.get("p")
+        if k == "mkdir":
+            self.paths[p] = {"t": "d"}
+        elif k == "rmdir":
+            del self.paths[p]
+        elif k == "create":
+            ino = str(self.next_id)
+            self.next_id += 1
+            self.inodes[ino] = []
+            self.paths[p] = {"t": "f", "i": ino}
+        elif k == "symlink":
+            self.paths[p] = {"t": "l", "s": op["s"]}
+        elif k == "link":
+            self.paths[p] = dict(self.paths[op["s"]])
+        elif k in ("write", "trunc"):
+            ino = self.paths[p]["i"]
+            old = self.content(ino)
+            if k == "write":
+                rec = ["w", op["off"], op["n"], op["seed"]]
+                whole = op["off"] == 0 and op["n"] >= len(old)
+            else:
+                rec = ["t", op["size"]]
+                whole = op["size"] == 0
+            self.inodes[ino] = ([] if whole else self.inodes[ino]) + [rec]
+            self.cache.pop(ino, None)
+        elif k == "unlink":
+            self._drop(p)
+        elif k == "rename":
+            s, d = op["s"], p
+            if d in self.paths and self.paths[d]["t"] != "d":
+                self._drop(d)
+            elif d in self.paths:
+                del self.paths[d]       # an empty directory
+            moved = {}
+            for q in list(self.paths):
+                if q == s or q.startswith(s + "/"):
+                    moved[d + q[len(s):]] = self.paths.pop(q)
+            self.paths.update(moved)
+        else:
+            raise ValueError("unknown op %r" % k)
+
+    def _drop(self, p):
+        e = self.paths.pop(p)
+        if e["t"] == "f" and not self.links(e["i"]):
+            del self.inodes[e["i"]]
+            self.cache.pop(e["i"], None)
+
+
+# ---- the workload ----
+
+WEIGHTS = {
+    # op: (mix, storm, rename, write, big, tree)
+    "mkdir":   (4, 1, 3, 0, 0, 12),
+    "rmdir":   (2, 0, 1, 0, 0, 6),
+    "create":  (12, 40, 8, 4, 2, 12),
+    "write":   (16, 4, 4, 40, 0, 8),
+    "append":  (8, 0, 2, 20, 0, 2),
+    "trunc":   (6, 0, 1, 14, 3, 2),
+    "bigwrite": (2, 0, 0, 2, 30, 0),
+    "unlink":  (10, 40, 6, 4, 4, 10),
+    "rename":  (10, 4, 50, 2, 1, 6),
+    "link":    (4, 2, 4, 0, 0, 2),
+    "symlink": (3, 2, 2, 0, 0, 3),
+}
+WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree"]
+
+
+def pick_op(m, rng, wl):
+    col = WORKLOADS.index(wl)
+    dirs = m.dirs()
+    files = m.files()
+    nfiles = len(files)
+    full = nfiles >= MAX_FILES or m.total_bytes() > MAX_BYTES
+    tops = [d for d in dirs if d and "/" not in d]
+    if len(tops) < 3:
+        return {"op": "mkdir", "p": "d%d" % rng.randrange(1000)}
+    ops = [o for o, w in WEIGHTS.items() for _ in range(w[col])]
+    for _ in range(50):
+        k = rng.choice(ops)
+        d = rng.choice(dirs)
+        name = (d + "/" if d else "") + "%s%d" % (k[0], rng.randrange(100000))
+        if name in m.paths:
+            continue
+        if k == "mkdir" and d.count("/") < 5 and not full:
+            return {"op": k, "p": name}
+        if k == "rmdir":
+            empty = [x for x in dirs if x and x not in tops
+                     and not m.children(x)]
+            if empty:
+                return {"op": k, "p": rng.choice(empty)}
+        if k == "create" and not full:
+            return {"op": k, "p": name}
+        if k == "symlink" and not full:
+            tgt = "t" * rng.choice([1, 20, 94, 95, 96, 200, 1000, 4000])
+            return {"op": k, "p": name, "s": tgt}
+        if not files:
+            continue
+        f = rng.choice(files)
+        size = len(m.content(m.paths[f]["i"]))
+        if k == "write":
+            off = rng.randrange(size + 2 * PAGE)
+            n = rng.choice([1, 7, 100, 4095, 4096, 4097, 10000, 65536,
+                            rng.randrange(1, 200000)])
+            if full and off + n > size:
+                continue
+            return {"op": k, "p": f, "off": off, "n": n,
+                    "seed": rng.randrange(1 << 30)}
+        if k == "append" and not full:
+            return {"op": "write", "p": f, "off": size,
+                    "n": rng.randrange(1, 3 * PAGE),
+                    "seed": rng.randrange(1 << 30)}
+        if k == "bigwrite":
+            if full:
+                return {"op": "trunc", "p": f, "size": 0}
+            n = rng.choice([1, 2, 4]) << 20
+            return {"op": "write", "p": f, "off": size, "n": n,
+                    "seed": rng.randrange(1 << 30)}
+        if k == "trunc":
+            return {"op": k, "p": f,
+                    "size": rng.choice([0, rng.randrange(size + 1),
+                                        size + rng.randrange(3 * PAGE)])}
+        if k == "unlink":
+            return {"op": k, "p": f}
+        if k == "link" and not full:
+            return {"op": k, "p": name, "s": f}
+        if k == "rename":
+            src = rng.choice(files + [x for x in dirs if x and x not in tops])
+            dd = rng.choice([x for x in dirs
+                             if x != src and not x.startswith(src + "/")])
+            dst = (dd + "/" if dd else "") + "r%d" % rng.randrange(100000)
+            if m.paths[src]["t"] == "f" and rng.random() < 0.4:
+                dst = rng.choice(files)     # overwrite another file
+            if dst == src or dst in m.paths and (
+                    m.paths[dst]["t"] == "d" or
+                    m.paths[dst].get("i") == m.paths[src].get("i")):
+                continue        # rename(2) onto a hard link does nothing
+            return {"op": k, "p": dst, "s": src}
+    return {"op": "mkdir", "p": "d%d" % rng.randrange(1000)}
+
+
+def fsync_path(path, flags=os.O_RDONLY):
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def do_op(root, m, op):
+    k = op["op"]
+    p = os.path.join(root, op["p"])
+    parent = os.path.dirname(p)
+    if k == "mkdir":
+        os.mkdir(p)
+    elif k == "rmdir":
+        os.rmdir(p)
+    elif k == "create":
+        os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    elif k == "symlink":
+        os.symlink(op["s"], p)
+    elif k == "link":
+        os.link(os.path.join(root, op["s"]), p)
+    elif k == "unlink":
+        os.unlink(p)
+    elif k == "rename":
+        src = os.path.join(root, op["s"])
+        os.rename(src, p)
+        fsync_path(os.path.dirname(src))
+    elif k == "write":
+        data = gen(op["seed"], op["n"])
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            if os.pwrite(fd, data, op["off"]) != len(data):
+                raise OSError("short write")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    elif k == "trunc":
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, op["size"])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    fsync_path(parent)
+
+
+def console(msg):
+    with open(os.environ.get("NOVA_CONSOLE", "/dev/console"), "w") as c:
+        c.write(msg + "\n")
+
+
+def cmd_run(a):
+    m = Model(json.load(open(a.model)))
+    rng = random.Random(a.seed)
+    acks = os.open(a.acks, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def log(rec):
+        os.write(acks, (json.dumps(rec) + "\n").encode())
+
+    if a.fault:
+        with open(FAULT_PARAM, "w") as f:
+            f.write(str(a.fault))
+    console("nova-crash: workload %s seed %d running%s" %
+            (a.workload, a.seed,
+             " (crash after %d barriers)" % a.fault if a.fault else ""))
+    end = time.time() + a.seconds
+    n = 0
+    while time.time() < end and n < a.max_ops:
+        op = pick_op(m, rng, a.workload)
+        n += 1
+        log({"B": n, "op": op})
+        do_op(a.root, m, op)
+        log({"A": n})
+        m.apply(op)
+    if a.fault:
+        with open(FAULT_PARAM, "w") as f:
+            f.write("0")
+    log({"end": n})
+    json.dump(m.to_json(), open(a.model + ".end", "w"))
+    console("nova-crash: workload finished after %d operations without a crash" % n)
+    print("# workload finished after %d operations, no crash" % n)
+
+
+# ---- checking ----
+
+def scan(root):
+    """What is on the file system: rel path -> description."""
+    out = {}
+    for d, dnames, fnames in os.walk(root):
+        for name in dnames + fnames:
+            full = os.path.join(d, name)
+            rel = os.path.relpath(full, root)
+            st = os.lstat(full)
+            if stat.S_ISDIR(st.st_mode):
+                out[rel] = {"t": "d", "nlink": st.st_nlink}
+            elif stat.S_ISLNK(st.st_mode):
+                out[rel] = {"t": "l", "s": os.readlink(full)}
+            elif stat.S_ISREG(st.st_mode):
+                with open(full, "rb") as f:
+                    data = f.read()
+                out[rel] = {"t": "f", "ino": st.st_ino, "nlink": st.st_nlink,
+                            "data": data, "size": st.st_size}
+            else:
+                out[rel] = {"t": "?"}
+    st = os.lstat(root)
+    out[""] = {"t": "d", "nlink": st.st_nlink}
+    return out
+
+
+def short(b):
+    return "%d bytes sha256 %s" % (len(b), hashlib.sha256(b).hexdigest()[:12])
+
+
+def pages_mixed(got, old, new):
+    """Each page of a split write is the old or the new one."""
+    if not min(len(old), len(new)) <= len(got) <= max(len(old), len(new)):
+        return False
+    oldp = old[:len(got)] + bytes(max(0, len(got) - len(old)))
+    for i in range(0, len(got), PAGE):
+        g = got[i:i + PAGE]
+        if g != oldp[i:i + PAGE] and g != new[i:i + PAGE]:
+            return False
+    return True
+
+
+def compare(m, fs, split=None):
+    """Mismatches between model @m and scan @fs; @split: (path, old)."""
+    bad = []
+    for p in sorted(set(m.paths) | set(fs) - {""}):
+        e, g = m.paths.get(p), fs.get(p)
+        if e is None:
+            bad.append("%s: exists (%s), expected absent" % (p, g["t"]))
+            continue
+        if g is None:
+            bad.append("%s: missing, expected %s" % (p, e["t"]))
+            continue
+        if e["t"] != g["t"]:
+            bad.append("%s: is %s, expected %s" % (p, g["t"], e["t"]))
+        elif e["t"] == "l" and e["s"] != g["s"]:
+            bad.append("%s: symlink to %d bytes, expected %d" %
+                       (p, len(g["s"]), len(e["s"])))
+        elif e["t"] == "f":
+            want = m.content(e["i"])
+            nl = len(m.links(e["i"]))
+            if g["data"] != want and not (
+                    split and split[0] == e["i"] and
+                    pages_mixed(g["data"], split[1], want)):
+                bad.append("%s: content %s, expected %s" %
+                           (p, short(g["data"]), short(want)))
+            if g["nlink"] != nl:
+                bad.append("%s: %d links, expected %d" % (p, g["nlink"], nl))
+    for d in m.dirs():
+        if d in fs and fs[d]["t"] == "d":
+            sub = sum(1 for c in m.children(d) if m.paths[c]["t"] == "d")
+            if fs[d]["nlink"] != 2 + sub:
+                bad.append("%s/: %d links, expected %d" %
+                           (d, fs[d]["nlink"], 2 + sub))
+    # hard links: one inode number per model inode, distinct ones differ
+    seen = {}
+    for p, e in m.paths.items():
+        if e["t"] == "f" and p in fs and fs[p]["t"] == "f":
+            seen.setdefault(e["i"], set()).add(fs[p]["ino"])
+    inos = [i for s in seen.values() for i in s]
+    if any(len(s) != 1 for s in seen.values()) or len(inos) != len(set(inos)):
+        bad.append("hard links: paths and inode numbers do not match")
+    return bad
+
+
+def cmd_verify(a):
+    m = Model(json.load(open(a.model)))
+    ops = {}
+    acked = []
+    finished = False
+    if a.acks and os.path.exists(a.acks):
+        for line in open(a.acks):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue        # a torn last line: the op was not begun
+            if "B" in rec:
+                ops[rec["B"]] = rec["op"]
+            elif "A" in rec:
+                acked.append(rec["A"])
+            elif "end" in rec:
+                finished = True
+    inflight = None
+    n = 0
+    for n in sorted(ops):
+        if n in acked:
+            m.apply(ops[n])
+        elif inflight is None and n == max(ops):
+            inflight = ops[n]
+        else:
+            print("# operation %d begun but neither acknowledged nor last" % n)
+            return 1
+    fs = scan(a.root)
+    print("# %d operations acknowledged%s; %d paths in the model" %
+          (len(acked), ", one in flight: " + json.dumps(inflight)[:200]
+           if inflight else "", len(m.paths)))
+    bad = compare(m, fs)
+    state = "old"
+    if bad and inflight:
+        new = m.copy()
+        split = None
+        if inflight["op"] == "write" and (
+                (inflight["off"] % PAGE + inflight["n"] + PAGE - 1) // PAGE
+                > ATOMIC_PAGES):
+            ino = m.paths[inflight["p"]]["i"]
+            split = (ino, m.content(ino))
+        new.apply(inflight)
+        bad2 = compare(new, fs, split)
+        if not bad2:
+            m, bad, state = new, [], "new"
+    if bad:
+        print("# the file system matches neither the state before nor after the operation in flight; against the state before:")
+        for b in bad[:30]:
+            print("#   " + b)
+        return 1
+    if inflight:
+        print("# the operation in flight left the %s state" % state)
+    if finished and inflight:
+        print("# the workload finished but an operation is unacknowledged")
+        return 1
+    json.dump(m.to_json(), open(a.out, "w"))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("model")
+    r.add_argument("acks")
+    r.add_argument("--root", default="/mnt/nova")
+    r.add_argument("--workload", choices=WORKLOADS, default="mix")
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--fault", type=int, default=0)
+    r.add_argument("--seconds", type=float, default=90)
+    r.add_argument("--max-ops", type=int, default=20000)
+    v = sub.add_parser("verify")
+    v.add_argument("model")
+    v.add_argument("acks", nargs="?")
+    v.add_argument("out")
+    v.add_argument("--root", default="/mnt/nova")
+    i = sub.add_parser("init")
+    i.add_argument("out")
+    a = ap.parse_args()
+    if a.cmd == "run":
+        cmd_run(a)
+        return 0
+    if a.cmd == "init":
+        json.dump(Model().to_json(), open(a.out, "w"))
+        return 0
+    return cmd_verify(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+#!/bin/bash
+# One boot of a crash test (guest side; driven by tests/boot/crash-*.sh).
+#
+# Reads /out/crash.env, written by the host:
+#   CRASH_FORMAT=OPTS    format first (mount -o init,OPTS; "default": no
+#                        options); else recover
+#   CRASH_REFORMAT=OPTS  after recovering and checking, format again
+#   CRASH_RECOVER=0|1    the previous boot was cut: expect crash recovery
+#   CRASH_WORKLOAD=W     then run workload W until the power is cut
+#                        (empty: check only and shut down cleanly)
+#   CRASH_SEED, CRASH_FAULT (crash after N barriers, 0: host cuts the
+#   power), CRASH_SECONDS (give up after that long)
+# and /out/prev-model.json, /out/prev-acks.log: the state the previous
+# boot verified and the operations it logged afterwards.
+#
+# Checks, after a power cut: fsck.NOVA -n on the unrecovered image reports
+# only the unclean shutdown (and an open journal transaction); the mount
+# succeeds read-write and the kernel reports the recovery; every
+# acknowledged operation is there and the one in flight is old or new
+# (crashfs.py verify); after unmounting fsck.NOVA -n finds the file system
+# clean and the free space statfs showed is exactly what fsck counts; a
+# clean remount shows the same tree.
+# nova-timeout: 900
+. "$NOVA_TOP/tests/guest/lib.sh"
+. /out/crash.env
+cfs="python3 $NOVA_TOP/tests/crash/crashfs.py"
+dev=$NOVA_PMEM
+verified=0
+
+# fsck.NOVA -n on a cut file system: only what recovery is for.
+fsck_dirty_ok() {
+	local out rc
+	out=$(fsck.NOVA -n "$dev" 2>&1)
+	rc=$?
+	if [ "$CRASH_RECOVER" = 1 ]; then
+		[ "$rc" -eq 4 ] || [ "$rc" -eq 0 ] || { echo "status $rc"; echo "$out"; return 1; }
+		if grep -Ev 'open transaction of [0-9]+ records|not cleanly unmounted|problems? found, 0 repaired|run fsck.NOVA -y' <<< "$out"; then
+			echo "unexpected problems above (status $rc)"
+			return 1
+		fi
+	else
+		[ "$rc" -eq 0 ] || { echo "status $rc"; echo "$out"; return 1; }
+	fi
+}
+
+# statfs free blocks == fsck's free blocks + the pages holding them.
+statfs_matches_fsck() {
+	local bfree=$1 out line free pages
+	out=$(fsck.NOVA -n -v "$dev" 2>&1) || { echo "$out"; return 1; }
+	line=$(grep -m1 'allocator state: .* free blocks in .* pages' <<< "$out")
+	free=$(sed -n 's/.* ranges, \([0-9]*\) free blocks in \([0-9]*\) pages.*/\1/p' <<< "$line")
+	pages=$(sed -n 's/.* ranges, \([0-9]*\) free blocks in \([0-9]*\) pages.*/\2/p' <<< "$line")
+	echo "statfs free $bfree, fsck free $free + $pages state pages"
+	[ -n "$free" ] && [ $((free + pages)) -eq "$bfree" ]
+}
+
+format() {
+	if [ "$1" = default ]; then
+		nova_mount_init
+	else
+		nova_mount_init "$1"
+	fi && t_diag "stripes: $(grep -o 'cpus=[0-9]*' /proc/mounts | head -n1), online CPUs: $(nproc)"
+}
+
+bfree() {
+	python3 -c "import os; print(os.statvfs('$NOVA_MNT').f_bfree)"
+}
+
+if [ -n "${CRASH_FORMAT+x}" ] && [ -n "$CRASH_FORMAT" ]; then
+	t_ok "format ($CRASH_FORMAT)" format "$CRASH_FORMAT"
+	$cfs init /out/model.json
+	verified=1
+else
+	t_ok "fsck.NOVA -n before recovery reports only the unclean shutdown" fsck_dirty_ok
+	dmesg -C
+	t_ok "mount after the power cut" nova_mount
+	t_ok "mounted read-write" grep -q " $NOVA_MNT NOVA rw" /proc/mounts
+	rec=$(dmesg | grep -o 'recovered in .*' | head -n1)
+	if [ "$CRASH_RECOVER" = 1 ]; then
+		t_diag "kernel: $rec"
+		t_ok "the kernel reports the recovery" test -n "$rec"
+	fi
+	rm -f /out/model.json
+	out=$($cfs verify /out/prev-model.json /out/prev-acks.log /out/model.json 2>&1)
+	rc=$?
+	grep '^#' <<< "$out" | head -n 40
+	grep -v '^#' <<< "$out" | head -n 20 | sed 's/^/# /'
+	t_is "acknowledged operations present, files old or new" "$rc" 0
+	[ "$rc" = 0 ] && [ -f /out/model.json ] && verified=1
+	free=$(bfree)
+	t_ok "unmount" nova_umount
+	t_ok "fsck.NOVA -n: clean after recovery, statfs free space matches" \
+		statfs_matches_fsck "$free"
+	t_ok "clean remount" nova_mount
+	if [ "$verified" = 1 ]; then
+		t_ok "the clean remount shows the same tree" \
+			$cfs verify /out/model.json /out/model.json.remount
+	fi
+fi
+if [ -n "${CRASH_REFORMAT:-}" ] && [ "$verified" = 1 ]; then
+	nova_umount
+	t_ok "format again ($CRASH_REFORMAT)" format "$CRASH_REFORMAT"
+	$cfs init /out/model.json
+fi
+dmesg > "$NOVA_RESULT.klog-verify"
+
+if [ -z "$CRASH_WORKLOAD" ] || [ "$verified" != 1 ]; then
+	nova_umount
+	t_done
+fi
+echo "1..$_t_n"
+[ "$_t_failed" -eq 0 ] || exit 1
+exec $cfs run /out/model.json /out/acks.log --workload "$CRASH_WORKLOAD" \
+	--seed "$CRASH_SEED" --fault "$CRASH_FAULT" --seconds "$CRASH_SECONDS"
