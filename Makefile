@@ -3,6 +3,8 @@
 #   make deps     install build and test dependencies (apt-get, as root)
 #   make          build module/nova.ko and the userspace programs
 #   make test     host checks + unit tests + guest tests; summary line last
+#   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
+#                 points, 100k-file recovery time (docs/recovery.md)
 #   make demo     boot the guest and show NOVA at work
 #   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
 #                 --icount, --fs LIST); report in bench/results/
@@ -20,7 +22,7 @@ export KVER BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test demo bench shell check clean install install-module
+.PHONY: all module user deps test demo bench shell check clean install install-module crashtest
 
 all: module user
 
@@ -37,6 +39,9 @@ deps:
 test: deps
 	$(MAKE) all
 	tests/run.sh $(T)
+
+crashtest: all
+	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh
 
 demo: deps
 	$(MAKE) all
