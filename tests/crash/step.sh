@@ -59,7 +59,11 @@ format() {
 		nova_mount_init
 	else
 		nova_mount_init "$1"
-	fi && t_diag "stripes: $(grep -o 'cpus=[0-9]*' /proc/mounts | head -n1), online CPUs: $(nproc)"
+	fi
+}
+
+stripes() {
+	t_diag "stripes: $(grep " $NOVA_MNT NOVA" /proc/mounts | grep -o 'cpus=[0-9]*'), online CPUs: $(nproc)"
 }
 
 bfree() {
@@ -68,6 +72,7 @@ bfree() {
 
 if [ -n "${CRASH_FORMAT+x}" ] && [ -n "$CRASH_FORMAT" ]; then
 	t_ok "format ($CRASH_FORMAT)" format "$CRASH_FORMAT"
+	stripes
 	$cfs init /out/model.json
 	verified=1
 else
@@ -100,6 +105,7 @@ fi
 if [ -n "${CRASH_REFORMAT:-}" ] && [ "$verified" = 1 ]; then
 	nova_umount
 	t_ok "format again ($CRASH_REFORMAT)" format "$CRASH_REFORMAT"
+	stripes
 	$cfs init /out/model.json
 fi
 dmesg > "$NOVA_RESULT.klog-verify"
