@@ -423,12 +423,18 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 
 	nova_update_trans(NOVA_SB(sb), le64_to_cpu(h->e_trans_id));
 	switch (h->e_type) {
-	case NOVA_LOG_FILE_WRITE:
-		if (type != S_IFREG ||
-		    size != sizeof(struct nova_file_write_entry))
+	case NOVA_LOG_FILE_WRITE: {
+		struct nova_file_write_entry *fw = entry;
+		u64 n = le32_to_cpu(fw->fw_num_pages);
+
+		/* Never map a page to a block outside the device. */
+		if (type != S_IFREG || size != sizeof(*fw) || !n ||
+		    !nova_block_ok(NOVA_SB(sb), le64_to_cpu(fw->fw_block), n) ||
+		    le64_to_cpu(fw->fw_pgoff) > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - n)
 			break;
 		nova_file_apply_write(inode, off, entry, false);
 		return 0;
+	}
 	case NOVA_LOG_DENTRY: {
 		struct nova_dentry_entry *de = entry;
 
@@ -882,6 +888,9 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 	struct nova_inode_info *ni = NOVA_I(inode);
 
 	generic_fillattr(idmap, inode, stat);
+	/* Directories have no byte size: report a nominal 32 bytes a name. */
+	if (S_ISDIR(inode->i_mode))
+		stat->size = (READ_ONCE(ni->nr_entries) + 2) * 32;
 	stat->blocks = (u64)(READ_ONCE(ni->data_pages) +
 			     READ_ONCE(ni->log_pages)) << (NOVA_BLOCK_SHIFT - 9);
 	stat->blksize = NOVA_BLOCK_SIZE;
