@@ -21,5 +21,12 @@ t_ok "remount ro" mount -o remount,ro "$M"
 t_errno "create on ro mount" EROFS "$NOVA_SYS" open "$M/new" "O_CREAT|O_WRONLY"
 t_ok "remount rw" mount -o remount,rw "$M"
 t_ok "create after rw" touch "$M/new"
+t_ok "remount noatime" mount -o remount,noatime "$M"
+touch -a -d '2001-01-01 00:00:00' "$M/a"
+cat "$M/a" > /dev/null
+t_is "noatime: reading keeps atime" "$(stat -c %X "$M/a")" "$(date -d '2001-01-01 00:00:00' +%s)"
+t_ok "remount strictatime" mount -o remount,strictatime "$M"
+cat "$M/a" > /dev/null
+t_fail "strictatime: reading updates atime" [ "$(stat -c %X "$M/a")" = "$(date -d '2001-01-01 00:00:00' +%s)" ]
 t_ok "umount" nova_umount
 t_done

@@ -50,8 +50,26 @@ wait $p1 $p2
 tap_from_py < /tmp/model1.out
 tap_from_py < /tmp/model2.out
 
+python3 "$py" names "$M/ns" 11 4000 > /tmp/ns1.out 2>&1 &
+p1=$!
+python3 "$py" names "$M/ns" 12 4000 > /tmp/ns2.out 2>&1 &
+p2=$!
+wait $p1 $p2
+tap_from_py < /tmp/ns1.out
+tap_from_py < /tmp/ns2.out
+t_ok "directory link counts are consistent" python3 -c "
+import os
+for r, ds, fs in os.walk('$M/ns'):
+    assert os.stat(r).st_nlink == 2 + len(ds), (r, os.stat(r).st_nlink, len(ds))
+"
+
 t_ok "umount" nova_umount
 t_ok "mount again" nova_mount
+t_ok "directory link counts survive remount" python3 -c "
+import os
+for r, ds, fs in os.walk('$M/ns'):
+    assert os.stat(r).st_nlink == 2 + len(ds), (r, os.stat(r).st_nlink, len(ds))
+"
 tap_from_py < <(python3 "$py" verify "$M/model1" 1 2>&1)
 tap_from_py < <(python3 "$py" verify "$M/model2" 2 2>&1)
 t_ok "fio files verify after remount" fio --name=randwrite-4k --directory="$M" \

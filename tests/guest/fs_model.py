@@ -74,6 +74,66 @@ def run(d, seed, nops):
         json.dump(digests, f)
 
 
+def names(d, seed, nops):
+    """Create/rename/link/unlink/mkdir/rmdir in directories shared with
+    another worker; own names carry the worker's prefix. At the end every
+    own name must exist with the right content and nothing else of ours."""
+    rnd = random.Random(seed)
+    dirs = [os.path.join(d, "d%d" % i) for i in range(3)]
+    for x in dirs:
+        os.makedirs(x, exist_ok=True)
+    pre = "w%d-" % seed
+    model = {}          # relative path -> content (b"" for directories: None)
+    for i in range(nops):
+        op = rnd.random()
+        dd = rnd.choice(dirs)
+        name = os.path.join(dd, pre + str(rnd.randrange(60)))
+        rel = os.path.relpath(name, d)
+        try:
+            if op < 0.35:
+                if rel not in model:
+                    data = rnd.randbytes(rnd.randrange(0, 3000))
+                    with open(name, "xb") as f:
+                        f.write(data)
+                    model[rel] = data
+            elif op < 0.55 and model:
+                src = rnd.choice(sorted(model))
+                if model[src] is None or rel in model:
+                    continue    # (over a hard link of itself: a no-op)
+                os.rename(os.path.join(d, src), name)
+                model[rel] = model.pop(src)
+            elif op < 0.65 and model:
+                src = rnd.choice(sorted(model))
+                if model[src] is None or rel in model:
+                    continue
+                os.link(os.path.join(d, src), name)
+                model[rel] = model[src]
+            elif op < 0.85 and model:
+                src = rnd.choice(sorted(model))
+                if model[src] is None:
+                    os.rmdir(os.path.join(d, src))
+                else:
+                    os.unlink(os.path.join(d, src))
+                del model[src]
+            elif rel not in model:
+                os.mkdir(name)
+                model[rel] = None
+        except OSError as e:
+            print("FAIL namespace op %d (%s): %r" % (i, rel, e))
+            return
+    seen = {}
+    for x in dirs:
+        for n in os.listdir(x):
+            if n.startswith(pre):
+                p = os.path.join(x, n)
+                rel = os.path.relpath(p, d)
+                seen[rel] = None if os.path.isdir(p) else open(p, "rb").read()
+    print("%s namespace matches the model under concurrency (seed %d)" %
+          ("PASS" if seen == model else "FAIL", seed) +
+          ("" if seen == model else ": %d names differ" %
+           len(set(seen.items()) ^ set(model.items()))))
+
+
 def verify(d, seed):
     with open(d + ".model") as f:
         digests = json.load(f)
@@ -86,5 +146,7 @@ def verify(d, seed):
 if __name__ == "__main__":
     if sys.argv[1] == "run":
         run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "names":
+        names(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
         verify(sys.argv[2], int(sys.argv[3]))

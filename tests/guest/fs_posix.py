@@ -464,6 +464,38 @@ def mmaps(m):
     MANIFEST["mm"] = hashlib.sha256(read_all(p)).hexdigest()
 
 
+def handles(m):
+    """open_by_handle_at() opens live files and never unlinked ones."""
+    class FH(ctypes.Structure):
+        _fields_ = [("bytes", ctypes.c_uint), ("type", ctypes.c_int),
+                    ("f", ctypes.c_ubyte * 128)]
+    p = os.path.join(m, "handle-live")
+    q = os.path.join(m, "handle-dead")
+    write_at(p, 0, b"by handle")
+    write_at(q, 0, b"gone")
+    mfd = os.open(m, os.O_RDONLY | os.O_DIRECTORY)
+
+    def handle(path):
+        fh, mnt_id = FH(), ctypes.c_int()
+        fh.bytes = 128
+        raise_errno(libc.name_to_handle_at(AT_FDCWD, path.encode(),
+                                           ctypes.byref(fh),
+                                           ctypes.byref(mnt_id), 0))
+        return fh
+
+    def open_h(fh):
+        return raise_errno(libc.open_by_handle_at(mfd, ctypes.byref(fh),
+                                                  os.O_RDONLY))
+    hp, hq = handle(p), handle(q)
+    fd = open_h(hp)
+    check("open_by_handle_at on a live file", os.pread(fd, 9, 0), b"by handle")
+    os.close(fd)
+    os.unlink(q)
+    check_errno("open_by_handle_at on an unlinked file", errno.ESTALE,
+                open_h, hq)
+    os.close(mfd)
+
+
 def tree(m):
     """Describe everything under m for the verify phase."""
     desc = {}
@@ -492,7 +524,7 @@ def main():
                        "nova-manifest.json")
     if phase == "ops":
         MANIFEST = {}
-        for fn in (files, names, renames, readdir, attrs, mmaps):
+        for fn in (files, names, renames, readdir, attrs, mmaps, handles):
             try:
                 fn(m)
             except Exception as e:  # report, keep going
