@@ -15,6 +15,9 @@
 #       and crash_broken (1: the chain cannot go on).
 #
 # Results: $crash_work/NAME/ (console.log, results/01-step.tap, ...).
+# The caller sets crash_work, crash_pmem and crash_points and reads
+# crash_broken.
+# shellcheck disable=SC2154,SC2034
 crash_cut=0
 crash_broken=0
 crash_prev=

@@ -23,7 +23,7 @@
 # nova-timeout: 900
 . "$NOVA_TOP/tests/guest/lib.sh"
 . /out/crash.env
-cfs="python3 $NOVA_TOP/tests/crash/crashfs.py"
+cfs() { python3 "$NOVA_TOP/tests/crash/crashfs.py" "$@"; }
 dev=$NOVA_PMEM
 verified=0
 
@@ -73,7 +73,7 @@ bfree() {
 if [ -n "${CRASH_FORMAT+x}" ] && [ -n "$CRASH_FORMAT" ]; then
 	t_ok "format ($CRASH_FORMAT)" format "$CRASH_FORMAT"
 	stripes
-	$cfs init /out/model.json
+	cfs init /out/model.json
 	verified=1
 else
 	t_ok "fsck.NOVA -n before recovery reports only the unclean shutdown" fsck_dirty_ok
@@ -86,7 +86,7 @@ else
 		t_ok "the kernel reports the recovery" test -n "$rec"
 	fi
 	rm -f /out/model.json
-	out=$($cfs verify /out/prev-model.json /out/prev-acks.log /out/model.json 2>&1)
+	out=$(cfs verify /out/prev-model.json /out/prev-acks.log /out/model.json 2>&1)
 	rc=$?
 	grep '^#' <<< "$out" | head -n 40
 	grep -v '^#' <<< "$out" | head -n 20 | sed 's/^/# /'
@@ -99,14 +99,14 @@ else
 	t_ok "clean remount" nova_mount
 	if [ "$verified" = 1 ]; then
 		t_ok "the clean remount shows the same tree" \
-			$cfs verify /out/model.json /out/model.json.remount
+			cfs verify /out/model.json /out/model.json.remount
 	fi
 fi
 if [ -n "${CRASH_REFORMAT:-}" ] && [ "$verified" = 1 ]; then
 	nova_umount
 	t_ok "format again ($CRASH_REFORMAT)" format "$CRASH_REFORMAT"
 	stripes
-	$cfs init /out/model.json
+	cfs init /out/model.json
 fi
 dmesg > "$NOVA_RESULT.klog-verify"
 
@@ -116,5 +116,5 @@ if [ -z "$CRASH_WORKLOAD" ] || [ "$verified" != 1 ]; then
 fi
 echo "1..$_t_n"
 [ "$_t_failed" -eq 0 ] || exit 1
-exec $cfs run /out/model.json /out/acks.log --workload "$CRASH_WORKLOAD" \
+exec python3 "$NOVA_TOP/tests/crash/crashfs.py" run /out/model.json /out/acks.log --workload "$CRASH_WORKLOAD" \
 	--seed "$CRASH_SEED" --fault "$CRASH_FAULT" --seconds "$CRASH_SECONDS"

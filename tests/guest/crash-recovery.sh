@@ -18,7 +18,7 @@
 M=$NOVA_MNT
 D=$NOVA_PMEM
 T=$(mktemp -d)
-corrupt="python3 $NOVA_TOP/tests/guest/tools-corrupt.py $D"
+corrupt() { python3 "$NOVA_TOP/tests/guest/tools-corrupt.py" "$D" "$@"; }
 param=/sys/module/nova/parameters/crash_after_barriers
 
 bfree() {
@@ -105,7 +105,7 @@ t_ok "fsck.NOVA -n: clean" fsck.NOVA -n "$D"
 # 4. a block claimed by two files: refuse read-write, allow read-only
 t_ok "make a dirty image" make_dirty
 i1=$(cat "$T/ino1") i2=$(cat "$T/ino2")
-t_ok "point file $i2's data at file $i1's block" $corrupt double "$i1" "$i2"
+t_ok "point file $i2's data at file $i1's block" corrupt double "$i1" "$i2"
 dmesg -C
 t_fail "read-write mount is refused" nova_mount
 t_ok "the kernel names the block used twice" sh -c "dmesg | grep -q 'is used twice'"
@@ -117,7 +117,7 @@ t_ok "unmount" nova_umount
 # 5. a broken log page: refuse read-write
 t_ok "make a dirty image" make_dirty
 i1=$(cat "$T/ino1")
-t_ok "break file $i1's log page tail" $corrupt tail "$i1"
+t_ok "break file $i1's log page tail" corrupt tail "$i1"
 dmesg -C
 t_fail "read-write mount is refused" nova_mount
 t_ok "the kernel reports the bad log page" sh -c "dmesg | grep -q 'bad log page'"
