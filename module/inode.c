@@ -400,18 +400,26 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 				     runtime);
 		i_size_write(inode, size);
 	}
-	/* Only a setattr with every field supersedes the previous one. */
-	if (runtime && (mask & 0x7f) == 0x7f)
-		nova_log_invalidate(inode, ni->last_setattr);
-	if ((mask & 0x7f) == 0x7f)
-		ni->last_setattr = off;
+	/*
+	 * The previous setattr entry is dead once this one sets every field
+	 * it set (e.g. atime updates replacing each other). An entry that
+	 * changed the size stays: the pages it dropped must stay dropped
+	 * when the log is replayed. Garbage collection may do finer work.
+	 */
+	if (runtime && ni->last_setattr) {
+		struct nova_setattr_entry *old = nova_addr(NOVA_SB(inode->i_sb),
+							   ni->last_setattr);
+		u32 omask = le32_to_cpu(old->sa_mask);
+
+		if (!(omask & NOVA_ATTR_SIZE) && (mask & omask) == omask)
+			nova_log_invalidate(inode, ni->last_setattr);
+	}
+	ni->last_setattr = off;
 }
 
 /*
- * Apply one committed log entry to the DRAM inode. Used both to replay a
- * log (nova_iget) and, with @arg == NULL replaced by the runtime flag, by
- * the operations themselves after they commit, so that the two can never
- * disagree.
+ * Replay one committed entry of @arg's log while loading the inode
+ * (nova_log_walk_raw() callback): validate it, then apply it.
  */
 static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 			     void *arg)
@@ -465,6 +473,11 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 	return -EFSCORRUPTED;
 }
 
+/*
+ * Apply an entry the running system just committed, with the same code as
+ * replay (so the two cannot disagree), also freeing what it supersedes.
+ * Caller holds the inode's log_lock.
+ */
 int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg)
 {
 	struct nova_log_entry_header *h = entry;
@@ -904,11 +917,15 @@ int nova_update_time(struct inode *inode, struct timespec64 *t, int flags)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct nova_setattr_entry sa;
+	struct nova_attr_save save;
 	u64 tail = 0;
 	u32 mask = 0;
 	int err;
 
 	mutex_lock(&ni->log_lock);
+	save.atime = inode->i_atime;
+	save.mtime = inode->i_mtime;
+	save.ctime = nova_get_ctime(inode);
 	if (flags & S_ATIME) {
 		inode->i_atime = *t;
 		mask |= NOVA_ATTR_ATIME;
@@ -925,8 +942,16 @@ int nova_update_time(struct inode *inode, struct timespec64 *t, int flags)
 		inode_maybe_inc_iversion(inode, false);
 	nova_setattr_entry(inode, &sa, mask, nova_next_trans(NOVA_SB(inode->i_sb)));
 	err = nova_log_append(inode, &sa, &tail);
-	if (!err)
+	if (!err) {
 		nova_log_commit(inode, tail);
+		nova_apply_entry(inode, ni->last_append,
+				 nova_addr(NOVA_SB(inode->i_sb), ni->last_append),
+				 NULL);
+	} else {
+		inode->i_atime = save.atime;
+		inode->i_mtime = save.mtime;
+		nova_set_ctime(inode, save.ctime);
+	}
 	mutex_unlock(&ni->log_lock);
 	return err;
 }
