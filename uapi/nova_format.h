@@ -297,8 +297,10 @@ struct nova_dentry_entry {
 #define NOVA_ATTR_CTIME		0x40
 
 /*
- * Attribute change. Fields not in sa_mask are ignored. Shrinking sa_size
- * drops the file pages at and above the new end of file.
+ * Attribute change. Fields not in sa_mask are ignored. With
+ * NOVA_ATTR_SIZE, the file pages at and above ceil(sa_size / 4096) are
+ * dropped, whether the size shrinks or grows (this discards blocks
+ * preallocated past the end of file).
  */
 struct nova_setattr_entry {
 	struct nova_log_entry_header hdr;
