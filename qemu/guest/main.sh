@@ -22,7 +22,9 @@ poweroff_now() {
 	sync
 	if [ "${NOVA_GUEST_PID1:-0}" = 1 ]; then
 		echo o > /proc/sysrq-trigger
-		sleep 30
+		# PID 1 must not exit; programs may no longer start from the
+		# root disk while it goes down, so keep quiet and keep trying.
+		while :; do sleep 1; done 2> /dev/null
 	fi
 	exit 0
 }

@@ -25,6 +25,10 @@ for line in \
 	printf '[ 1.0] ok line\n[ 3.0] %s\n' "$line" > "$tmp/bad"
 	t_fail "watchdog flags: ${line:0:40}" "$scan" "$tmp/bad"
 done
+printf '/nova/qemu/guest/main.sh: line 25: /bin/sleep: Input/output error\n' > "$tmp/user"
+t_ok "a userspace line naming a /nova path is not a nova error" "$scan" "$tmp/user"
+printf '[    3.1] nova: error: cannot register\n' > "$tmp/bad2"
+t_fail "watchdog flags: nova: error: (pr_fmt form)" "$scan" "$tmp/bad2"
 printf 'nova (pmem0): error: bad superblock\n' > "$tmp/expected"
 printf 'nova \\(pmem0\\): error: bad superblock\n' > "$tmp/expect"
 t_ok "a declared nova error line is tolerated" "$scan" "$tmp/expected" "$tmp/expect"

@@ -18,7 +18,8 @@ problems="$problems|inconsistent lock state|suspicious RCU usage|lockdep"
 problems="$problems|KASAN|UBSAN|KFENCE|blocked for more than [0-9]+ seconds"
 problems="$problems|rcu_[a-z]*.* stall|self-detected stall|soft lockup|hard LOCKUP"
 problems="$problems|Call Trace:|segfault at|invalid opcode:|stack-protector"
-problems="$problems|nova.*[Ee][Rr][Rr][Oo][Rr]"
+# The module's messages start "nova: " or "nova (DEV): " (see module/nova.h).
+problems="$problems|(^|[] ])nova( \([^)]*\))?: .*([Ee]rror|ERROR)"
 
 [ -f "$log" ] || exit 0
 expect=$(mktemp)
