@@ -29,4 +29,16 @@ t_ok "remount strictatime" mount -o remount,strictatime "$M"
 cat "$M/a" > /dev/null
 t_fail "strictatime: reading updates atime" [ "$(stat -c %X "$M/a")" = "$(date -d '2001-01-01 00:00:00' +%s)" ]
 t_ok "umount" nova_umount
+
+# Stripe counts other than the CPU count: 1, and more stripes than vCPUs.
+for n in 1 7; do
+	t_ok "format with cpus=$n" nova_mount_init "cpus=$n,label=stripes$n"
+	t_ok "cpus=$n shown in mount options" sh -c "grep ' $M NOVA ' /proc/mounts | grep -q 'cpus=$n,label=stripes$n'"
+	t_ok "cpus=$n: 300 files" sh -c "mkdir $M/s && for i in \$(seq 300); do echo \$i > $M/s/\$i; done"
+	t_ok "umount" nova_umount
+	t_ok "mount" nova_mount
+	t_is "cpus=$n: files survive" "$(cat $M/s/1 $M/s/150 $M/s/300 | tr '\n' ' ')" "1 150 300 "
+	t_is "cpus=$n: inode numbers are distinct" "$(ls -i $M/s | awk '{print $1}' | sort -u | wc -l)" 300
+	t_ok "umount" nova_umount
+done
 t_done
