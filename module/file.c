@@ -81,15 +81,22 @@ static void nova_run_add(struct super_block *sb, struct nova_free_run *r,
 	r->len = 1;
 }
 
-/* One page of write entry @v is no longer used: free it, update hints. */
+/*
+ * One page of write entry @v is no longer used: free it (unless a snapshot
+ * keeps it), update hints.
+ */
 static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
 			   struct nova_free_run *run)
 {
 	struct nova_file_write_entry *fw = nova_fw(inode, v);
 	u32 dead = le32_to_cpu(fw->fw_dead_pages) + 1;
+	unsigned long blk = le64_to_cpu(fw->fw_block) +
+			    (pgoff - le64_to_cpu(fw->fw_pgoff));
 
-	nova_run_add(inode->i_sb, run, le64_to_cpu(fw->fw_block) +
-		     (pgoff - le64_to_cpu(fw->fw_pgoff)));
+	/* The epoch check: a snapshot may still show the old page. */
+	if (!nova_snapshot_keep(inode->i_sb, blk,
+				le64_to_cpu(fw->hdr.e_epoch_id)))
+		nova_run_add(inode->i_sb, run, blk);
 	fw->fw_dead_pages = cpu_to_le32(dead);
 	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
 	if (dead >= le32_to_cpu(fw->fw_num_pages))

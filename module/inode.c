@@ -430,6 +430,9 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 	umode_t type = inode->i_mode & S_IFMT;
 
 	nova_update_trans(NOVA_SB(sb), le64_to_cpu(h->e_trans_id));
+	/* A snapshot mount stops at its epoch (entries are in epoch order). */
+	if (nova_snapshot_hides(NOVA_SB(sb), h))
+		return 0;
 	switch (h->e_type) {
 	case NOVA_LOG_FILE_WRITE: {
 		struct nova_file_write_entry *fw = entry;

@@ -91,6 +91,11 @@ struct nova_sb_info {
 	atomic64_t trans_id;
 	u64 epoch_id;
 
+	/* snapshots (snapshot.c) */
+	struct nova_snap_table *snaps;
+	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot shown */
+	u64 view_id;
+
 	/* allocator (balloc.c) */
 	struct nova_free_list *free_lists;
 	unsigned int nr_lists;
@@ -330,6 +335,28 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
 extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
 int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* snapshot.c */
+#define NOVA_EPOCH_LIVE	U64_MAX
+
+struct fs_context;
+
+int nova_snapshot_load(struct super_block *sb);
+void nova_snapshot_destroy(struct super_block *sb);
+int nova_snapshot_claim(struct super_block *sb, unsigned long *used,
+			u64 *data_pages);
+int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
+			 u64 id);
+unsigned int nova_snapshot_count(struct super_block *sb);
+bool nova_snapshot_keep(struct super_block *sb, unsigned long blk, u64 born);
+bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
+
+/* A mount showing a snapshot does not replay entries written after it. */
+static inline bool nova_snapshot_hides(struct nova_sb_info *sbi,
+				       const struct nova_log_entry_header *h)
+{
+	return le64_to_cpu(h->e_epoch_id) > sbi->view_epoch;
+}
 
 /* recovery.c */
 int nova_recover(struct super_block *sb);

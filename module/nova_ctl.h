@@ -21,6 +21,7 @@
 #define _NOVA_CTL_H
 
 #include <linux/types.h>
+#include <linux/time64.h>
 
 struct super_block;
 
@@ -66,11 +67,38 @@ struct nova_fs_stats {
 	u64 op_time_ns[NOVA_CTL_OP_NR];
 };
 
+/* One snapshot, as the control plane reports it. */
+#define NOVA_CTL_SNAPSHOT_NAME_LEN	64
+
+struct nova_snapshot_info {
+	u64 id;
+	u64 epoch;
+	struct timespec64 ctime;
+	char name[NOVA_CTL_SNAPSHOT_NAME_LEN];	/* NUL-terminated, may be "" */
+};
+
 int nova_ctl_init(void);
 void nova_ctl_exit(void);
 void nova_ctl_fs_mounted(struct super_block *sb);
 void nova_ctl_fs_unmounting(struct super_block *sb);
 
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st);
+
+/*
+ * Snapshots (snapshot.c). Called without the registry mutex but with an
+ * active reference on sb (create freezes the file system, which takes
+ * s_umount, and unmount takes s_umount before the registry mutex).
+ */
+int nova_snapshot_create(struct super_block *sb, const char *name,
+			 struct nova_snapshot_info *info);
+int nova_snapshot_lookup(struct super_block *sb, u64 id, const char *name,
+			 struct nova_snapshot_info *info);
+int nova_snapshot_delete(struct super_block *sb, u64 id,
+			 struct nova_snapshot_info *info);
+int nova_snapshot_list(struct super_block *sb, u64 from,
+		       struct nova_snapshot_info *out, int max,
+		       unsigned int *gen);
+void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
+			     const struct nova_snapshot_info *info);
 
 #endif /* _NOVA_CTL_H */

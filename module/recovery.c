@@ -24,6 +24,8 @@
  *     other logs need only their chain (their entries are checked and read
  *     for transaction ids). The DRAM indexes are not built: nova_iget()
  *     still does that on first use.
+ *     Data blocks that only live snapshots still use are claimed from
+ *     the lists nova_snapshot_load() rebuilt from the snapshot log.
  *  4. The blocks nobody claimed become the free ranges of the per-CPU
  *     allocator; the block counters and the next transaction id follow from
  *     the scan.
@@ -194,6 +196,13 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 	}
 	case NOVA_LOG_LINK_CHANGE:
 		if (size != sizeof(struct nova_link_change_entry))
+			break;
+		return 0;
+	case NOVA_LOG_SNAPSHOT:
+	case NOVA_LOG_SNAPSHOT_DEL:
+	case NOVA_LOG_SNAPSHOT_KEEP:
+		/* Checked by nova_snapshot_load() before recovery runs. */
+		if (t->ino != NOVA_SNAPSHOT_INO)
 			break;
 		return 0;
 	}
@@ -499,6 +508,10 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 		meta += t[i].table_blocks;
 		trans = max(trans, t[i].max_trans);
 	}
+	/* Blocks only snapshots use belong to no live inode. */
+	err = nova_snapshot_claim(sb, rec.used, &datap);
+	if (err)
+		goto out;
 	err = nova_rec_free_space(&rec);
 	if (err)
 		goto out;

@@ -37,7 +37,7 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->log_pages = atomic_long_read(&sbi->log_pages);
 	st->data_pages = atomic_long_read(&sbi->data_pages);
 	st->epoch = sbi->epoch_id;
-	st->snapshots = 0;		/* snapshots are not implemented yet */
+	st->snapshots = nova_snapshot_count(sb);
 	st->mount_time_ns = sbi->mount_time_ns;
 	st->recovered = sbi->recovered;
 	st->read_only = sb_rdonly(sb);

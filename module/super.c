@@ -97,6 +97,10 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 		     NOVA_LOG_DATA_SIZE);
 	BUILD_BUG_ON(ALIGN(sizeof(struct nova_dentry_entry) + NOVA_NAME_LEN, 8) >
 		     NOVA_LOG_DATA_SIZE);
+	BUILD_BUG_ON(sizeof(struct nova_snapshot_entry) != 120);
+	BUILD_BUG_ON(sizeof(struct nova_snapshot_del_entry) != 40);
+	BUILD_BUG_ON(sizeof(struct nova_snapshot_keep_entry) != 56);
+	BUILD_BUG_ON(NOVA_SNAPSHOT_NAME_LEN != NOVA_CTL_SNAPSHOT_NAME_LEN);
 }
 
 /* ---- superblock on media ---- */
@@ -178,14 +182,16 @@ struct nova_fs_context {
 	bool init;
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
+	u64 snapshot;			/* -o snapshot=ID, 0: the live fs */
 };
 
-enum { Opt_init, Opt_cpus, Opt_label };
+enum { Opt_init, Opt_cpus, Opt_label, Opt_snapshot };
 
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
+	fsparam_u64("snapshot", Opt_snapshot),
 	{}
 };
 
@@ -213,6 +219,11 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "label is longer than %d bytes",
 				       NOVA_LABEL_LEN - 1);
 		strscpy(ctx->label, param->string, sizeof(ctx->label));
+		break;
+	case Opt_snapshot:
+		if (!result.uint_64)
+			return invalfc(fc, "snapshot=0: snapshot ids start at 1");
+		ctx->snapshot = result.uint_64;
 		break;
 	}
 	return 0;
@@ -368,6 +379,11 @@ static int nova_load(struct super_block *sb, struct fs_context *fc)
 	sbi->epoch_id = le64_to_cpu(sbi->dsb.s_epoch_id);
 	clean = le32_to_cpu(sbi->dsb.s_state) == NOVA_STATE_CLEAN;
 
+	/* Before recovery, which must claim the blocks snapshots keep. */
+	err = nova_snapshot_load(sb);
+	if (err)
+		return err;
+
 	err = nova_balloc_init(sb);
 	if (err)
 		return err;
@@ -456,6 +472,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 	if (sbi->dsb.s_label[0])
 		seq_printf(seq, ",label=%.*s", NOVA_LABEL_LEN,
 			   sbi->dsb.s_label);
+	if (sbi->view_epoch != NOVA_EPOCH_LIVE)
+		seq_printf(seq, ",snapshot=%llu", sbi->view_id);
 	return 0;
 }
 
@@ -493,6 +511,7 @@ static const struct dax_holder_operations nova_dax_holder_ops = {
 
 static void nova_free_sbi(struct nova_sb_info *sbi)
 {
+	nova_snapshot_destroy(sbi->sb);
 	nova_inode_tables_destroy(sbi->sb);
 	nova_journal_destroy(sbi->sb);
 	nova_balloc_destroy(sbi->sb);
@@ -565,11 +584,18 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			return -EROFS;
 		}
 		err = nova_format(sb, ctx);
+		if (!err)
+			err = nova_snapshot_load(sb);
 	} else {
 		err = nova_load(sb, fc);
 	}
 	if (err)
 		return err;
+	if (ctx->snapshot) {
+		err = nova_snapshot_select(sb, fc, ctx->snapshot);
+		if (err)
+			return err;
+	}
 
 	sb->s_magic = NOVA_SUPER_MAGIC;
 	sb->s_op = &nova_sops;
@@ -607,9 +633,41 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	return 0;
 }
 
+/*
+ * One super block per device: a device that is already mounted is shared
+ * (and get_tree_bdev() refuses a read-only mount of a read-write one with
+ * EBUSY). A mount that asks for another view than the one mounted fails.
+ */
 static int nova_get_tree(struct fs_context *fc)
 {
-	return get_tree_bdev(fc, nova_fill_super);
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct super_block *sb;
+	u64 shown;
+	int err;
+
+	if (ctx->snapshot && !(fc->sb_flags & SB_RDONLY))
+		return invalfc(fc, "snapshot=%llu: a snapshot can only be mounted read-only (-o ro)",
+			       ctx->snapshot);
+	if (ctx->snapshot && ctx->init)
+		return invalfc(fc, "snapshot and init exclude each other");
+	err = get_tree_bdev(fc, nova_fill_super);
+	if (err)
+		return err;
+	sb = fc->root->d_sb;
+	shown = NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE ? 0 :
+		NOVA_SB(sb)->view_id;
+	if (shown == ctx->snapshot)
+		return 0;
+	if (shown)
+		errorfc(fc, "%s: snapshot %llu of this device is mounted; unmount it first",
+			sb->s_id, shown);
+	else
+		errorfc(fc, "%s: the live file system is mounted; a snapshot can be mounted only when it is not",
+			sb->s_id);
+	dput(fc->root);
+	fc->root = NULL;
+	deactivate_locked_super(sb);
+	return -EBUSY;
 }
 
 static int nova_reconfigure(struct fs_context *fc)
@@ -621,6 +679,12 @@ static int nova_reconfigure(struct fs_context *fc)
 
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
+	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
+			      ctx->snapshot != sbi->view_id))
+		return invalfc(fc, "snapshot= cannot be changed on remount");
+	if (sbi->view_epoch != NOVA_EPOCH_LIVE && !want_ro)
+		return invalfc(fc, "snapshot %llu is mounted: a snapshot is read-only",
+			       sbi->view_id);
 	sync_filesystem(sb);
 	if (want_ro == sb_rdonly(sb))
 		return 0;

@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	0
+#define NOVA_FORMAT_MINOR	1
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -97,7 +97,7 @@ struct nova_super_block {
 /* Reserved inode numbers, stored in NOVA_RESERVED_INODE_BLOCK. */
 #define NOVA_ROOT_INO		1	/* root directory */
 #define NOVA_ALLOC_INO		2	/* allocator state saved at unmount */
-#define NOVA_SNAPSHOT_INO	3	/* snapshot table (future) */
+#define NOVA_SNAPSHOT_INO	3	/* snapshot table (since 1.1) */
 #define NOVA_RESERVED_INODES	16	/* slots in the reserved block */
 #define NOVA_FIRST_INO		NOVA_RESERVED_INODES
 
@@ -235,6 +235,9 @@ struct nova_log_page_tail {
 #define NOVA_LOG_SETATTR	3
 #define NOVA_LOG_LINK_CHANGE	4
 #define NOVA_LOG_FREE_RANGES	5
+#define NOVA_LOG_SNAPSHOT	6	/* since 1.1, NOVA_SNAPSHOT_INO only */
+#define NOVA_LOG_SNAPSHOT_DEL	7	/* since 1.1, NOVA_SNAPSHOT_INO only */
+#define NOVA_LOG_SNAPSHOT_KEEP	8	/* since 1.1, NOVA_SNAPSHOT_INO only */
 
 /* Entry header flags (hints, outside the checksum). */
 #define NOVA_ENTRY_INVALID	0x1	/* superseded, may be collected */
@@ -336,6 +339,50 @@ struct nova_free_ranges_entry {
 	__le32	fr_count;
 	__le32	fr_pad;
 	struct nova_range fr_ranges[];	/* fr_count of them */
+};
+
+/*
+ * Snapshots (format 1.1). The log of NOVA_SNAPSHOT_INO holds one
+ * nova_snapshot_entry per snapshot ever taken and one
+ * nova_snapshot_del_entry per snapshot deleted; a snapshot is live if it
+ * has the first and not the second. Snapshot ids start at 1 and are never
+ * reused. A snapshot with sn_epoch E shows every log entry whose e_epoch_id
+ * is at most E; taking it moves s_epoch_id to E + 1. The log is written
+ * before the superblock, so after a crash the current epoch is the larger
+ * of s_epoch_id and (newest sn_epoch + 1).
+ */
+#define NOVA_SNAPSHOT_NAME_LEN	64	/* including the terminating NUL */
+#define NOVA_MAX_SNAPSHOTS	256	/* live at the same time */
+
+struct nova_snapshot_entry {
+	struct nova_log_entry_header hdr;
+	__le64	sn_id;
+	__le64	sn_epoch;		/* last epoch the snapshot shows */
+	struct nova_timespec sn_ctime;	/* creation time */
+	char	sn_name[NOVA_SNAPSHOT_NAME_LEN];	/* NUL-padded, may be empty */
+};
+
+struct nova_snapshot_del_entry {
+	struct nova_log_entry_header hdr;
+	__le64	sd_id;
+	__le64	sd_epoch;		/* sn_epoch of the deleted snapshot */
+};
+
+/*
+ * Data blocks that the live file system no longer uses but a snapshot
+ * does: sk_count blocks from sk_block, written in epoch sk_born and
+ * superseded (overwritten, truncated away, freed with their inode) in
+ * epoch sk_dead. Snapshot S needs them iff sk_born <= S.sn_epoch < sk_dead.
+ * Blocks that no live snapshot needs are free: the record is then only
+ * history, and a reader must ignore it.
+ */
+struct nova_snapshot_keep_entry {
+	struct nova_log_entry_header hdr;
+	__le64	sk_block;
+	__le32	sk_count;
+	__le32	sk_pad;
+	__le64	sk_born;
+	__le64	sk_dead;
 };
 
 #endif /* _UAPI_NOVA_FORMAT_H */
