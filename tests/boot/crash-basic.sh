@@ -6,8 +6,10 @@
 # runs a workload until the next crash point: a deterministic one (the
 # module's nova.crash_after_barriers fault injection) or a random one
 # (QEMU killed a random number of seconds in). The last boot only checks.
+# Besides the workloads, crash points inside an unmount (allocator state
+# and superblock writes) and, in long mode, inside the recovering mount.
 #
-# Quick mode (make test): 4 crash points, 5 boots (crash-cpus.sh adds
+# Quick mode (make test): 5 crash points, 6 boots (crash-cpus.sh adds
 # two more with the mix and rename workloads). Long mode:
 #   NOVA_CRASH_POINTS=200 make crashtest     (NOVA_CRASH_SEED to replay)
 # The file system is formatted with 3 stripes on 2 vCPUs, and the long
@@ -30,7 +32,8 @@ t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
 
 # The quick schedule: both kinds of crash point; with crash-cpus.sh every
 # workload.
-quick=("storm kill 3" "write fault 300" "big kill 4" "tree fault 2500")
+quick=("storm kill 3" "write fault 300" "umount fault 5" "big kill 4"
+       "tree fault 2500")
 n=${NOVA_CRASH_POINTS:-${#quick[@]}}
 for ((i = 0; i < n; i++)); do
 	if [ -z "${NOVA_CRASH_POINTS:-}" ]; then
@@ -38,15 +41,19 @@ for ((i = 0; i < n; i++)); do
 		smp=2
 	else
 		wl=${workloads[RANDOM % ${#workloads[@]}]}
-		if ((RANDOM % 3)); then
-			kind=fault arg=$((1 + RANDOM % 4000))
-		else
-			kind=kill arg=$((RANDOM % 9))
-		fi
+		case $((RANDOM % 8)) in
+		[0-3]) kind=fault arg=$((1 + RANDOM % 4000)) ;;
+		[45]) kind=kill arg=$((RANDOM % 9)) ;;
+		6) kind=fault arg=$((1 + RANDOM % 12)) wl=umount ;;
+		*) kind=mount arg=$((1 + RANDOM % 10)) wl= ;;
+		esac
 		smp=$((1 + RANDOM % 2))
 	fi
 	fmt=
-	[ "$i" -gt 0 ] || fmt=cpus=3
+	if [ "$i" = 0 ]; then
+		fmt=cpus=3
+		[ "$kind" != mount ] || kind=fault wl=mix
+	fi
 	crash_boot "$(printf 'boot%03d' "$i")" "$smp" "$kind" "$arg" "$wl" \
 		"$((seed + i))" $fmt
 	[ "$crash_broken" = 0 ] || break

@@ -8,7 +8,10 @@
 #       given: then format with mount options FORMAT), then run WORKLOAD
 #       and cut the power: KIND "fault" arms nova.crash_after_barriers=ARG,
 #       KIND "kill" SIGKILLs QEMU ARG seconds after the workload started,
-#       KIND "none" (WORKLOAD empty) checks only and shuts down cleanly.
+#       KIND "none" (WORKLOAD empty) checks only and shuts down cleanly,
+#       KIND "mount" arms the fault injection (ARG barriers) before the
+#       recovering mount and runs no workload. WORKLOAD "umount" (with
+#       KIND fault) puts the crash point inside the unmount.
 #       REFORMAT: format again (options) after the checks, before the
 #       workload. FORMAT/REFORMAT "default" formats without options.
 #       Prints TAP for the boot and sets crash_cut (1: the power was cut)
@@ -35,6 +38,7 @@ crash_boot() {
 		echo "CRASH_WORKLOAD='$wl'"
 		echo "CRASH_SEED=${seed:-1}"
 		echo "CRASH_FAULT=$([ "$kind" = fault ] && echo "$arg" || echo 0)"
+		echo "CRASH_MOUNT_FAULT=$([ "$kind" = mount ] && echo "$arg" || echo 0)"
 		echo "CRASH_SECONDS=$([ "$kind" = kill ] && echo 60 || echo 120)"
 	} > "$out/crash.env"
 	if [ -n "$crash_prev" ] && [ -z "$format" ]; then
@@ -45,6 +49,7 @@ crash_boot() {
 	case $kind in
 	fault) what="crash after $arg barriers" ;;
 	kill) what="power cut ${arg}s into the workload" ;;
+	mount) what="crash after $arg barriers of the recovering mount" ;;
 	*) what="check only" ;;
 	esac
 	what="$name (--smp $smp${format:+, format $format}${reformat:+, then format $reformat}${wl:+, workload $wl seed $seed}, $what)"
@@ -69,12 +74,12 @@ crash_boot() {
 		t_is "$name: guest shut down cleanly" "$rc" 0
 	elif [ "$kind" = kill ] && [ "$rc" = 2 ]; then
 		crash_cut=1
-	elif [ "$kind" = fault ] && [ "$rc" = 1 ] &&
+	elif [[ $kind == fault || $kind == mount ]] && [ "$rc" = 1 ] &&
 	     grep -q 'nova: fault injection: crash point reached' "$out/console.log" &&
 	     ! grep -q 'Kernel panic' "$out/console.log"; then
 		crash_cut=1
-	elif [ "$rc" = 0 ] && grep -q 'workload finished' "$tap"; then
-		t_diag "$name: the workload finished before the crash point"
+	elif [ "$rc" = 0 ] && grep -q 'workload.* finished\|crash point not reached' "$tap"; then
+		t_diag "$name: the crash point was not reached"
 	else
 		t_is "$name: the boot ends at the crash point ($(cat "$out/host-status" 2>/dev/null))" "$rc" "cut"
 		tail -n 15 "$out/console.log" | sed 's/^/#   /'

@@ -7,7 +7,11 @@
 #   CRASH_REFORMAT=OPTS  after recovering and checking, format again
 #   CRASH_RECOVER=0|1    the previous boot was cut: expect crash recovery
 #   CRASH_WORKLOAD=W     then run workload W until the power is cut
-#                        (empty: check only and shut down cleanly)
+#                        (empty: check only and shut down cleanly;
+#                        "umount": crash inside the unmount, see below)
+#   CRASH_MOUNT_FAULT=N  arm the fault injection before the recovering
+#                        mount: the crash point is inside recovery or the
+#                        mount (journal rollback, superblock, state pages)
 #   CRASH_SEED, CRASH_FAULT (crash after N barriers, 0: host cuts the
 #   power), CRASH_SECONDS (give up after that long)
 # and /out/prev-model.json, /out/prev-acks.log: the state the previous
@@ -27,11 +31,14 @@ cfs() { python3 "$NOVA_TOP/tests/crash/crashfs.py" "$@"; }
 dev=$NOVA_PMEM
 verified=0
 
-# fsck.NOVA -n on a cut file system: only what recovery is for.
+# fsck.NOVA -n on a cut file system: only what recovery is for. A cut
+# inside an unmount may also leave it clean (sets $dirty).
+dirty=0
 fsck_dirty_ok() {
 	local out rc
 	out=$(fsck.NOVA -n "$dev" 2>&1)
 	rc=$?
+	[ "$rc" -eq 0 ] || dirty=1
 	if [ "$CRASH_RECOVER" = 1 ]; then
 		[ "$rc" -eq 4 ] || [ "$rc" -eq 0 ] || { echo "status $rc"; echo "$out"; return 1; }
 		if grep -Ev 'open transaction of [0-9]+ records|not cleanly unmounted|problems? found, 0 repaired|run fsck.NOVA -y' <<< "$out"; then
@@ -76,12 +83,28 @@ if [ -n "${CRASH_FORMAT+x}" ] && [ -n "$CRASH_FORMAT" ]; then
 	cfs init /out/model.json
 	verified=1
 else
-	t_ok "fsck.NOVA -n before recovery reports only the unclean shutdown" fsck_dirty_ok
+	fsck_dirty_ok > /tmp/fsck-dirty.out
+	t_is "fsck.NOVA -n before recovery reports only the unclean shutdown" \
+		"$?$(head -n 20 /tmp/fsck-dirty.out)" 0
 	dmesg -C
+	if [ "${CRASH_MOUNT_FAULT:-0}" != 0 ]; then
+		# If the machine stops in there, the next boot checks the
+		# same state again.
+		cp /out/prev-model.json /out/model.json
+		cp /out/prev-acks.log /out/acks.log 2>/dev/null
+		echo "1..$_t_n"
+		echo "$CRASH_MOUNT_FAULT" > /sys/module/nova/parameters/crash_after_barriers
+		echo "nova-crash: mount with a crash after $CRASH_MOUNT_FAULT barriers" > /dev/console
+	fi
 	t_ok "mount after the power cut" nova_mount
+	if [ "${CRASH_MOUNT_FAULT:-0}" != 0 ]; then
+		echo 0 > /sys/module/nova/parameters/crash_after_barriers
+		rm -f /out/model.json /out/acks.log
+		t_diag "crash point not reached: the mount finished"
+	fi
 	t_ok "mounted read-write" grep -q " $NOVA_MNT NOVA rw" /proc/mounts
 	rec=$(dmesg | grep -o 'recovered in .*' | head -n1)
-	if [ "$CRASH_RECOVER" = 1 ]; then
+	if [ "$dirty" = 1 ]; then
 		t_diag "kernel: $rec"
 		t_ok "the kernel reports the recovery" test -n "$rec"
 	fi
@@ -113,6 +136,17 @@ dmesg > "$NOVA_RESULT.klog-verify"
 if [ -z "$CRASH_WORKLOAD" ] || [ "$verified" != 1 ]; then
 	nova_umount
 	t_done
+fi
+if [ "$CRASH_WORKLOAD" = umount ]; then
+	# The crash point is in the unmount: allocator state, superblocks.
+	echo "1..$_t_n"
+	[ "$_t_failed" -eq 0 ] || exit 1
+	echo "$CRASH_FAULT" > /sys/module/nova/parameters/crash_after_barriers
+	echo "nova-crash: workload umount running (crash after $CRASH_FAULT barriers)" > /dev/console
+	nova_umount
+	echo 0 > /sys/module/nova/parameters/crash_after_barriers
+	echo "# workload umount finished: crash point not reached"
+	exit 0
 fi
 echo "1..$_t_n"
 [ "$_t_failed" -eq 0 ] || exit 1
