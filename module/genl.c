@@ -75,6 +75,18 @@ static const struct nla_policy nova_stats_get_policy[NOVA_A_FS_UUID + 1] = {
 	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
 };
 
+static const struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
+	[NOVA_SNAPSHOT_A_ID]	= NLA_POLICY_MIN(NLA_U64, 1),
+	[NOVA_SNAPSHOT_A_NAME]	= { .type = NLA_NUL_STRING,
+				    .len = NOVA_GENL_SNAPSHOT_NAME_LEN - 1 },
+};
+
+static const struct nla_policy nova_snapshot_req_policy[NOVA_A_SNAPSHOT + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_SNAPSHOT]	= NLA_POLICY_NESTED(nova_snapshot_policy),
+};
+
 /* Dump state, kept in cb->ctx. */
 struct nova_dump_ctx {
 	u64			next_id;	/* first registry id not yet sent */
@@ -215,6 +227,263 @@ static struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
 	NL_SET_ERR_MSG_ATTR(info->extack, dev_attr ?: uuid_attr,
 			    "no mounted NOVA file system matches");
 	return ERR_PTR(-ENODEV);
+}
+
+/* ---- snapshots ---- */
+
+static int nova_put_snapshot(struct sk_buff *skb,
+			     const struct nova_snapshot_info *sn)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SNAPSHOT);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_ID, sn->id,
+			      NOVA_SNAPSHOT_A_PAD) ||
+	    nla_put_string(skb, NOVA_SNAPSHOT_A_NAME, sn->name) ||
+	    nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_EPOCH, sn->epoch,
+			      NOVA_SNAPSHOT_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_CTIME,
+			      timespec64_to_ns(&sn->ctime),
+			      NOVA_SNAPSHOT_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * Look up the file system a state-changing request names and take an
+ * active reference, so the handler can run without nova_ctl_lock (taking
+ * a snapshot freezes the file system, and unmount takes s_umount before
+ * nova_ctl_lock). The caller drops it with deactivate_super().
+ */
+static struct super_block *nova_ctl_get_sb(struct genl_info *info,
+					   struct nova_ctl_fs *copy)
+{
+	struct nova_ctl_fs *fs;
+	struct super_block *sb;
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		mutex_unlock(&nova_ctl_lock);
+		return ERR_CAST(fs);
+	}
+	sb = fs->sb;
+	if (!atomic_inc_not_zero(&sb->s_active)) {
+		mutex_unlock(&nova_ctl_lock);
+		GENL_SET_ERR_MSG(info, "the file system is being unmounted");
+		return ERR_PTR(-ENODEV);
+	}
+	*copy = *fs;
+	mutex_unlock(&nova_ctl_lock);
+	return sb;
+}
+
+/* Reply (and multicast @event) with the identity and one snapshot. */
+static int nova_snapshot_reply(struct genl_info *info,
+			       const struct nova_ctl_fs *fs, u8 cmd,
+			       const struct nova_snapshot_info *sn)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
+	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static void nova_snapshot_errmsg(struct genl_info *info, int err)
+{
+	switch (err) {
+	case -EROFS:
+		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
+		break;
+	case -ENOSPC:
+		GENL_SET_ERR_MSG(info, "snapshot limit reached, or no space for the record");
+		break;
+	case -EBUSY:
+		GENL_SET_ERR_MSG(info, "the file system is frozen");
+		break;
+	}
+}
+
+static int nova_snapshot_create_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *tb[NOVA_SNAPSHOT_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT];
+	struct nova_snapshot_info sn;
+	const char *name = "";
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	if (nest) {
+		err = nla_parse_nested(tb, NOVA_SNAPSHOT_A_MAX, nest,
+				       nova_snapshot_policy, info->extack);
+		if (err)
+			return err;
+		if (tb[NOVA_SNAPSHOT_A_ID] || tb[NOVA_SNAPSHOT_A_EPOCH] ||
+		    tb[NOVA_SNAPSHOT_A_CTIME]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nest,
+					    "a new snapshot takes only a name");
+			return -EINVAL;
+		}
+		if (tb[NOVA_SNAPSHOT_A_NAME])
+			name = nla_data(tb[NOVA_SNAPSHOT_A_NAME]);
+	}
+	sb = nova_ctl_get_sb(info, &fs);
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	err = nova_snapshot_create(sb, name, &sn);
+	if (!err)
+		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_CREATED, &sn);
+	deactivate_super(sb);
+	if (err == -EEXIST)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
+				    "a live snapshot has this name");
+	else if (err == -EINVAL || err == -ENAMETOOLONG)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
+				    "bad snapshot name (printable, no space or '/', not only digits)");
+	else if (err)
+		nova_snapshot_errmsg(info, err);
+	if (err)
+		return err;
+	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_CREATE, &sn);
+}
+
+static int nova_snapshot_delete_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *tb[NOVA_SNAPSHOT_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT];
+	struct nlattr *sel;
+	struct nova_snapshot_info sn;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	if (!nest) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_SNAPSHOT);
+		GENL_SET_ERR_MSG(info, "no snapshot given: need NOVA_A_SNAPSHOT with an id or a name");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, NOVA_SNAPSHOT_A_MAX, nest,
+			       nova_snapshot_policy, info->extack);
+	if (err)
+		return err;
+	if (!!tb[NOVA_SNAPSHOT_A_ID] == !!tb[NOVA_SNAPSHOT_A_NAME] ||
+	    tb[NOVA_SNAPSHOT_A_EPOCH] || tb[NOVA_SNAPSHOT_A_CTIME]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "give exactly one of NOVA_SNAPSHOT_A_ID and NOVA_SNAPSHOT_A_NAME");
+		return -EINVAL;
+	}
+	sel = tb[NOVA_SNAPSHOT_A_ID] ?: tb[NOVA_SNAPSHOT_A_NAME];
+	sb = nova_ctl_get_sb(info, &fs);
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	if (tb[NOVA_SNAPSHOT_A_ID]) {
+		err = nova_snapshot_delete(sb, nla_get_u64(sel), &sn);
+	} else {
+		err = nova_snapshot_lookup(sb, 0, nla_data(sel), &sn);
+		if (!err)
+			err = nova_snapshot_delete(sb, sn.id, &sn);
+	}
+	if (!err)
+		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_DELETED, &sn);
+	deactivate_super(sb);
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, sel,
+				    "no live snapshot matches");
+	else if (err)
+		nova_snapshot_errmsg(info, err);
+	if (err)
+		return err;
+	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_DELETE, &sn);
+}
+
+/* Snapshot dump state, kept in cb->ctx. */
+struct nova_snap_dump_ctx {
+	u64	fs_id;			/* registry id of the file system */
+	u64	next;			/* first snapshot id not yet sent */
+	bool	started;
+};
+
+#define NOVA_SNAP_DUMP_BATCH	16
+
+static int nova_snapshot_list_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nova_snap_dump_ctx *ctx = (void *)cb->ctx;
+	struct nova_snapshot_info *sn;
+	struct genl_info ginfo = {
+		.attrs = info->attrs,
+		.extack = cb->extack,
+	};
+	struct nova_ctl_fs *fs, *found = NULL;
+	unsigned int gen;
+	int n, i, err = 0;
+	void *hdr;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	sn = kmalloc_array(NOVA_SNAP_DUMP_BATCH, sizeof(*sn), GFP_KERNEL);
+	if (!sn)
+		return -ENOMEM;
+	mutex_lock(&nova_ctl_lock);
+	if (!ctx->started) {
+		fs = nova_ctl_lookup(&ginfo);
+		if (IS_ERR(fs)) {
+			err = PTR_ERR(fs);
+			goto out;
+		}
+		ctx->fs_id = fs->id;
+		ctx->next = 1;
+		ctx->started = true;
+	}
+	list_for_each_entry(fs, &nova_ctl_list, list) {
+		if (fs->id == ctx->fs_id)
+			found = fs;
+	}
+	if (!found)
+		goto out;	/* unmounted meanwhile: the dump ends */
+	n = nova_snapshot_list(found->sb, ctx->next, sn, NOVA_SNAP_DUMP_BATCH,
+			       &gen);
+	cb->seq = gen;
+	for (i = 0; i < n; i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &nova_genl_family,
+				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_LIST);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		if (nova_put_identity(skb, found) ||
+		    nova_put_snapshot(skb, &sn[i])) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next = sn[i].id + 1;
+	}
+out:
+	mutex_unlock(&nova_ctl_lock);
+	kfree(sn);
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
 }
 
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -370,6 +639,26 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_stats_get_policy,
 		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
 	},
+	{
+		.cmd	= NOVA_CMD_SNAPSHOT_CREATE,
+		.doit	= nova_snapshot_create_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_snapshot_req_policy,
+		.maxattr = ARRAY_SIZE(nova_snapshot_req_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SNAPSHOT_DELETE,
+		.doit	= nova_snapshot_delete_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_snapshot_req_policy,
+		.maxattr = ARRAY_SIZE(nova_snapshot_req_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SNAPSHOT_LIST,
+		.dumpit	= nova_snapshot_list_dumpit,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
 };
 
 static struct genl_family nova_genl_family __ro_after_init = {
@@ -461,6 +750,37 @@ void nova_ctl_fs_mounted(struct super_block *sb)
 out:
 	kfree(st);
 	kfree(fs);
+}
+
+/* Multicast a snapshot created/deleted notification if anyone listens. */
+void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
+			     const struct nova_snapshot_info *sn)
+{
+	struct nova_ctl_fs *fs;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_find(sb);
+	hdr = fs ? genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd) : NULL;
+	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
+		mutex_unlock(&nova_ctl_lock);
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+				GFP_KERNEL);
+	mutex_unlock(&nova_ctl_lock);
+	if (err && err != -ESRCH)
+		nova_warn(sb, "cannot send event %u: %d", cmd, err);
 }
 
 void nova_ctl_fs_unmounting(struct super_block *sb)

@@ -29,10 +29,14 @@ t_is "FS_LIST is dump-only and open to all" "$(jget "$fam" 'd["ops"].get("1")')"
 t_is "STATS_GET is do+dump with a policy, open to all" \
 	"$(jget "$fam" 'd["ops"].get("2")')" 14
 t_is "notifications are not requests" \
-	"$(jget "$fam" '[k for k in ("3", "4") if k in d["ops"]]')" "[]"
+	"$(jget "$fam" '[k for k in ("3", "4", "8", "9") if k in d["ops"]]')" "[]"
+t_is "SNAPSHOT_CREATE/DELETE are admin-only do with a policy" \
+	"$(jget "$fam" '[d["ops"].get("5"), d["ops"].get("6")]')" "[11, 11]"
+t_is "SNAPSHOT_LIST is dump-only with a policy, open to all" \
+	"$(jget "$fam" 'd["ops"].get("7")')" 12
 # Every op other than the read-only ones must need CAP_NET_ADMIN.
 t_is "every state-changing op has GENL_ADMIN_PERM" \
-	"$(jget "$fam" '[k for k, f in d["ops"].items() if k not in ("1", "2") and not f & 1]')" "[]"
+	"$(jget "$fam" '[k for k, f in d["ops"].items() if k not in ("1", "2", "7") and not f & 1]')" "[]"
 
 # --- the header, the client's numbers and the YAML spec agree ---
 t_ok "genl-client.py numbers match the uapi header" python3 - "$H" "$G" <<'EOF'
@@ -66,7 +70,8 @@ for m in re.finditer(r"^  -\s*name:\s*([\w-]+)\n(?:    .*\n)*?    attributes:\n(
     sets[m.group(1)] = re.findall(r"^      -\s*name:\s*([\w-]+)", m.group(2), re.M)
 want = {"nova": ("NOVA_A_", enum("nova_attr")),
         "stats": ("NOVA_STATS_A_", enum("nova_stats_attr")),
-        "op": ("NOVA_OP_A_", enum("nova_op_attr"))}
+        "op": ("NOVA_OP_A_", enum("nova_op_attr")),
+        "snapshot": ("NOVA_SNAPSHOT_A_", enum("nova_snapshot_attr"))}
 for s, (prefix, names) in want.items():
     exp = [yname(prefix, n) for n in names if n != prefix + "UNSPEC"]
     if sets.get(s) != exp:

@@ -127,6 +127,61 @@
  * -EINVAL/-ERANGE for a bad selector, -ENODEV for an unknown file system,
  * -ENOMEM. A dump ends with NLMSG_DONE carrying 0 or a negative errno.
  *
+ * Snapshots
+ * ---------
+ *
+ * A snapshot is a read-only image of a whole file system at one moment
+ * (docs/snapshots.md). Snapshots are numbered from 1 in creation order;
+ * ids are never reused. A name is optional; if given it is unique among
+ * the live snapshots of the file system, 1..63 bytes of printable
+ * non-space ASCII other than '/', and not made of digits only (so it
+ * cannot be mistaken for an id). At most NOVA_GENL_SNAPSHOTS_MAX
+ * snapshots are live at a time. A snapshot is described by
+ *
+ *    NOVA_A_SNAPSHOT: NLA_NESTED
+ *        NOVA_SNAPSHOT_A_ID: NLA_U64, >= 1
+ *        NOVA_SNAPSHOT_A_NAME: NLA_NUL_STRING, at most 63 bytes, may be
+ *                              empty
+ *        NOVA_SNAPSHOT_A_EPOCH: NLA_U64, the last epoch it shows (the
+ *                               epoch NOVA_STATS_A_EPOCH reported before
+ *                               it was taken)
+ *        NOVA_SNAPSHOT_A_CTIME: NLA_U64, creation time, nanoseconds since
+ *                               the Unix epoch (CLOCK_REALTIME)
+ *
+ * NOVA_CMD_SNAPSHOT_CREATE
+ *
+ *   Plain request, GENL_ADMIN_PERM. Names one file system (see
+ *   "Addressing a file system") and may carry NOVA_A_SNAPSHOT with
+ *   NOVA_SNAPSHOT_A_NAME (other members are rejected with -EINVAL). The
+ *   file system is frozen for the moment it takes to record the snapshot.
+ *   The reply carries the identity and NOVA_A_SNAPSHOT with all four
+ *   members. Errors: -EROFS (mounted read-only, or a snapshot mount),
+ *   -ENOSPC (NOVA_GENL_SNAPSHOTS_MAX live snapshots, or no room on the
+ *   device for the record), -EEXIST (name in use), -EINVAL (bad name),
+ *   -EBUSY (frozen by someone else), plus the selector errors.
+ *
+ * NOVA_CMD_SNAPSHOT_DELETE
+ *
+ *   Plain request, GENL_ADMIN_PERM. Names one file system and carries
+ *   NOVA_A_SNAPSHOT with exactly one of NOVA_SNAPSHOT_A_ID and
+ *   NOVA_SNAPSHOT_A_NAME. The space only the snapshot used is free when
+ *   the reply arrives. The reply carries the identity and the deleted
+ *   snapshot's NOVA_A_SNAPSHOT. Errors: -ENOENT with the extack pointing
+ *   at the id or name if no live snapshot matches, -EROFS (read-only or
+ *   snapshot mount: a snapshot can be mounted only while the live file
+ *   system is not, so a mounted snapshot is never deleted), -EINVAL for a
+ *   missing or doubled selector, plus the selector errors.
+ *
+ * NOVA_CMD_SNAPSHOT_LIST
+ *
+ *   Dump only, open to every user. The request names one file system (the
+ *   selector attributes, as for a plain request). One message
+ *   (NLM_F_MULTI) per live snapshot, oldest first: the identity and
+ *   NOVA_A_SNAPSHOT with all four members. No snapshot gives an empty
+ *   dump. A snapshot created or deleted while the dump is in progress
+ *   sets NLM_F_DUMP_INTR on the next message. Errors at the start of the
+ *   dump (in NLMSG_DONE): the selector errors.
+ *
  * Notifications (multicast group NOVA_GENL_MCGRP_EVENTS, "events")
  * ----------------------------------------------------------------
  *
@@ -137,8 +192,12 @@
  *    NOVA_CMD_FS_UNMOUNTED: a NOVA file system is being unmounted; after
  *                           this message it is no longer addressable.
  *
- * Both carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
- * NOVA_A_FS_BDEV. Multicast delivery is not reliable: a listener whose
+ *    NOVA_CMD_SNAPSHOT_CREATED: a snapshot was taken.
+ *    NOVA_CMD_SNAPSHOT_DELETED: a snapshot was deleted.
+ *
+ * All carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
+ * NOVA_A_FS_BDEV; the snapshot ones also NOVA_A_SNAPSHOT with all four
+ * members. Multicast delivery is not reliable: a listener whose
  * socket buffer overflows gets ENOBUFS from recv(2) and should resynchronise
  * with NOVA_CMD_FS_LIST.
  *
@@ -151,10 +210,6 @@
  *
  * - GC trigger: a state-changing command (GENL_ADMIN_PERM) with an optional
  *   mode attribute (fast / thorough).
- * - Snapshots: create (with a name attribute, reply carries the new
- *   snapshot id and epoch), delete (by id), and a list that is a dump of
- *   one NOVA_A_SNAPSHOT nest per snapshot {id, epoch, name, creation time};
- *   create/delete are admin-only and notify the events group.
  * - Scrub: start / stop (admin-only) and status (a NOVA_A_SCRUB nest with
  *   state, progress, errors found / repaired), plus a "scrub finished"
  *   notification.
@@ -175,6 +230,10 @@
 #define NOVA_GENL_UUID_LEN	16
 /* Longest NOVA_A_FS_LABEL including its terminating NUL. */
 #define NOVA_GENL_LABEL_LEN	32
+/* Longest NOVA_SNAPSHOT_A_NAME including its terminating NUL. */
+#define NOVA_GENL_SNAPSHOT_NAME_LEN	64
+/* Live snapshots per file system. */
+#define NOVA_GENL_SNAPSHOTS_MAX	256
 
 enum nova_cmd {
 	NOVA_CMD_UNSPEC,
@@ -182,6 +241,11 @@ enum nova_cmd {
 	NOVA_CMD_STATS_GET,
 	NOVA_CMD_FS_MOUNTED,		/* notification */
 	NOVA_CMD_FS_UNMOUNTED,		/* notification */
+	NOVA_CMD_SNAPSHOT_CREATE,
+	NOVA_CMD_SNAPSHOT_DELETE,
+	NOVA_CMD_SNAPSHOT_LIST,
+	NOVA_CMD_SNAPSHOT_CREATED,	/* notification */
+	NOVA_CMD_SNAPSHOT_DELETED,	/* notification */
 
 	__NOVA_CMD_MAX
 };
@@ -197,6 +261,7 @@ enum nova_attr {
 	NOVA_A_FS_FORMAT_VERSION,
 	NOVA_A_FS_READ_ONLY,
 	NOVA_A_STATS,
+	NOVA_A_SNAPSHOT,
 
 	__NOVA_A_MAX
 };
@@ -235,5 +300,17 @@ enum nova_op_attr {
 	__NOVA_OP_A_MAX
 };
 #define NOVA_OP_A_MAX (__NOVA_OP_A_MAX - 1)
+
+enum nova_snapshot_attr {
+	NOVA_SNAPSHOT_A_UNSPEC,
+	NOVA_SNAPSHOT_A_PAD,
+	NOVA_SNAPSHOT_A_ID,
+	NOVA_SNAPSHOT_A_NAME,
+	NOVA_SNAPSHOT_A_EPOCH,
+	NOVA_SNAPSHOT_A_CTIME,
+
+	__NOVA_SNAPSHOT_A_MAX
+};
+#define NOVA_SNAPSHOT_A_MAX (__NOVA_SNAPSHOT_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_NOVA_GENL_H */
