@@ -610,9 +610,10 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	root = nova_iget(sb, NOVA_ROOT_INO);
 	if (IS_ERR(root)) {
-		nova_err(sb, "cannot read the root directory: %ld",
-			 PTR_ERR(root));
-		return PTR_ERR(root);
+		/* A free root slot is damage, not a stale handle. */
+		err = PTR_ERR(root) == -ESTALE ? -EFSCORRUPTED : PTR_ERR(root);
+		nova_err(sb, "cannot read the root directory: %d", err);
+		return err;
 	}
 	if (!S_ISDIR(root->i_mode)) {
 		iput(root);
