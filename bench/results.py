@@ -260,7 +260,7 @@ def markdown(info, rows, na):
     present = [fs for fs in FS_ORDER if any(r["values"][fs] is not None for r in rows)]
     novas_run = [n for n in NOVAS if n in present]
     cols = [fs for fs in FS_ORDER if fs in present or fs in na]
-    ratio_cols = ["%s/%s" % (n, b) for n in novas_run for b in BASELINES]
+    ratio_cols = ["%s/%s" % (n, b) for n in novas_run for b in BASELINES if b in present]
     out = []
     out.append("# NOVA benchmark, %s mode%s, %s" % (
         info.get("mode", "?"), " (icount)" if info.get("icount") else "", info.get("date", "?")))
