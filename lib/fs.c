@@ -30,6 +30,14 @@ static struct nla_policy nova_attr_policy[NOVA_A_MAX + 1] = {
 	[NOVA_A_FS_FORMAT_VERSION]	= { .type = NLA_U32 },
 	[NOVA_A_FS_READ_ONLY]		= { .type = NLA_U8 },
 	[NOVA_A_STATS]			= { .type = NLA_NESTED },
+	[NOVA_A_SNAPSHOT]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
+	[NOVA_SNAPSHOT_A_ID]	= { .type = NLA_U64 },
+	[NOVA_SNAPSHOT_A_NAME]	= { .type = NLA_STRING },
+	[NOVA_SNAPSHOT_A_EPOCH]	= { .type = NLA_U64 },
+	[NOVA_SNAPSHOT_A_CTIME]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
@@ -349,4 +357,141 @@ int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 		err = -EBADMSG;
 	}
 	return err;
+}
+
+/* ---- snapshots ---- */
+
+int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1], *sb[NOVA_SNAPSHOT_A_MAX + 1];
+
+	memset(sn, 0, sizeof(*sn));
+	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &sn->id) ||
+	    !tb[NOVA_A_SNAPSHOT] ||
+	    nla_parse_nested(sb, NOVA_SNAPSHOT_A_MAX, tb[NOVA_A_SNAPSHOT],
+			     nova_snapshot_policy) ||
+	    !sb[NOVA_SNAPSHOT_A_ID] || !sb[NOVA_SNAPSHOT_A_EPOCH])
+		return -EBADMSG;
+	sn->snap_id = nla_get_u64(sb[NOVA_SNAPSHOT_A_ID]);
+	sn->epoch = nla_get_u64(sb[NOVA_SNAPSHOT_A_EPOCH]);
+	sn->ctime_ns = nova_u64(sb, NOVA_SNAPSHOT_A_CTIME);
+	nova_copy_str(sn->name, sizeof(sn->name), sb[NOVA_SNAPSHOT_A_NAME]);
+	return 0;
+}
+
+static int nova_put_sel(struct nl_msg *msg, const struct nova_sel *sel)
+{
+	if (sel->kind == NOVA_SEL_DEV)
+		return nla_put_u64(msg, NOVA_A_FS_DEV, sel->dev);
+	if (sel->kind == NOVA_SEL_UUID)
+		return nla_put(msg, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN,
+			       sel->uuid);
+	return 0;
+}
+
+struct nova_one_snapshot {
+	struct nova_snapshot *sn;
+	int got;
+};
+
+static int nova_one_snapshot_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nova_one_snapshot *o = arg;
+
+	if (o->got++)
+		return -EBADMSG;
+	return nova_decode_snapshot(nlh, o->sn);
+}
+
+/* CREATE (NAME may be NULL) or DELETE (by ID if non-zero, else NAME). */
+static int nova_snapshot_do(struct nova_ipc *ipc, uint8_t cmd,
+			    const struct nova_sel *sel, uint64_t id,
+			    const char *name, struct nova_snapshot *sn,
+			    struct nova_err *e)
+{
+	struct nova_one_snapshot o = { .sn = sn };
+	struct nlattr *nest = NULL;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, cmd, false);
+	if (!msg) {
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_put_sel(msg, sel);
+	if (!err && (id || name)) {
+		nest = nla_nest_start(msg, NOVA_A_SNAPSHOT | NLA_F_NESTED);
+		if (!nest)
+			err = -ENOMEM;
+		else if (id)
+			err = nla_put_u64(msg, NOVA_SNAPSHOT_A_ID, id);
+		else
+			err = nla_put_string(msg, NOVA_SNAPSHOT_A_NAME, name);
+		if (!err)
+			nla_nest_end(msg, nest);
+	}
+	if (err) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_ipc_transact(ipc, msg, nova_one_snapshot_cb, &o, e);
+	if (!err && !o.got) {
+		nova_err_set(e, -EBADMSG, "the kernel sent no snapshot");
+		err = -EBADMSG;
+	}
+	return err;
+}
+
+int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 const char *name, struct nova_snapshot *sn,
+			 struct nova_err *e)
+{
+	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_CREATE, sel, 0,
+				name && name[0] ? name : NULL, sn, e);
+}
+
+int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 uint64_t id, const char *name,
+			 struct nova_snapshot *sn, struct nova_err *e)
+{
+	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_DELETE, sel, id,
+				id ? NULL : name, sn, e);
+}
+
+static int nova_decode_snapshot_v(const struct nlmsghdr *nlh, void *item)
+{
+	return nova_decode_snapshot(nlh, item);
+}
+
+int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
+		       struct nova_snapshot **list, size_t *n,
+		       struct nova_err *e)
+{
+	struct nova_vec v = { .size = sizeof(**list),
+			      .decode = nova_decode_snapshot_v };
+	struct nl_msg *msg;
+	int err, i;
+
+	for (i = 0; i < NOVA_DUMP_RETRIES; i++) {
+		v.n = 0;
+		msg = nova_ipc_msg(ipc, NOVA_CMD_SNAPSHOT_LIST, true);
+		if (!msg || nova_put_sel(msg, sel)) {
+			nlmsg_free(msg);
+			nova_err_set(e, -ENOMEM, "out of memory");
+			err = -ENOMEM;
+			break;
+		}
+		err = nova_ipc_transact(ipc, msg, nova_vec_cb, &v, e);
+		if (err != -EINTR)
+			break;
+	}
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*list = v.items;
+	*n = v.n;
+	return 0;
 }

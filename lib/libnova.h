@@ -176,7 +176,16 @@ struct nova_event {
 	struct nova_fs_id id;
 };
 
+struct nova_snapshot {
+	struct nova_fs_id id;		/* the file system */
+	uint64_t snap_id;
+	uint64_t epoch;
+	uint64_t ctime_ns;		/* creation, ns since the Unix epoch */
+	char name[NOVA_GENL_SNAPSHOT_NAME_LEN];
+};
+
 /* Decoders of one message (genl header included); -EBADMSG if malformed. */
+int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn);
 int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi);
 int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st);
 /* -ENOENT for a notification this library does not know (skip it). */
@@ -194,5 +203,18 @@ int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 /* Statistics of every file system; *LIST is malloc'ed. */
 int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 		    size_t *n, struct nova_err *e);
+
+/* Snapshots of one file system; NAME may be NULL or "". */
+int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 const char *name, struct nova_snapshot *sn,
+			 struct nova_err *e);
+/* Delete by ID if non-zero, else by NAME; SN receives the deleted one. */
+int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 uint64_t id, const char *name,
+			 struct nova_snapshot *sn, struct nova_err *e);
+/* Live snapshots, oldest first; *LIST is malloc'ed. */
+int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
+		       struct nova_snapshot **list, size_t *n,
+		       struct nova_err *e);
 
 #endif /* LIBNOVA_H */

@@ -12,6 +12,8 @@ static const struct nctl_cmd objects[] = {
 	  "mounted NOVA file systems" },
 	{ "stats",   nctl_cmd_stats,   "[PATH|DEV|UUID]",
 	  "statistics of one or every file system" },
+	{ "snapshot", nctl_cmd_snapshot, "create|list|delete ...",
+	  "take, list and delete snapshots" },
 	{ "monitor", nctl_cmd_monitor, "[--count N]",
 	  "print notifications as they arrive" },
 	{ "help",    help,             "",

@@ -102,5 +102,6 @@ void nctl_mnts_free(char **mnts, size_t n);
 int nctl_cmd_fs(struct nctl *c, int argc, char **argv);
 int nctl_cmd_stats(struct nctl *c, int argc, char **argv);
 int nctl_cmd_monitor(struct nctl *c, int argc, char **argv);
+int nctl_cmd_snapshot(struct nctl *c, int argc, char **argv);
 
 #endif /* NOVACTL_H */
