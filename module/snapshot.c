@@ -237,6 +237,98 @@ static int nova_snap_append(struct super_block *sb, void *entry)
 	return 0;
 }
 
+static int nova_snap_page_cb(struct super_block *sb, u64 page, void *arg)
+{
+	struct list_head *pages = arg;
+	struct nova_snap_keep *k = kmalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return -ENOMEM;
+	k->blk = page >> NOVA_BLOCK_SHIFT;
+	list_add_tail(&k->list, pages);
+	return 0;
+}
+
+/*
+ * With no live snapshot left, every record in the log is history except
+ * the newest id and epoch, which must survive (ids are never reused, the
+ * epoch never goes back). Replace the log by one page holding the last
+ * snapshot record and its delete record: the page is written and made
+ * durable, then head and tail switch to it in one journal transaction,
+ * then the old pages are freed. A crash before the switch keeps the old
+ * log, after it the new one; both load to the same state. @last is the
+ * snapshot just deleted. Table lock held. Failure only costs space.
+ */
+static void nova_snap_compact(struct super_block *sb, struct nova_snapshot *last)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	struct nova_inode *pi = nova_snap_pi(sbi);
+	struct nova_snapshot_entry sn;
+	struct nova_snapshot_del_entry sd;
+	struct nova_log_page_tail *lt;
+	struct nova_snap_keep *k, *tmp;
+	struct nova_jword w[2];
+	LIST_HEAD(old);
+	u64 page, head = le64_to_cpu(pi->i_log_head);
+	void *addr;
+	int err;
+
+	lockdep_assert_held(&t->lock);
+	if (!head)
+		return;
+	/* One page is as small as the log gets: nothing to gain. */
+	lt = nova_snap_lt(sbi, head);
+	if (!lt->lt_next && le32_to_cpu(lt->lt_entries) <= 2)
+		return;
+	err = nova_log_walk_raw(sb, NOVA_SNAPSHOT_INO, head, t->tail, NULL,
+				nova_snap_page_cb, &old);
+	if (!err)
+		err = nova_snap_new_page(sb, &page);
+	if (err)
+		goto out;
+
+	memset(&sn, 0, sizeof(sn));
+	nova_entry_header(sbi, &sn, NOVA_LOG_SNAPSHOT, sizeof(sn),
+			  nova_next_trans(sbi));
+	sn.sn_id = cpu_to_le64(last->id);
+	sn.sn_epoch = cpu_to_le64(last->epoch);
+	nova_ts_to_media(&sn.sn_ctime, &last->ctime);
+	strscpy(sn.sn_name, last->name, sizeof(sn.sn_name));
+	nova_entry_seal(&sn);
+	memset(&sd, 0, sizeof(sd));
+	nova_entry_header(sbi, &sd, NOVA_LOG_SNAPSHOT_DEL, sizeof(sd),
+			  nova_next_trans(sbi));
+	sd.sd_id = cpu_to_le64(last->id);
+	sd.sd_epoch = cpu_to_le64(last->epoch);
+	nova_entry_seal(&sd);
+
+	addr = nova_addr(sbi, page);
+	nova_pmem_memcpy(addr, &sn, sizeof(sn));
+	nova_pmem_memcpy(addr + sizeof(sn), &sd, sizeof(sd));
+	nova_pmem_memset(addr + sizeof(sn) + sizeof(sd), NOVA_LOG_PAD, 8);
+	lt = nova_snap_lt(sbi, page);
+	lt->lt_entries = cpu_to_le32(2);
+	lt->lt_valid = cpu_to_le32(2);
+	nova_pmem_flush(lt, 16);
+	/* The new log is durable (the journal fences first); switch to it. */
+	w[0].word = &pi->i_log_head;
+	w[0].val = page;
+	w[1].word = &pi->i_log_tail;
+	w[1].val = page + sizeof(sn) + sizeof(sd);
+	nova_journal_commit(sb, w, 2);
+	t->tail = w[1].val;
+	list_for_each_entry(k, &old, list)
+		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
+out:
+	if (err)
+		nova_warn(sb, "cannot compact the snapshot log: %d", err);
+	list_for_each_entry_safe(k, tmp, &old, list) {
+		list_del(&k->list);
+		kfree(k);
+	}
+}
+
 /* ---- mount ---- */
 
 static int nova_snap_load_entry(struct super_block *sb, u64 off, void *entry,
@@ -648,6 +740,8 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 		nova_free_blocks(sb, k->blk, k->count, NOVA_BLOCK_DATA);
 		kfree(k);
 	}
+	if (!t->nr)
+		nova_snap_compact(sb, s);
 	kfree(s);
 out:
 	mutex_unlock(&t->lock);
