@@ -189,6 +189,12 @@ unsigned int nova_entry_expected_size(const void *entry)
 			return 0;
 		return nova_free_ranges_size(n);
 	}
+	case NOVA_LOG_SNAPSHOT:
+		return sizeof(struct nova_snapshot_entry);
+	case NOVA_LOG_SNAPSHOT_DEL:
+		return sizeof(struct nova_snapshot_del_entry);
+	case NOVA_LOG_SNAPSHOT_KEEP:
+		return sizeof(struct nova_snapshot_keep_entry);
 	default:
 		return 0;
 	}
@@ -220,6 +226,9 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SETATTR:		return "setattr";
 	case NOVA_LOG_LINK_CHANGE:	return "link change";
 	case NOVA_LOG_FREE_RANGES:	return "free ranges";
+	case NOVA_LOG_SNAPSHOT:		return "snapshot";
+	case NOVA_LOG_SNAPSHOT_DEL:	return "snapshot delete";
+	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
 	default:			return "unknown";
 	}
 }

@@ -91,7 +91,6 @@ enum fsck_repair {
 	REP_HINTS,		/* superblock counters of a clean fs */
 	REP_JOURNAL,		/* roll back an open journal transaction */
 	REP_STATE,		/* rebuild a wrong saved allocator state */
-	REP_RECOVER,		/* dirty: rebuild the state, mark clean */
 	REP_NR
 };
 
@@ -133,6 +132,11 @@ struct fsck {
 	bool state_present;		/* clean and ALLOC_INO has a log */
 	bool state_valid;		/* ... and it parsed */
 	uint64_t free_blocks;		/* in the saved state */
+
+	/* snapshots (fsck_snap.c) */
+	unsigned int live_snapshots;
+	uint64_t max_snap_epoch;
+	bool any_snap_epoch;
 
 	/* counters */
 	uint64_t log_pages, data_pages, meta_blocks, state_pages;
@@ -184,6 +188,7 @@ bool fsck_check_journals(struct fsck *f);
 bool fsck_check_tables(struct fsck *f);
 bool fsck_check_logs(struct fsck *f);
 void fsck_check_tree(struct fsck *f);
+void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in);
 void fsck_check_space(struct fsck *f);
 void fsck_repair(struct fsck *f);
 

@@ -386,7 +386,8 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 	if (size >= 32)
 		want = nova_entry_expected_size(h);
 	if (!want || size != want) {
-		if (h->e_type < NOVA_LOG_FILE_WRITE || h->e_type > NOVA_LOG_FREE_RANGES)
+		if (h->e_type < NOVA_LOG_FILE_WRITE ||
+		    h->e_type > NOVA_LOG_SNAPSHOT_KEEP)
 			return bad_entry(r, off, "unknown entry type");
 		return bad_entry(r, off, "wrong size for its type");
 	}
@@ -407,8 +408,10 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 		r->in->links = le32(((const struct nova_link_change_entry *)
 				     h)->lc_links);
 		return true;
-	default:
+	case NOVA_LOG_FREE_RANGES:
 		return bad_entry(r, off, "allocator state in a normal inode");
+	default:
+		return bad_entry(r, off, "snapshot record in a normal inode");
 	}
 }
 
@@ -527,9 +530,12 @@ bool fsck_check_logs(struct fsck *f)
 {
 	uint64_t i;
 
-	for (i = 0; i < f->cap_inodes && !f->operational && !f->cancelled; i++)
-		if (f->inodes[i].ino)
+	for (i = 0; i < f->cap_inodes && !f->operational && !f->cancelled; i++) {
+		if (f->inodes[i].ino == NOVA_SNAPSHOT_INO)
+			fsck_check_snapshots(f, &f->inodes[i]);
+		else if (f->inodes[i].ino)
 			check_inode_log(f, &f->inodes[i]);
+	}
 	fsck_info(f, 1, "logs: %llu log pages, %llu data blocks",
 		  (unsigned long long)f->log_pages,
 		  (unsigned long long)f->data_pages);

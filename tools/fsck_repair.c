@@ -2,16 +2,13 @@
 /*
  * fsck.NOVA: repairs. Only what can be repaired without guessing:
  *
- *   REP_JOURNAL  roll back open lite-journal transactions, exactly as the
- *                kernel's recovery does at mount (old values, then close
- *                the ring);
+ *   REP_JOURNAL  roll back an open lite-journal transaction found on a
+ *                cleanly unmounted file system, exactly as the kernel's
+ *                recovery does (old values, then close the ring); after a
+ *                crash the kernel does that itself at mount;
  *   REP_STATE    a saved allocator state that is wrong (leaks, blocks both
  *                used and free, unreadable) is written anew as the
  *                complement of the blocks the check found in use;
- *   REP_RECOVER  the same for a file system that was not cleanly
- *                unmounted, which is then marked clean: the offline
- *                equivalent of crash recovery (journal rollback, then the
- *                allocator rebuilt from the logs);
  *   REP_HINTS    the superblock's counters of a clean file system;
  *   REP_SUPER    a bad or stale superblock copy is rewritten from the good
  *                one (primary first, then the replica, each made durable).
@@ -261,7 +258,6 @@ void fsck_repair(struct fsck *f)
 		f->sb = f->orig_sb_hints.s_magic ? f->orig_sb_hints : f->sb;
 		f->fixable[REP_HINTS] = 0;
 		f->fixable[REP_STATE] = 0;
-		f->fixable[REP_RECOVER] = 0;
 	}
 
 	if (f->fixable[REP_JOURNAL]) {
@@ -269,11 +265,9 @@ void fsck_repair(struct fsck *f)
 			return;
 		f->fixed += f->fixable[REP_JOURNAL];
 	}
-	if (f->fixable[REP_STATE] || f->fixable[REP_RECOVER]) {
+	if (f->fixable[REP_STATE]) {
 		if (!rebuild_state(f))
 			return;
-		if (f->fixable[REP_RECOVER])
-			f->sb.s_state = cpu32(NOVA_STATE_CLEAN);
 		f->fixed += f->fixable[REP_STATE];
 		/* The counters were recomputed with the state. */
 		f->fixed += f->fixable[REP_HINTS];
@@ -286,10 +280,6 @@ void fsck_repair(struct fsck *f)
 		return;
 	if (!write_supers(f))
 		return;
-	if (f->fixable[REP_RECOVER]) {
-		fsck_fixed(f, "marked the file system clean: it mounts read-write again");
-		f->fixed += f->fixable[REP_RECOVER];
-	}
 	if (f->fixable[REP_HINTS]) {
 		fsck_fixed(f, "corrected the superblock counters");
 		f->fixed += f->fixable[REP_HINTS];

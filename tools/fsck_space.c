@@ -191,7 +191,8 @@ static void check_state(struct fsck *f)
 	bool ok;
 
 	if (!f->clean) {
-		fsck_problem_fix(f, REP_RECOVER, "file system was not cleanly unmounted (the kernel mounts it read-only until the allocator state is rebuilt)");
+		fsck_info(f, 0, "%s: not cleanly unmounted: the saved allocator state is not used, the kernel rebuilds it from the logs at mount (checked above)",
+			  f->dev->path);
 		return;
 	}
 	c.freemap = calloc(f->nblocks / 8 + 1, 1);

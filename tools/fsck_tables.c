@@ -147,8 +147,13 @@ static void check_journal(struct fsck *f, unsigned int cpu)
 		undo_add(f, addr, le64(je->je_old));
 		n++;
 	}
-	fsck_problem_fix(f, REP_JOURNAL, "journal %u: open transaction of %u records (interrupted operation; rolled back at mount)",
-			 cpu, n);
+	/* After a crash this is expected; after a clean unmount it is not. */
+	if (f->clean)
+		fsck_problem_fix(f, REP_JOURNAL, "journal %u: open transaction of %u records on a cleanly unmounted file system",
+				 cpu, n);
+	else
+		fsck_info(f, 0, "journal %u: open transaction of %u records (an interrupted operation; checked as rolled back, as the kernel does at mount)",
+			  cpu, n);
 }
 
 bool fsck_check_journals(struct fsck *f)
@@ -244,6 +249,9 @@ static void check_reserved(struct fsck *f)
 	     le64(ai->i_ino) != NOVA_ALLOC_INO))
 		fsck_problem(f, "allocator-state inode %u: bad checksum or inode number",
 			     NOVA_ALLOC_INO);
+	if (!fsck_inode_find(f, NOVA_SNAPSHOT_INO))
+		fsck_problem(f, "snapshot inode %u is not in use (the kernel refuses to mount)",
+			     NOVA_SNAPSHOT_INO);
 	root = fsck_inode_find(f, NOVA_ROOT_INO);
 	if (!root)
 		fsck_problem(f, "root directory (inode %u) is not in use",

@@ -2,8 +2,9 @@
 # fsck.NOVA on what the kernel wrote: a populated file system (many files
 # and directories, overwrites, appends, truncates, links, renames,
 # removals) is clean after umount; damage done to the device on purpose is
-# found (and, where safe, repaired, after which the kernel mounts it); a
-# copy taken while mounted (a crash image) is recovered offline. Leaves a
+# found (and, where safe, repaired, after which the kernel mounts it);
+# snapshots' kept blocks are accounted; a copy taken while mounted (a crash
+# image) checks clean and the kernel recovers it. Leaves a
 # compressed copy of the populated image for tests/host/fsck-fuzz.sh.
 # nova-guest-args: --pmem-size 256M
 # nova-timeout: 1200
@@ -102,15 +103,34 @@ t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
 t_ok "the kernel mounts it read-write" sh -c "mount -t NOVA $D $M && touch $M/after-repair && grep -q '^$D $M NOVA rw' /proc/mounts"
 t_is "data intact" "$(md5sum < "$M/dir/data")" "$md5_data"
 
+# Snapshots (format 1.1): kept blocks belong to the snapshot log.
+if command -v novactl > /dev/null; then
+	t_ok "snapshot with overwritten and removed data" sh -c "
+		dd if=/dev/urandom of=$M/snapfile bs=4k count=16 status=none &&
+		novactl snapshot create $M > /dev/null &&
+		dd if=/dev/urandom of=$M/snapfile bs=4k count=16 conv=notrunc status=none &&
+		rm $M/n2 $M/dir/data"
+	t_ok "umount" nova_umount
+	t_is "fsck -f -n with a live snapshot: clean" "$(status fsck.NOVA -f -v -n "$D")" 0
+	t_ok "... counts the kept blocks" grep -qE "snapshots: 1 live, [1-9][0-9]* kept data blocks" "$T/out"
+	t_ok "delete the snapshot" sh -c "mount -t NOVA $D $M && novactl snapshot delete $M 1 > /dev/null"
+	t_ok "umount" nova_umount
+	t_is "fsck after the delete: clean" "$(status fsck.NOVA -f -v -n "$D")" 0
+	t_ok "... no snapshot left" grep -q "snapshots: 0 live, 0 kept" "$T/out"
+	t_ok "mount" nova_mount
+else
+	t_skip "snapshots" "novactl is not built"
+fi
+
 # A crash image: copied while mounted read-write (state dirty).
 t_ok "write more, then copy the mounted device" sh -c "for i in \$(seq 1 20); do echo c\$i > $M/c\$i; done; sync; dd if=$D of=$T/crash bs=1M status=none"
 t_ok "umount" nova_umount
-t_is "fsck -n on the crash image: 4" "$(status fsck.NOVA -n "$T/crash")" 4
-t_ok "... not cleanly unmounted" grep -q "not cleanly unmounted" "$T/out"
-t_is "fsck -y recovers it offline: 1" "$(status fsck.NOVA -y "$T/crash")" 1
-t_is "then clean" "$(status fsck.NOVA -f -n "$T/crash")" 0
-t_ok "put the recovered image on the device" dd if="$T/crash" of="$D" bs=1M conv=fsync status=none
-t_ok "the kernel mounts it read-write" sh -c "mount -t NOVA $D $M && grep -q '^$D $M NOVA rw' /proc/mounts"
+t_is "fsck -n on the crash image: no error (the kernel recovers it)" "$(status fsck.NOVA -f -n "$T/crash")" 0
+t_ok "... says it was not cleanly unmounted" grep -q "not cleanly unmounted" "$T/out"
+t_is "fsck -y leaves it as it is" "$(md5sum < "$T/crash"; fsck.NOVA -y "$T/crash" > /dev/null; md5sum < "$T/crash")" \
+	"$(md5sum < "$T/crash"; md5sum < "$T/crash")"
+t_ok "put the crash image on the device" dd if="$T/crash" of="$D" bs=1M conv=fsync status=none
+t_ok "the kernel recovers and mounts it read-write" sh -c "mount -t NOVA $D $M && grep -q '^$D $M NOVA rw' /proc/mounts"
 t_is "files written before the crash are there" "$(cat "$M/c20" "$M/n100")" "c20
 100"
 t_ok "and it is usable" sh -c "echo new > $M/post && rm $M/n1"

@@ -268,6 +268,44 @@ static inline uint64_t img_truncate(struct img *im, uint64_t ino,
 	return img_append(im, ino, &sa);
 }
 
+/* Snapshot log records (format 1.1), in the log of NOVA_SNAPSHOT_INO. */
+static inline uint64_t img_snapshot(struct img *im, uint64_t id, uint64_t epoch,
+				    const char *name)
+{
+	struct nova_snapshot_entry sn;
+
+	img_hdr(&sn, NOVA_LOG_SNAPSHOT, sizeof(sn));
+	sn.sn_id = cpu64(id);
+	sn.sn_epoch = cpu64(epoch);
+	strncpy(sn.sn_name, name, NOVA_SNAPSHOT_NAME_LEN - 1);
+	return img_append(im, NOVA_SNAPSHOT_INO, &sn);
+}
+
+static inline uint64_t img_snapshot_del(struct img *im, uint64_t id,
+					uint64_t epoch)
+{
+	struct nova_snapshot_del_entry sd;
+
+	img_hdr(&sd, NOVA_LOG_SNAPSHOT_DEL, sizeof(sd));
+	sd.sd_id = cpu64(id);
+	sd.sd_epoch = cpu64(epoch);
+	return img_append(im, NOVA_SNAPSHOT_INO, &sd);
+}
+
+static inline uint64_t img_snapshot_keep(struct img *im, uint64_t blk,
+					 uint32_t n, uint64_t born,
+					 uint64_t dead)
+{
+	struct nova_snapshot_keep_entry sk;
+
+	img_hdr(&sk, NOVA_LOG_SNAPSHOT_KEEP, sizeof(sk));
+	sk.sk_block = cpu64(blk);
+	sk.sk_count = cpu32(n);
+	sk.sk_born = cpu64(born);
+	sk.sk_dead = cpu64(dead);
+	return img_append(im, NOVA_SNAPSHOT_INO, &sk);
+}
+
 /*
  * Clean image: rewrite the saved allocator state as mkfs's free ranges
  * minus the blocks still handed out, and set the superblock counters.
