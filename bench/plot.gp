@@ -2,7 +2,7 @@
 # subtitle=...; nrows=N" bench/plot.gp, N the number of data lines). datafile lines: "label" vs_ext4 vs_xfs, where
 # each value is NOVA's speedup (>1: NOVA better; latencies and times are
 # inverted so that the direction is the same on every bar).
-set terminal pngcairo size 1200,700 font "sans,10" noenhanced
+set terminal pngcairo size 1300,850 font "sans,10" noenhanced
 set output outfile
 if (nrows == 0) {
 	unset border; unset tics; unset key
@@ -21,7 +21,8 @@ set logscale y 2
 set ylabel "speedup (log scale)"
 set grid ytics
 set key top right
-set bmargin 10
+set bmargin 17
+set rmargin 10
 plot datafile using 2:xtic(1) title "vs ext4-dax", \
      '' using 3 title "vs xfs-dax", \
      1 with lines lc rgb "black" dt 2 notitle
