@@ -10,6 +10,7 @@
 # NOVA_FUZZ_ITERS scales the loop (default 100 per image; the in-process
 # unit test tests/unit/test-fsck-fuzz.c does thousands).
 set -uo pipefail
+# shellcheck source=../../qemu/lib.sh
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
 cd "$nova_top" || exit 1
