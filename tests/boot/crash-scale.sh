@@ -3,7 +3,8 @@
 # machine by fault injection, boot again and report the kernel's
 # "recovered in N ms" line as a TAP comment. Quick mode: 10 000 files;
 # long mode (NOVA_CRASH_POINTS set, i.e. make crashtest): also 100 000.
-# NOVA_CRASH_SCALE="10000 100000" chooses the sizes explicitly.
+# NOVA_CRASH_SCALE="10000 100000" chooses the sizes explicitly,
+# NOVA_CRASH_SMP=N the vCPUs of the recovery boot (default 2).
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
@@ -40,7 +41,8 @@ for n in $sizes; do
 	mkdir -p "$out"
 	printf 'SCALE_PHASE=recover\nSCALE_FILES=%s\n' "$n" > "$out/crash.env"
 	qemu/run-guest.sh --out "$out" --pmem-dir "$pm" --pmem-size 2G \
-		--timeout 2400 tests/crash/scale.sh > "$out/run.txt" 2>&1
+		--smp "${NOVA_CRASH_SMP:-2}" --timeout 2400 tests/crash/scale.sh \
+		> "$out/run.txt" 2>&1
 	rc=$?
 	t_diag "$n files: $(cat "$out/recovery-line" 2>/dev/null)"
 	t_is "$n files: recovery boot finished" "$rc" 0
