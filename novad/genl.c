@@ -8,9 +8,10 @@
  * request novad could send. The backend below therefore says so, both up
  * front (snapshot_unavailable/scrub_unavailable, shown at start and in
  * STATUS=) and from every operation (-EOPNOTSUPP), and never claims a
- * snapshot or scrub happened. When the commands land in the header, their
- * requests go here, gated on nova_family_has_cmd() so that a newer novad
- * on an older nova.ko still reports "the kernel lacks the command".
+ * snapshot or scrub happened. The snapshot commands have since landed in
+ * the header; driving them from here (gated on nova_family_has_cmd(), so
+ * that novad on an older nova.ko still says the kernel lacks them) is the
+ * next step, and until then the reason given says exactly that.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -126,10 +127,14 @@ int novad_genl_open(struct novad_genl *g, struct nova_err *e)
 		goto fail;
 	g->have_stats = nova_family_has_cmd(&g->ops, NOVA_CMD_STATS_GET);
 	newer = unknown_cmds(g);
-	snprintf(g->snapshot_why, sizeof(g->snapshot_why),
-		 "the nova genl family has no snapshot commands (protocol version %u defines none%s)",
-		 nova_ipc_family_version(g->req),
-		 newer ? "; the kernel offers newer commands: rebuild novad" : "");
+	if (nova_family_has_cmd(&g->ops, NOVA_CMD_SNAPSHOT_CREATE))
+		snprintf(g->snapshot_why, sizeof(g->snapshot_why),
+			 "this novad does not drive the kernel's snapshot commands yet");
+	else
+		snprintf(g->snapshot_why, sizeof(g->snapshot_why),
+			 "the nova genl family has no snapshot commands (protocol version %u defines none%s)",
+			 nova_ipc_family_version(g->req),
+			 newer ? "; the kernel offers newer commands: rebuild novad" : "");
 	snprintf(g->scrub_why, sizeof(g->scrub_why),
 		 "the nova genl family has no scrub commands (protocol version %u defines none%s)",
 		 nova_ipc_family_version(g->req),

@@ -52,8 +52,10 @@ t_ok "usage error in JSON mode is a JSON error document" python3 "$J" error "$tm
 t_is "usage error in JSON mode: nothing on stderr" "$(err u4)" ""
 run u5 novactl monitor --count
 t_is "monitor --count without a number: exit 2" "$(rc u5)" 2
-run u6 novactl s
-t_is "unique prefix: 's' is stats" "$(rc u6)" 0
+run u6 novactl st
+t_is "unique prefix: 'st' is stats" "$(rc u6)" 0
+run u7 novactl s
+t_is "ambiguous prefix 's' (stats, snapshot): exit 2" "$(rc u7)" 2
 
 # ------------------------------------------------ nothing mounted
 umount -q "$NOVA_MNT" 2>/dev/null
