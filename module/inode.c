@@ -519,6 +519,7 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->log_head = 0;
 	ni->log_tail = 0;
 	ni->log_pages = 0;
+	ni->gc_pages = 0;
 	ni->last_setattr = 0;
 	ni->last_link = 0;
 	ni->data_pages = 0;

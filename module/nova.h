@@ -142,6 +142,7 @@ struct nova_inode_info {
 	u64 log_head;			/* committed values of the commit words */
 	u64 log_tail;
 	unsigned long log_pages;
+	unsigned long gc_pages;		/* log_pages after the last collection */
 	u64 last_append;		/* offset of the last appended entry */
 	u64 last_setattr;		/* entries the next one supersedes */
 	u64 last_link;

@@ -190,6 +190,21 @@ def files(m):
     finally:
         os.close(fd)
 
+    # superseded entries are collected: the log stays small
+    g = os.path.join(d, "gc")
+    fd = os.open(g, os.O_RDWR | os.O_CREAT, 0o644)
+    for i in range(3000):
+        os.pwrite(fd, pattern(4096, i % 7), 0)
+        os.fchmod(fd, 0o600 | (i & 0o7))
+    os.close(fd)
+    check("3000 overwrites + chmods: content", read_all(g), pattern(4096, 2999 % 7))
+    check("3000 overwrites + chmods: mode", stat.S_IMODE(os.stat(g).st_mode),
+          0o600 | (2999 & 0o7))
+    blocks = os.stat(g).st_blocks
+    out(blocks <= 8 * 16, "3000 overwrites + chmods: log pages are collected",
+        "st_blocks %d (%d pages)" % (blocks, blocks // 8))
+    MANIFEST.setdefault("gc", hashlib.sha256(read_all(g)).hexdigest())
+
     # big write, unaligned
     big = os.path.join(d, "big")
     data = pattern(3 * 1024 * 1024 + 123, 6)
