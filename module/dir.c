@@ -99,6 +99,8 @@ void nova_dir_apply(struct inode *dir, u64 off, struct nova_dentry_entry *de,
 	set_nlink(dir, le32_to_cpu(de->de_links));
 	dir->i_mtime = nova_ts_from_media(&de->de_mtime);
 	nova_set_ctime(dir, dir->i_mtime);
+	/* Before the index changes: GC bookkeeping of removals and "..". */
+	nova_gc_dentry(dir, off, de, runtime);
 
 	if (len == 2 && de->de_name[0] == '.' && de->de_name[1] == '.') {
 		if (ino)
@@ -149,6 +151,7 @@ void nova_dir_free_index(struct inode *dir)
 	ni->names = RB_ROOT;
 	xa_destroy(&ni->dpos);
 	ni->nr_entries = 0;
+	nova_gc_forget_inode(dir);
 }
 
 bool nova_dir_empty(struct inode *dir)

@@ -415,6 +415,7 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 			nova_log_invalidate(inode, ni->last_setattr);
 	}
 	ni->last_setattr = off;
+	nova_gc_setattr(inode, off, sa, runtime);
 }
 
 /*
@@ -519,7 +520,6 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->log_head = 0;
 	ni->log_tail = 0;
 	ni->log_pages = 0;
-	ni->gc_pages = 0;
 	ni->last_setattr = 0;
 	ni->last_link = 0;
 	ni->data_pages = 0;
@@ -527,6 +527,7 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->next_pos = 2;
 	ni->nr_entries = 0;
 	ni->parent = 0;
+	nova_gc_init_inode(ni);
 }
 
 static int nova_read_inode(struct inode *inode)

@@ -181,66 +181,6 @@ static int nova_new_log_page(struct inode *inode, u64 *page)
 }
 
 /*
- * Fast garbage collection: a log page (neither the head page nor the page
- * of the committed tail, nor anything after it) whose every entry is
- * marked invalid is unlinked from the chain and freed. Invalid flags are
- * set only on entries a later committed entry supersedes, so replaying
- * the shorter log gives the same inode. The page tail's lt_valid count is
- * only a quick filter; the flags decide. Entries a live snapshot may still
- * show are kept.
- */
-static bool nova_log_page_dead(struct super_block *sb, u64 page)
-{
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 pos = page, end = page + NOVA_LOG_DATA_SIZE;
-
-	if (le32_to_cpu(READ_ONCE(nova_page_tail(sbi, page)->lt_valid)))
-		return false;
-	while (end - pos >= sizeof(struct nova_log_entry_header)) {
-		struct nova_log_entry_header *h = nova_addr(sbi, pos);
-		unsigned int size = le16_to_cpu(h->e_size);
-
-		if (h->e_type == NOVA_LOG_PAD)
-			break;
-		if (size < sizeof(*h) || size % 8 || size > end - pos ||
-		    !(h->e_flags & NOVA_ENTRY_INVALID) ||
-		    !nova_snapshot_entry_reclaimable(sb,
-					le64_to_cpu(h->e_epoch_id)))
-			return false;
-		pos += size;
-	}
-	return true;
-}
-
-static void nova_log_gc(struct inode *inode)
-{
-	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
-	u64 mask = ~((u64)NOVA_BLOCK_SIZE - 1);
-	u64 tail_page = ni->log_tail & mask, prev = ni->log_head, p;
-
-	if (!ni->log_tail || !prev)
-		return;
-	p = le64_to_cpu(nova_page_tail(sbi, prev)->lt_next);
-	while (p && p != tail_page && prev != tail_page) {
-		u64 next = le64_to_cpu(nova_page_tail(sbi, p)->lt_next);
-
-		if (nova_log_page_dead(inode->i_sb, p)) {
-			/* Unlinked durably before the page can be reused. */
-			nova_pmem_commit64(&nova_page_tail(sbi, prev)->lt_next,
-					   next);
-			nova_free_blocks(inode->i_sb, p >> NOVA_BLOCK_SHIFT, 1,
-					 NOVA_BLOCK_LOG);
-			ni->log_pages--;
-		} else {
-			prev = p;
-		}
-		p = next;
-	}
-	ni->gc_pages = ni->log_pages;
-}
-
-/*
  * Append a sealed copy of @entry (header filled by nova_entry_header())
  * after *@tail (0: the committed tail) and advance *@tail past it. The
  * entry is durable on return but not visible until the tail is committed.
@@ -277,14 +217,11 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 			nova_pmem_memset(nova_addr(sbi, pos), NOVA_LOG_PAD, 1);
 		page = le64_to_cpu(lt->lt_next);
 		if (!page) {
-			/* Before growing the log, collect it (amortised). */
-			if (ni->log_pages >= 8 && ni->log_pages >= 2 * ni->gc_pages)
-				nova_log_gc(inode);
-			err = nova_new_log_page(inode, &page);
+			/* Fast GC, then a durable extension, then its link. */
+			err = nova_gc_extend_log(inode, pos & ~((u64)NOVA_BLOCK_SIZE - 1),
+						 &page);
 			if (err)
 				return err;
-			/* New page durable, then the link to it. */
-			nova_pmem_commit64(&lt->lt_next, page);
 		}
 		pos = page;
 	}

@@ -108,6 +108,9 @@ struct nova_sb_info {
 	unsigned long *state_pages;	/* allocator-state log, to release */
 	unsigned long nr_state_pages;
 
+	/* log garbage collection (gc.c) */
+	struct nova_gc_info *gc;
+
 	/* inode tables (inode.c) and journals (journal.c) */
 	struct nova_inode_map *imaps;
 	struct nova_journal *journals;
@@ -142,7 +145,6 @@ struct nova_inode_info {
 	u64 log_head;			/* committed values of the commit words */
 	u64 log_tail;
 	unsigned long log_pages;
-	unsigned long gc_pages;		/* log_pages after the last collection */
 	u64 last_append;		/* offset of the last appended entry */
 	u64 last_setattr;		/* entries the next one supersedes */
 	u64 last_link;
@@ -158,6 +160,15 @@ struct nova_inode_info {
 	u64 next_pos;
 	unsigned long nr_entries;
 	u64 parent;
+
+	/* log garbage collection (gc.c) */
+	u64 last_size;			/* newest setattr entry with a size */
+	u64 last_dentry;		/* newest dentry entry (link count) */
+	u64 last_dotdot;		/* newest ".." entry */
+	bool last_dentry_cancels;	/* it is a removal still needed */
+	unsigned long gc_removals;	/* removals valid only as cancels */
+	struct xarray gc_cancels;	/* log block -> removals waiting on it */
+	unsigned long gc_thorough_at;	/* log pages worth a thorough GC */
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -358,6 +369,21 @@ static inline bool nova_snapshot_hides(struct nova_sb_info *sbi,
 {
 	return le64_to_cpu(h->e_epoch_id) > sbi->view_epoch;
 }
+
+/* gc.c */
+struct nova_gc_info;
+
+int nova_gc_init(struct super_block *sb);
+void nova_gc_stop(struct super_block *sb);
+void nova_gc_destroy(struct super_block *sb);
+void nova_gc_init_inode(struct nova_inode_info *ni);
+void nova_gc_forget_inode(struct inode *inode);
+int nova_gc_extend_log(struct inode *inode, u64 page, u64 *next);
+void nova_gc_dentry(struct inode *dir, u64 off, struct nova_dentry_entry *de,
+		    bool runtime);
+void nova_gc_setattr(struct inode *inode, u64 off,
+		     const struct nova_setattr_entry *sa, bool runtime);
+void nova_gc_get_stats(struct super_block *sb, struct nova_fs_stats *st);
 
 /* recovery.c */
 int nova_recover(struct super_block *sb);

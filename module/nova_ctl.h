@@ -65,6 +65,12 @@ struct nova_fs_stats {
 	bool read_only;
 	u64 op_count[NOVA_CTL_OP_NR];
 	u64 op_time_ns[NOVA_CTL_OP_NR];
+	/* log garbage collection since mount (gc.c) */
+	u64 gc_fast_pages;		/* log pages freed by fast GC */
+	u64 gc_thorough_runs;		/* logs rewritten by thorough GC */
+	u64 gc_thorough_pages;		/* log pages thorough GC saved */
+	u64 gc_entries_copied;		/* entries thorough GC wrote */
+	u64 gc_time_ns;			/* time spent collecting */
 };
 
 /* One snapshot, as the control plane reports it. */
@@ -100,5 +106,25 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 		       unsigned int *gen);
 void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
 			     const struct nova_snapshot_info *info);
+
+/* What one garbage collection request did (gc.c). */
+struct nova_gc_result {
+	u64 ino;			/* inode asked for, 0: every inode */
+	u64 inodes;			/* inodes collected */
+	u64 log_pages_before;		/* their log pages before */
+	u64 log_pages_after;		/* and after */
+	u64 fast_pages;			/* pages fast GC freed */
+	u64 thorough_runs;		/* logs thorough GC rewrote */
+	u64 entries_copied;
+	u64 time_ns;
+};
+
+/*
+ * Collect the logs of inode @ino, or of every inode (@ino 0), now (gc.c).
+ * Called without the registry mutex but with an active reference on sb;
+ * may take long and sleeps. *@res is filled in also on error.
+ */
+int nova_gc_request(struct super_block *sb, u64 ino,
+		    struct nova_gc_result *res);
 
 #endif /* _NOVA_CTL_H */

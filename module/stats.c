@@ -41,6 +41,7 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->mount_time_ns = sbi->mount_time_ns;
 	st->recovered = sbi->recovered;
 	st->read_only = sb_rdonly(sb);
+	nova_gc_get_stats(sb, st);
 	for (i = 0; i < NOVA_CTL_OP_NR; i++) {
 		st->op_count[i] = atomic64_read(&sbi->op_count[i]);
 		st->op_time_ns[i] = atomic64_read(&sbi->op_time_ns[i]);

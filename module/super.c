@@ -511,6 +511,7 @@ static const struct dax_holder_operations nova_dax_holder_ops = {
 
 static void nova_free_sbi(struct nova_sb_info *sbi)
 {
+	nova_gc_destroy(sbi->sb);
 	nova_snapshot_destroy(sbi->sb);
 	nova_inode_tables_destroy(sbi->sb);
 	nova_journal_destroy(sbi->sb);
@@ -569,6 +570,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	mutex_init(&sbi->sb_mutex);
 	sb->s_fs_info = sbi;
+	err = nova_gc_init(sb);
+	if (err)
+		return err;
 
 	if (!sb_set_blocksize(sb, NOVA_BLOCK_SIZE)) {
 		errorfc(fc, "%s: cannot use 4 KiB blocks", sb->s_id);
@@ -728,6 +732,9 @@ static void nova_kill_sb(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
 	nova_ctl_fs_unmounting(sb);
+	/* GC holds inode references: drop them before the VFS evicts. */
+	if (sbi)
+		nova_gc_stop(sb);
 	kill_block_super(sb);
 	if (sbi)
 		nova_free_sbi(sbi);

@@ -1,0 +1,1181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: log garbage collection.
+ *
+ * Every operation appends to a per-inode log, so a file overwritten
+ * forever or a directory with churn would eat the device. Entries that a
+ * later entry makes irrelevant are marked invalid as they are superseded
+ * (the e_flags hint and the page tail's lt_valid count, see log.c and the
+ * supersession rules in file.c, inode.c and below) and two collectors
+ * reclaim them:
+ *
+ *  - Fast GC runs when a log needs a new page (nova_gc_extend_log()). It
+ *    walks the page tails from the head to the page holding the committed
+ *    tail and unlinks every run of pages whose entries are all invalid
+ *    with one 8-byte commit of the pointer to the run (the previous page's
+ *    lt_next, or i_log_head); the pages are freed once that store is
+ *    durable. A crash leaves the chain either with or without the run.
+ *
+ *  - Thorough GC runs when the live entries would fill less than half of
+ *    the log's pages. It writes the live entries, in log order, to new
+ *    pages, switches i_log_head and i_log_tail together through the lite
+ *    journal, repoints the DRAM indexes and frees the old chain. A crash
+ *    before the journal transaction closes leaves the old log, after it
+ *    the new one; the new pages (or the old ones) are unreachable then and
+ *    crash recovery, which rebuilds the allocator from reachable pages,
+ *    frees them. It needs the inode's i_rwsem (and, for files, the
+ *    invalidate lock) because lookups, readdir, read() and page faults
+ *    read entries without log_lock, so it runs from a work item (or on
+ *    request, nova_gc_request()), not inside an operation.
+ *
+ * Extensions double the log (its page count after fast GC) up to
+ * NOVA_LOG_EXTEND_MAX pages and then add NOVA_LOG_EXTEND_MAX pages at a
+ * time, so the walk of fast GC is amortised over the pages it adds.
+ *
+ * What is live. A write entry: the file pages the xarray maps to it. A
+ * dentry: the binding a name in the index points to, the newest ".."
+ * (the parent), and the newest dentry entry of any kind (it carries the
+ * directory's link count). A removal cancels the binding it removes, so
+ * it must outlive that binding on media: it is invalidated at once when
+ * both share a page (they are freed together) and otherwise when fast GC
+ * frees the binding's page (nova_inode_info.gc_cancels). A setattr entry:
+ * see nova_apply_setattr(); in addition a size change is superseded by a
+ * later one that sets every field it set and drops at least the pages it
+ * dropped. A link change: the newest one. Thorough GC decides liveness
+ * from the DRAM indexes rather than from the hints (which may overcount
+ * after a crash), trims write entries to their live pages, and closes the
+ * new log with one setattr entry restating mode, owner and times, so that
+ * older attribute entries need not be kept.
+ *
+ * nova_gc_reclaimable() is the one decision point for dropping an entry:
+ * dead for the live file system and not shown by a snapshot (the epoch
+ * check). Entries are in epoch order in a log, so the entries a snapshot
+ * shows are a prefix of it; thorough GC copies that prefix unchanged and
+ * then keeps every size change and removal after it, since they may
+ * cancel something in the prefix.
+ *
+ * Lock order: sb_writers (freeze) -> i_rwsem -> invalidate_lock ->
+ * nova_inode_info.log_lock -> (snapshot table, allocator, journal: leaf
+ * locks); the queue's xa_lock is a leaf taken with log_lock held. The
+ * work item takes s_umount only by trylock, so unmount and remount, which
+ * hold it, never wait for GC; unmount flushes the work before the inodes
+ * are evicted (nova_gc_stop()).
+ */
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "nova.h"
+#include "pmem.h"
+
+/* Log extension: double up to this many pages (1 MiB), then add as many. */
+#define NOVA_LOG_EXTEND_MAX		256
+/* Smaller logs are not worth a thorough GC on their own. */
+#define NOVA_GC_THOROUGH_MIN_PAGES	8
+/* Attributes the setattr entry closing a compacted log restates. */
+#define NOVA_GC_ATTRS	(NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID | \
+			 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME)
+
+struct nova_gc_info {
+	struct super_block *sb;
+	struct work_struct work;
+	struct xarray queue;		/* ino -> igrab()bed inode, thorough GC */
+	bool stopped;			/* under the queue's xa_lock */
+	atomic64_t fast_pages;
+	atomic64_t thorough_runs;
+	atomic64_t thorough_pages;
+	atomic64_t entries_copied;
+	atomic64_t time_ns;
+};
+
+/* Removal entries waiting for the log page of the binding they cancel. */
+struct nova_gc_wait {
+	unsigned int nr, cap;
+	u64 off[];
+};
+
+static u64 nova_gc_page(u64 off)
+{
+	return off & ~((u64)NOVA_BLOCK_SIZE - 1);
+}
+
+static struct nova_log_page_tail *nova_gc_lt(struct nova_sb_info *sbi,
+					     u64 page)
+{
+	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
+}
+
+static bool nova_gc_page_ok(struct nova_sb_info *sbi, u64 page)
+{
+	return !(page & (NOVA_BLOCK_SIZE - 1)) &&
+	       nova_block_ok(sbi, page >> NOVA_BLOCK_SHIFT, 1);
+}
+
+/*
+ * The reclaim hook: may an entry be dropped from its log? @dead says the
+ * live file system no longer needs it (validity accounting); a snapshot
+ * that shows it still does (the epoch check, snapshot.c).
+ */
+static bool nova_gc_reclaimable(struct super_block *sb,
+				const struct nova_log_entry_header *h,
+				bool dead)
+{
+	return dead &&
+	       nova_snapshot_entry_reclaimable(sb, le64_to_cpu(h->e_epoch_id));
+}
+
+/* ---- per-inode state ---- */
+
+void nova_gc_init_inode(struct nova_inode_info *ni)
+{
+	ni->last_size = 0;
+	ni->last_dentry = 0;
+	ni->last_dotdot = 0;
+	ni->last_dentry_cancels = false;
+	ni->gc_removals = 0;
+	ni->gc_thorough_at = 0;
+	xa_init(&ni->gc_cancels);
+}
+
+/* Forget the removals waiting for pages (the index goes away). */
+void nova_gc_forget_inode(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_gc_wait *w;
+	unsigned long idx;
+
+	xa_for_each(&ni->gc_cancels, idx, w)
+		kfree(w);
+	xa_destroy(&ni->gc_cancels);
+}
+
+/*
+ * Removal entry @off may go once the log page @page is gone. If that
+ * cannot be recorded (no memory), the removal simply stays until a
+ * thorough GC.
+ */
+static void nova_gc_wait_for(struct inode *dir, u64 page, u64 off)
+{
+	struct nova_inode_info *ni = NOVA_I(dir);
+	unsigned long idx = page >> NOVA_BLOCK_SHIFT;
+	struct nova_gc_wait *w = xa_load(&ni->gc_cancels, idx), *n;
+	unsigned int cap;
+
+	if (w && w->nr < w->cap) {
+		w->off[w->nr++] = off;
+		return;
+	}
+	cap = w ? w->cap * 2 : 4;
+	n = krealloc(w, struct_size(n, off, cap), GFP_NOFS | __GFP_NOWARN);
+	if (!n)
+		return;
+	n->cap = cap;
+	if (!w)
+		n->nr = 0;
+	n->off[n->nr++] = off;
+	/* Replacing a present slot cannot fail; only a new one can. */
+	if (n != w && xa_is_err(xa_store(&ni->gc_cancels, idx, n, GFP_NOFS)))
+		kfree(n);
+}
+
+/* Log page @page of @dir is gone: the removals waiting for it are dead. */
+static void nova_gc_page_gone(struct inode *dir, u64 page)
+{
+	struct nova_inode_info *ni = NOVA_I(dir);
+	struct nova_gc_wait *w;
+	unsigned int i;
+
+	w = xa_erase(&ni->gc_cancels, page >> NOVA_BLOCK_SHIFT);
+	if (!w)
+		return;
+	for (i = 0; i < w->nr; i++) {
+		if (w->off[i] == ni->last_dentry)
+			ni->last_dentry_cancels = false;
+		else
+			nova_log_invalidate(dir, w->off[i]);
+		if (ni->gc_removals)
+			ni->gc_removals--;
+	}
+	kfree(w);
+}
+
+static bool nova_gc_is_dotdot(const struct nova_dentry_entry *de)
+{
+	return de->de_name_len == 2 && de->de_name[0] == '.' &&
+	       de->de_name[1] == '.';
+}
+
+/*
+ * A dentry entry at @off is being applied to @dir (before the index
+ * changes). At runtime, retire what it supersedes: the previous newest
+ * dentry entry if it was a removal whose binding is gone, the previous
+ * "..". Called by nova_dir_apply() with log_lock held.
+ */
+void nova_gc_dentry(struct inode *dir, u64 off, struct nova_dentry_entry *de,
+		    bool runtime)
+{
+	struct nova_inode_info *ni = NOVA_I(dir);
+	struct nova_sb_info *sbi = NOVA_SB(dir->i_sb);
+	u64 prev = ni->last_dentry, old;
+	bool prev_cancels = ni->last_dentry_cancels;
+	struct nova_dentry_node *n;
+
+	/* The newest dentry entry carries the link count: it stays. */
+	ni->last_dentry = off;
+	ni->last_dentry_cancels = false;
+	if (nova_gc_is_dotdot(de)) {
+		old = ni->last_dotdot;
+		ni->last_dotdot = off;
+		if (runtime)
+			nova_log_invalidate(dir, old);
+	} else if (!le64_to_cpu(de->de_ino)) {
+		/*
+		 * A removal. After a remount nothing says whether the binding
+		 * it cancels is still on media: keep it.
+		 */
+		n = runtime ? nova_dir_find(dir, de->de_name, de->de_name_len) :
+			      NULL;
+		if (!runtime) {
+			ni->last_dentry_cancels = true;
+			if (!(de->hdr.e_flags & NOVA_ENTRY_INVALID))
+				ni->gc_removals++;
+		} else if (n && nova_gc_page(n->entry) != nova_gc_page(off)) {
+			/* Sharing a page, the two would be freed together. */
+			nova_gc_wait_for(dir, nova_gc_page(n->entry), off);
+			ni->last_dentry_cancels = true;
+			ni->gc_removals++;
+		}
+	}
+	if (!runtime || !prev)
+		return;
+	de = nova_addr(sbi, prev);
+	if (nova_gc_is_dotdot(de)) {
+		if (prev != ni->last_dotdot)
+			nova_log_invalidate(dir, prev);
+	} else if (!le64_to_cpu(de->de_ino) && !prev_cancels) {
+		nova_log_invalidate(dir, prev);
+	}
+}
+
+/*
+ * A setattr entry at @off is being applied. A size change supersedes the
+ * previous one if it sets every other field that one set and drops at
+ * least the pages it dropped (its size is not larger). Log lock held.
+ */
+void nova_gc_setattr(struct inode *inode, u64 off,
+		     const struct nova_setattr_entry *sa, bool runtime)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	const struct nova_setattr_entry *old;
+	u32 mask = le32_to_cpu(sa->sa_mask), omask;
+
+	if (!(mask & NOVA_ATTR_SIZE))
+		return;
+	if (runtime && ni->last_size) {
+		old = nova_addr(NOVA_SB(inode->i_sb), ni->last_size);
+		omask = le32_to_cpu(old->sa_mask) & ~NOVA_ATTR_SIZE;
+		if (!(omask & ~mask) &&
+		    le64_to_cpu(old->sa_size) >= le64_to_cpu(sa->sa_size))
+			nova_log_invalidate(inode, ni->last_size);
+	}
+	ni->last_size = off;
+}
+
+/* ---- fast GC ---- */
+
+/*
+ * May every entry of log page @page be dropped? lt_valid is a quick
+ * filter; the invalid flags of the entries decide (a flag is set only
+ * after the entry superseding it is committed).
+ */
+static bool nova_gc_page_dead(struct super_block *sb, u64 page,
+			      struct nova_log_page_tail *lt)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 pos = page, end = page + NOVA_LOG_DATA_SIZE;
+	struct nova_log_entry_header *h;
+
+	if (le32_to_cpu(READ_ONCE(lt->lt_valid)))
+		return false;
+	while (end - pos >= sizeof(*h)) {
+		unsigned int size;
+
+		h = nova_addr(sbi, pos);
+		size = le16_to_cpu(h->e_size);
+		if (h->e_type == NOVA_LOG_PAD)
+			break;
+		if (size < sizeof(*h) || size % 8 || size > end - pos ||
+		    !(h->e_flags & NOVA_ENTRY_INVALID))
+			return false;
+		pos += size;
+	}
+	/* The first entry is the oldest: its epoch decides for the page. */
+	h = nova_addr(sbi, page);
+	return h->e_type == NOVA_LOG_PAD || nova_gc_reclaimable(sb, h, true);
+}
+
+/*
+ * Unlink the dead pages from @first up to (not including) @to, which
+ * @link (a commit word: i_log_head or a page's lt_next) points to, and
+ * free them. Returns how many were freed.
+ */
+static unsigned long nova_gc_unlink(struct inode *inode, __le64 *link,
+				    u64 first, u64 to)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long n = 0;
+	u64 page = first, next;
+
+	/*
+	 * One 8-byte store takes the whole run out of the chain. The fence
+	 * after it (nova_pmem_commit64()) makes that durable before any of
+	 * the pages can be handed out again and overwritten; until then they
+	 * are intact, so a crash finds the old chain or the new one.
+	 */
+	nova_pmem_commit64(link, to);
+	if (link == &nova_pi(inode)->i_log_head)
+		ni->log_head = to;
+	while (page != to) {
+		/* Read the link before the page can be reused. */
+		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
+		if (S_ISDIR(inode->i_mode))
+			nova_gc_page_gone(inode, page);
+		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1,
+				 NOVA_BLOCK_LOG);
+		ni->log_pages--;
+		n++;
+		page = next;
+	}
+	return n;
+}
+
+/*
+ * Fast GC of @inode's log: free the runs of dead pages before the page
+ * holding the committed tail. Sets *@live to an estimate of the pages the
+ * live entries would fill. Returns the pages freed. Log lock held.
+ */
+static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le64 *link = &nova_pi(inode)->i_log_head;
+	u64 stop, page = ni->log_head, dead = 0, next, valid = 0, entries = 0;
+	unsigned long freed = 0, seen = 0, kept = 0, pages = ni->log_pages;
+	struct nova_log_page_tail *lt;
+
+	lockdep_assert_held(&ni->log_lock);
+	*live = 1;
+	if (!page)
+		return 0;
+	stop = ni->log_tail ? nova_gc_page(ni->log_tail) : page;
+	while (page != stop) {
+		lt = nova_gc_lt(sbi, page);
+		next = le64_to_cpu(READ_ONCE(lt->lt_next));
+		if (++seen > pages || !nova_gc_page_ok(sbi, next)) {
+			nova_err(sb, "inode %lu: log chain broken at %llu, not collecting it",
+				 inode->i_ino, page);
+			return freed;
+		}
+		if (nova_gc_page_dead(sb, page, lt)) {
+			if (!dead)
+				dead = page;
+			page = next;
+			continue;
+		}
+		if (dead) {
+			freed += nova_gc_unlink(inode, link, dead, page);
+			dead = 0;
+			/* Removals waiting for those pages may be dead now. */
+			if (nova_gc_page_dead(sb, page, lt)) {
+				dead = page;
+				page = next;
+				continue;
+			}
+		}
+		valid += le32_to_cpu(lt->lt_valid);
+		entries += le32_to_cpu(lt->lt_entries);
+		kept++;
+		link = &lt->lt_next;
+		page = next;
+	}
+	if (dead)
+		freed += nova_gc_unlink(inode, link, dead, stop);
+	/*
+	 * Pages the live entries would fill, at the average entry size of
+	 * the pages kept, plus the tail page. Removals counted valid only
+	 * because of what they cancel are not live for a thorough GC.
+	 */
+	valid -= min_t(u64, valid, ni->gc_removals);
+	if (entries)
+		*live = div64_u64(valid * kept + entries - 1, entries) + 1;
+	return freed;
+}
+
+/* Hand @inode to the work item for a thorough GC. Log lock held. */
+static void nova_gc_queue(struct inode *inode)
+{
+	struct nova_gc_info *gc = NOVA_SB(inode->i_sb)->gc;
+	int err;
+
+	if (!gc || xa_load(&gc->queue, inode->i_ino) || !igrab(inode))
+		return;
+	xa_lock(&gc->queue);
+	err = gc->stopped ? -ESHUTDOWN :
+	      __xa_insert(&gc->queue, inode->i_ino, inode,
+			  GFP_NOWAIT | __GFP_NOWARN);
+	xa_unlock(&gc->queue);
+	if (err) {
+		/* The caller holds a reference too: this is not the last. */
+		iput(inode);
+		return;
+	}
+	queue_work(system_unbound_wq, &gc->work);
+}
+
+/*
+ * Allocate @want log pages (fewer if space is short, at least one) and
+ * chain them: each initialised empty, linked to the next, durable on
+ * return and not yet reachable. Returns the first page in *@first.
+ */
+static int nova_gc_new_chain(struct inode *inode, unsigned long want,
+			     u64 *first, unsigned long *got)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_log_page_tail t = {
+		.lt_ino = cpu_to_le64(inode->i_ino),
+		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
+	};
+	unsigned long n = 0, blk, cnt, i;
+	u64 prev = 0, page;
+	int err;
+
+	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	while (n < want) {
+		err = nova_alloc_blocks(sb, want - n, false, NOVA_BLOCK_LOG,
+					&blk, &cnt);
+		if (err) {
+			if (!n)
+				return err;
+			break;
+		}
+		for (i = 0; i < cnt; i++) {
+			page = (u64)(blk + i) << NOVA_BLOCK_SHIFT;
+			/* An empty page: a pad byte, then nothing. */
+			nova_pmem_memset(nova_addr(sbi, page), NOVA_LOG_PAD, 8);
+			nova_pmem_memcpy(nova_gc_lt(sbi, page), &t, sizeof(t));
+			if (prev)
+				nova_pmem_store64(&nova_gc_lt(sbi, prev)->lt_next,
+						  page);
+			else
+				*first = page;
+			prev = page;
+		}
+		n += cnt;
+	}
+	/* The chain is durable before the caller links it. */
+	nova_pmem_fence();
+	NOVA_I(inode)->log_pages += n;
+	*got = n;
+	return 0;
+}
+
+/*
+ * The log of @inode is full up to the end of @page (whose lt_next is 0)
+ * and needs more room: collect dead pages, maybe queue a thorough GC,
+ * then link an extension after @page and return its first page in
+ * *@next. Caller (nova_log_append()) holds the log lock.
+ */
+int nova_gc_extend_log(struct inode *inode, u64 page, u64 *next)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	struct nova_gc_info *gc = sbi->gc;
+	unsigned long freed, live, got;
+	u64 start = ktime_get_ns();
+	int err;
+
+	freed = nova_gc_fast(inode, &live);
+	if (gc) {
+		atomic64_add(freed, &gc->fast_pages);
+		atomic64_add(ktime_get_ns() - start, &gc->time_ns);
+	}
+	if (ni->log_pages >= max_t(unsigned long, NOVA_GC_THOROUGH_MIN_PAGES,
+				   ni->gc_thorough_at) &&
+	    live * 2 < ni->log_pages)
+		nova_gc_queue(inode);
+
+	err = nova_gc_new_chain(inode, clamp_t(unsigned long, ni->log_pages,
+					       1, NOVA_LOG_EXTEND_MAX),
+				next, &got);
+	if (err)
+		return err;
+	/* The extension is durable; link it (0 -> first page, once). */
+	nova_pmem_commit64(&nova_gc_lt(sbi, page)->lt_next, *next);
+	return 0;
+}
+
+/* ---- thorough GC ---- */
+
+/* Where an entry that DRAM may point to moved. */
+struct nova_gc_move {
+	u64 from, to;
+};
+
+/* The new log being planned (@write false) or written. */
+struct nova_gc_out {
+	struct inode *inode;
+	bool write;
+	bool pinned;			/* a prefix a snapshot shows was kept */
+	bool suffix;			/* planning: past that prefix */
+	unsigned long index;		/* entries of the old log seen */
+	unsigned long prefix;		/* entries in that prefix (planned) */
+	u64 *pages;			/* the new pages (writing) */
+	unsigned long nr_pages;		/* used so far */
+	unsigned long max_pages;	/* allocated (writing) */
+	u64 pos, end;			/* free space in the current page */
+	u32 valid, entries;		/* hints of the current page */
+	struct nova_gc_move *moves;
+	unsigned long nr_moves, max_moves;
+	unsigned long copied;		/* entries written */
+	u64 last_size, last_link, last_dentry, last_dotdot;
+};
+
+/* Close the current page: pad, then its tail with the hints. */
+static void nova_gc_out_close(struct nova_gc_out *o, u64 next)
+{
+	struct nova_sb_info *sbi = NOVA_SB(o->inode->i_sb);
+	struct nova_log_page_tail t = {
+		.lt_next = cpu_to_le64(next),
+		.lt_valid = cpu_to_le32(o->valid),
+		.lt_entries = cpu_to_le32(o->entries),
+		.lt_ino = cpu_to_le64(o->inode->i_ino),
+		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
+	};
+	u64 page;
+
+	if (!o->write || !o->nr_pages)
+		return;
+	page = o->pages[o->nr_pages - 1];
+	if (o->pos < o->end)
+		nova_pmem_memset(nova_addr(sbi, o->pos), NOVA_LOG_PAD, 1);
+	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	nova_pmem_memcpy(nova_gc_lt(sbi, page), &t, sizeof(t));
+}
+
+/*
+ * Append @size bytes of @entry to the new log; @valid is its hint, @from
+ * its old offset (0: a new entry). Returns the new offset, 0 when out of
+ * the planned pages (a bug).
+ */
+static u64 nova_gc_emit(struct nova_gc_out *o, const void *entry,
+			unsigned int size, bool valid, u64 from)
+{
+	struct nova_sb_info *sbi = NOVA_SB(o->inode->i_sb);
+	struct nova_log_entry_header *h;
+	u64 at;
+
+	if (!o->nr_pages || o->pos + size > o->end) {
+		u64 page = 0;
+
+		if (o->write) {
+			if (o->nr_pages >= o->max_pages)
+				return 0;
+			page = o->pages[o->nr_pages];
+			nova_gc_out_close(o, page);
+		}
+		o->nr_pages++;
+		o->pos = page;
+		o->end = page + NOVA_LOG_DATA_SIZE;
+		o->valid = 0;
+		o->entries = 0;
+	}
+	at = o->pos;
+	o->pos += size;
+	o->entries++;
+	o->valid += valid;
+	o->copied++;
+	if (!o->write)
+		return at ? at : 1;
+	h = nova_addr(sbi, at);
+	nova_pmem_memcpy(h, entry, size);
+	if (from && o->nr_moves < o->max_moves) {
+		o->moves[o->nr_moves].from = from;
+		o->moves[o->nr_moves].to = at;
+		o->nr_moves++;
+	}
+	return at;
+}
+
+/* Copy the entry at @off unchanged (hints included). */
+static int nova_gc_keep(struct nova_gc_out *o, u64 off,
+			struct nova_log_entry_header *h)
+{
+	unsigned int size = le16_to_cpu(h->e_size);
+
+	return nova_gc_emit(o, h, size, !(h->e_flags & NOVA_ENTRY_INVALID),
+			    off) ? 0 : -EIO;
+}
+
+/* A write entry: its live pages, as runs. */
+static int nova_gc_write(struct nova_gc_out *o, u64 off,
+			 struct nova_file_write_entry *fw)
+{
+	struct nova_inode_info *ni = NOVA_I(o->inode);
+	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff), run = 0;
+	u32 i, n = le32_to_cpu(fw->fw_num_pages), len = 0;
+	void *me = xa_mk_value(off);
+	struct nova_file_write_entry c;
+
+	for (i = 0; i <= n; i++) {
+		bool live = i < n && xa_load(&ni->pages, pgoff + i) == me;
+
+		if (live) {
+			if (!len)
+				run = pgoff + i;
+			len++;
+			continue;
+		}
+		if (!len)
+			continue;
+		c = *fw;
+		c.hdr.e_flags = 0;
+		c.fw_dead_pages = 0;
+		if (len != n) {
+			/* Trimmed: a new entry with the same header. */
+			c.fw_pgoff = cpu_to_le64(run);
+			c.fw_num_pages = cpu_to_le32(len);
+			c.fw_block = cpu_to_le64(le64_to_cpu(fw->fw_block) +
+						 (run - pgoff));
+			nova_entry_seal(&c);
+		}
+		if (!nova_gc_emit(o, &c, sizeof(c), true, off))
+			return -EIO;
+		len = 0;
+	}
+	return 0;
+}
+
+/* A dentry entry of directory o->inode. */
+static int nova_gc_dentry_entry(struct nova_gc_out *o, u64 off,
+				struct nova_dentry_entry *de)
+{
+	struct nova_inode_info *ni = NOVA_I(o->inode);
+	struct nova_dentry_node *n;
+	bool keep = off == ni->last_dentry;
+
+	if (nova_gc_is_dotdot(de)) {
+		keep |= off == ni->last_dotdot;
+	} else if (le64_to_cpu(de->de_ino)) {
+		n = nova_dir_find(o->inode, de->de_name, de->de_name_len);
+		keep |= n && n->entry == off;
+	} else {
+		/* A removal may cancel a binding in the kept prefix. */
+		keep |= o->pinned;
+	}
+	if (!keep)
+		return 0;
+	if (!nova_gc_emit(o, de, le16_to_cpu(de->hdr.e_size), true, off))
+		return -EIO;
+	return 0;
+}
+
+static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
+			      void *arg)
+{
+	struct nova_gc_out *o = arg;
+	struct nova_inode_info *ni = NOVA_I(o->inode);
+	struct nova_log_entry_header *h = entry;
+	bool pinned;
+
+	/*
+	 * What a snapshot shows is copied as it is: a prefix of the log, as
+	 * entries are in epoch order. The copy uses the planned prefix, so
+	 * a snapshot deleted meanwhile cannot make the two passes differ.
+	 */
+	if (o->write) {
+		pinned = o->index < o->prefix;
+	} else {
+		pinned = !o->suffix && !nova_gc_reclaimable(sb, h, true);
+		if (pinned)
+			o->prefix = o->index + 1;
+		else
+			o->suffix = true;
+	}
+	o->index++;
+	if (pinned) {
+		o->pinned = true;
+		return nova_gc_keep(o, off, h);
+	}
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		return nova_gc_write(o, off, entry);
+	case NOVA_LOG_DENTRY:
+		return nova_gc_dentry_entry(o, off, entry);
+	case NOVA_LOG_SETATTR: {
+		struct nova_setattr_entry *sa = entry;
+
+		/* Other fields are restated at the end of the new log. */
+		if ((le32_to_cpu(sa->sa_mask) & NOVA_ATTR_SIZE) &&
+		    (off == ni->last_size || o->pinned))
+			return nova_gc_keep(o, off, h);
+		return 0;
+	}
+	case NOVA_LOG_LINK_CHANGE:
+		return off == ni->last_link ? nova_gc_keep(o, off, h) : 0;
+	}
+	return nova_gc_keep(o, off, h);
+}
+
+/* The setattr entry restating @inode's mode, owner and times. */
+static void nova_gc_attr_entry(struct inode *inode,
+			       struct nova_setattr_entry *sa, u64 trans)
+{
+	memset(sa, 0, sizeof(*sa));
+	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
+			  sizeof(*sa), trans);
+	sa->sa_mask = cpu_to_le32(NOVA_GC_ATTRS);
+	sa->sa_mode = cpu_to_le16(inode->i_mode);
+	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
+	sa->sa_gid = cpu_to_le32(i_gid_read(inode));
+	sa->sa_size = cpu_to_le64(i_size_read(inode));
+	nova_ts_to_media(&sa->sa_atime, &inode->i_atime);
+	nova_ts_to_media(&sa->sa_mtime, &inode->i_mtime);
+	nova_ts_to_media(&sa->sa_ctime, &inode->i_ctime);
+	nova_entry_seal(sa);
+}
+
+/* One pass over the committed log: plan (o->write false) or copy. */
+static int nova_gc_pass(struct nova_gc_out *o, u64 *attr_off)
+{
+	struct inode *inode = o->inode;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	struct nova_setattr_entry sa;
+	u64 at;
+	int err;
+
+	err = nova_log_walk_raw(inode->i_sb, inode->i_ino, ni->log_head,
+				ni->log_tail, nova_gc_copy_entry, NULL, o);
+	if (err)
+		return err;
+	nova_gc_attr_entry(inode, &sa, o->write ? nova_next_trans(sbi) : 0);
+	at = nova_gc_emit(o, &sa, sizeof(sa), true, 0);
+	if (!at)
+		return -EIO;
+	*attr_off = at;
+	nova_gc_out_close(o, 0);
+	return 0;
+}
+
+/* Repoint the DRAM indexes at the entries' new homes. Log lock held. */
+static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	u64 size = 0, link = 0, dentry = 0, dotdot = 0;
+	unsigned long i;
+
+	for (i = 0; i < o->nr_moves; i++) {
+		u64 from = o->moves[i].from, to = o->moves[i].to;
+		struct nova_log_entry_header *h = nova_addr(sbi, to);
+
+		if (from == ni->last_size)
+			size = to;
+		if (from == ni->last_link)
+			link = to;
+		if (from == ni->last_dentry)
+			dentry = to;
+		if (from == ni->last_dotdot)
+			dotdot = to;
+		if (h->e_type == NOVA_LOG_FILE_WRITE) {
+			struct nova_file_write_entry *fw = (void *)h;
+			pgoff_t p = le64_to_cpu(fw->fw_pgoff);
+			u32 k, n = le32_to_cpu(fw->fw_num_pages);
+
+			/* A kept snapshot entry may own only some pages. */
+			for (k = 0; k < n; k++)
+				if (xa_load(&ni->pages, p + k) ==
+				    xa_mk_value(from))
+					xa_store(&ni->pages, p + k,
+						 xa_mk_value(to), GFP_NOFS);
+		} else if (h->e_type == NOVA_LOG_DENTRY) {
+			struct nova_dentry_entry *de = (void *)h;
+			struct nova_dentry_node *n;
+
+			if (!le64_to_cpu(de->de_ino) || nova_gc_is_dotdot(de))
+				continue;
+			n = nova_dir_find(inode, de->de_name, de->de_name_len);
+			if (n && n->entry == from)
+				n->entry = to;
+		}
+	}
+	ni->last_size = size;
+	ni->last_link = link;
+	ni->last_dentry = dentry;
+	ni->last_dotdot = dotdot;
+	/* A kept removal may still cancel a binding in a kept prefix. */
+	ni->last_dentry_cancels = o->pinned;
+	ni->gc_removals = 0;
+	if (S_ISDIR(inode->i_mode))
+		nova_gc_forget_inode(inode);
+}
+
+/* Free a whole old chain from @page (its pages are unreachable). */
+static void nova_gc_free_chain(struct inode *inode, u64 page,
+			       unsigned long max)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 next;
+
+	while (page && max--) {
+		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
+		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1,
+				 NOVA_BLOCK_LOG);
+		page = nova_gc_page_ok(sbi, next) ? next : 0;
+	}
+}
+
+static void nova_gc_free_pages(struct super_block *sb, u64 *pages,
+			       unsigned long n)
+{
+	while (n--)
+		nova_free_blocks(sb, pages[n] >> NOVA_BLOCK_SHIFT, 1,
+				 NOVA_BLOCK_LOG);
+}
+
+/*
+ * Thorough GC of @inode's log: copy the live entries to new pages if that
+ * at least halves the log (@force: if it saves any page). Returns the
+ * entries copied (0: not done) or a negative errno. Caller holds i_rwsem,
+ * for a regular file the invalidate lock, and the log lock.
+ */
+static long nova_gc_thorough(struct inode *inode, bool force)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_gc_out plan = { .inode = inode };
+	struct nova_gc_out o = { .inode = inode, .write = true };
+	unsigned long old_pages = ni->log_pages, n = 0, blk, got;
+	u64 old_head = ni->log_head, attr_off;
+	struct nova_jword w[2];
+	long ret;
+	int err;
+
+	lockdep_assert_held(&ni->log_lock);
+	if (!old_head)
+		return 0;
+	err = nova_gc_pass(&plan, &attr_off);
+	if (err)
+		return err;
+	if (force ? plan.nr_pages >= old_pages :
+		    plan.nr_pages * 2 > old_pages) {
+		/* Not worth it now: wait until the log has doubled. */
+		ni->gc_thorough_at = 2 * old_pages;
+		return 0;
+	}
+
+	o.max_pages = plan.nr_pages;
+	o.max_moves = plan.copied;
+	o.prefix = plan.prefix;
+	o.pages = kvmalloc_array(o.max_pages, sizeof(*o.pages), GFP_NOFS);
+	o.moves = kvmalloc_array(o.max_moves, sizeof(*o.moves), GFP_NOFS);
+	ret = -ENOMEM;
+	if (!o.pages || !o.moves)
+		goto out;
+	while (n < o.max_pages) {
+		err = nova_alloc_blocks(sb, o.max_pages - n, false,
+					NOVA_BLOCK_LOG, &blk, &got);
+		if (err) {
+			nova_gc_free_pages(sb, o.pages, n);
+			ret = err;
+			goto out;
+		}
+		while (got--)
+			o.pages[n++] = (u64)blk++ << NOVA_BLOCK_SHIFT;
+	}
+	err = nova_gc_pass(&o, &attr_off);
+	if (err || WARN_ON_ONCE(o.nr_pages != o.max_pages)) {
+		nova_gc_free_pages(sb, o.pages, n);
+		ret = err ?: -EIO;
+		goto out;
+	}
+
+	/*
+	 * Every new page, entry and tail is durable before the switch; then
+	 * head and tail change together (lite journal: a crash rolls both
+	 * back to the old log, which is untouched until after the commit).
+	 */
+	nova_pmem_fence();
+	w[0].word = &nova_pi(inode)->i_log_head;
+	w[0].val = o.pages[0];
+	w[1].word = &nova_pi(inode)->i_log_tail;
+	w[1].val = o.pos;
+	nova_journal_commit(sb, w, 2);
+
+	nova_gc_repoint(inode, &o);
+	ni->log_head = o.pages[0];
+	ni->log_tail = o.pos;
+	ni->log_pages = o.nr_pages;
+	ni->last_setattr = attr_off;
+	ni->last_append = attr_off;
+	ni->gc_thorough_at = 2 * o.nr_pages;
+	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+			  (NOVA_BLOCK_SHIFT - 9);
+	/* Nothing reaches the old chain now: free it. */
+	nova_gc_free_chain(inode, old_head, old_pages);
+	if (NOVA_SB(sb)->gc) {
+		atomic64_inc(&NOVA_SB(sb)->gc->thorough_runs);
+		atomic64_add(old_pages - o.nr_pages,
+			     &NOVA_SB(sb)->gc->thorough_pages);
+		atomic64_add(o.copied, &NOVA_SB(sb)->gc->entries_copied);
+	}
+	ret = o.copied;
+out:
+	kvfree(o.pages);
+	kvfree(o.moves);
+	return ret;
+}
+
+/*
+ * Collect @inode's log: fast GC, then a thorough GC if it halves the log
+ * (@force: if it saves any page). Takes the inode's locks.
+ */
+static int nova_gc_inode(struct inode *inode, bool force,
+			 struct nova_gc_result *res)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_gc_info *gc = NOVA_SB(inode->i_sb)->gc;
+	bool reg = S_ISREG(inode->i_mode);
+	u64 start = ktime_get_ns();
+	unsigned long before, freed, live;
+	long copied;
+
+	inode_lock(inode);
+	if (reg)
+		filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&ni->log_lock);
+	before = ni->log_pages;
+	freed = nova_gc_fast(inode, &live);
+	atomic64_add(freed, &gc->fast_pages);
+	copied = inode->i_nlink ? nova_gc_thorough(inode, force) : 0;
+	if (res) {
+		res->inodes++;
+		res->log_pages_before += before;
+		res->log_pages_after += ni->log_pages;
+		res->fast_pages += freed;
+		if (copied > 0) {
+			res->thorough_runs++;
+			res->entries_copied += copied;
+		}
+	}
+	mutex_unlock(&ni->log_lock);
+	if (reg)
+		filemap_invalidate_unlock(inode->i_mapping);
+	inode_unlock(inode);
+	atomic64_add(ktime_get_ns() - start, &gc->time_ns);
+	return copied < 0 ? copied : 0;
+}
+
+/*
+ * May GC change the file system now? Caller holds s_umount, which keeps
+ * remount, freezing and thawing away; a frozen fs stays frozen meanwhile.
+ * (GC takes s_umount rather than sb_start_write(): the freeze protection
+ * would order it the wrong way round against s_umount.)
+ */
+static bool nova_gc_writable(struct super_block *sb)
+{
+	lockdep_assert_held(&sb->s_umount);
+	return !sb_rdonly(sb) && sb->s_writers.frozen == SB_UNFROZEN &&
+	       NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE;
+}
+
+static void nova_gc_work(struct work_struct *work)
+{
+	struct nova_gc_info *gc = container_of(work, struct nova_gc_info,
+					       work);
+	struct super_block *sb = gc->sb;
+	struct inode *inode;
+	unsigned long idx;
+	int err;
+
+	xa_for_each(&gc->queue, idx, inode) {
+		/* Whoever erases the entry owns its reference. */
+		if (xa_erase(&gc->queue, idx) != inode)
+			continue;
+		/*
+		 * Unmount, remount and freezing hold s_umount while they wait
+		 * for us: only try it, and skip the inode if it is taken.
+		 */
+		if (!READ_ONCE(gc->stopped) && down_read_trylock(&sb->s_umount)) {
+			if (nova_gc_writable(sb)) {
+				err = nova_gc_inode(inode, false, NULL);
+				if (err && err != -ENOSPC)
+					nova_warn(sb, "inode %lu: thorough GC failed: %d",
+						  inode->i_ino, err);
+			}
+			up_read(&sb->s_umount);
+		}
+		iput(inode);
+		cond_resched();
+	}
+}
+
+/* ---- on request ---- */
+
+/* Does the live inode @pi have a log of more than one page? */
+static bool nova_gc_worth(struct nova_sb_info *sbi, struct nova_inode *pi)
+{
+	u64 head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+
+	if (le64_to_cpu(READ_ONCE(pi->i_valid)) != 1 ||
+	    !nova_gc_page_ok(sbi, head))
+		return false;
+	return READ_ONCE(nova_gc_lt(sbi, head)->lt_next);
+}
+
+static int nova_gc_one(struct super_block *sb, u64 ino,
+		       struct nova_gc_result *res)
+{
+	struct inode *inode = nova_iget(sb, ino);
+	int err;
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	err = nova_gc_inode(inode, true, res);
+	iput(inode);
+	return err;
+}
+
+/* The root and every live inode with a multi-page log. */
+static int nova_gc_all(struct super_block *sb, struct nova_gc_result *res)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int cpu, nr;
+	int err, ret;
+	u64 idx, ino;
+
+	ret = nova_gc_one(sb, NOVA_ROOT_INO, res);
+	for (cpu = 0; cpu < sbi->cpus; cpu++) {
+		/* Pairs with nova_extend_table(), as nova_get_pinode(). */
+		nr = smp_load_acquire(&sbi->imaps[cpu].nr_blocks);
+		for (idx = 0; idx < (u64)nr * NOVA_INODES_PER_TABLE; idx++) {
+			struct nova_inode *pi;
+
+			ino = NOVA_FIRST_INO + idx * sbi->cpus + cpu;
+			pi = nova_get_pinode(sb, ino);
+			if (pi && nova_gc_worth(sbi, pi)) {
+				/* Freed since we looked: ESTALE, not an error. */
+				err = nova_gc_one(sb, ino, res);
+				if (err && err != -ESTALE && !ret)
+					ret = err;
+			}
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	return ret;
+}
+
+/*
+ * Collect the log of inode @ino, or of every inode (@ino 0), now: fast GC
+ * and a thorough GC wherever it saves a page. The caller holds an active
+ * reference on @sb. *@res is filled in even on error (partial work).
+ * Errors: -ENOENT no such inode, -EROFS read-only or a snapshot mount,
+ * -EBUSY frozen, -EINTR killed, -ENOSPC, -ENOMEM, -EFSCORRUPTED.
+ */
+int nova_gc_request(struct super_block *sb, u64 ino,
+		    struct nova_gc_result *res)
+{
+	u64 start = ktime_get_ns();
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->ino = ino;
+	if (ino && ino != NOVA_ROOT_INO && ino < NOVA_FIRST_INO)
+		return -ENOENT;
+	down_read(&sb->s_umount);
+	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
+		err = -EROFS;
+	else if (!nova_gc_writable(sb))
+		err = -EBUSY;
+	else if (ino)
+		err = nova_gc_one(sb, ino, res);
+	else
+		err = nova_gc_all(sb, res);
+	up_read(&sb->s_umount);
+	if (err == -ESTALE)
+		err = -ENOENT;
+	res->time_ns = ktime_get_ns() - start;
+	return err;
+}
+
+/* ---- life cycle and statistics ---- */
+
+int nova_gc_init(struct super_block *sb)
+{
+	struct nova_gc_info *gc;
+
+	gc = kzalloc(sizeof(*gc), GFP_KERNEL);
+	if (!gc)
+		return -ENOMEM;
+	gc->sb = sb;
+	INIT_WORK(&gc->work, nova_gc_work);
+	xa_init(&gc->queue);
+	NOVA_SB(sb)->gc = gc;
+	return 0;
+}
+
+/*
+ * Unmount: no more queueing; wait for the work item and drop the inodes
+ * still queued, before the VFS evicts every inode. Idempotent.
+ */
+void nova_gc_stop(struct super_block *sb)
+{
+	struct nova_gc_info *gc = NOVA_SB(sb)->gc;
+	struct inode *inode;
+	unsigned long idx;
+
+	if (!gc)
+		return;
+	xa_lock(&gc->queue);
+	gc->stopped = true;
+	xa_unlock(&gc->queue);
+	flush_work(&gc->work);
+	xa_for_each(&gc->queue, idx, inode)
+		if (xa_erase(&gc->queue, idx) == inode)
+			iput(inode);
+}
+
+void nova_gc_destroy(struct super_block *sb)
+{
+	struct nova_gc_info *gc = NOVA_SB(sb)->gc;
+
+	if (!gc)
+		return;
+	cancel_work_sync(&gc->work);
+	xa_destroy(&gc->queue);
+	kfree(gc);
+	NOVA_SB(sb)->gc = NULL;
+}
+
+void nova_gc_get_stats(struct super_block *sb, struct nova_fs_stats *st)
+{
+	struct nova_gc_info *gc = NOVA_SB(sb)->gc;
+
+	if (!gc)
+		return;
+	st->gc_fast_pages = atomic64_read(&gc->fast_pages);
+	st->gc_thorough_runs = atomic64_read(&gc->thorough_runs);
+	st->gc_thorough_pages = atomic64_read(&gc->thorough_pages);
+	st->gc_entries_copied = atomic64_read(&gc->entries_copied);
+	st->gc_time_ns = atomic64_read(&gc->time_ns);
+}
