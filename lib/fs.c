@@ -31,6 +31,18 @@ static struct nla_policy nova_attr_policy[NOVA_A_MAX + 1] = {
 	[NOVA_A_FS_READ_ONLY]		= { .type = NLA_U8 },
 	[NOVA_A_STATS]			= { .type = NLA_NESTED },
 	[NOVA_A_SNAPSHOT]		= { .type = NLA_NESTED },
+	[NOVA_A_GC]			= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1] = {
+	[NOVA_GC_A_INODE]		= { .type = NLA_U64 },
+	[NOVA_GC_A_INODES]		= { .type = NLA_U64 },
+	[NOVA_GC_A_LOG_PAGES_BEFORE]	= { .type = NLA_U64 },
+	[NOVA_GC_A_LOG_PAGES_AFTER]	= { .type = NLA_U64 },
+	[NOVA_GC_A_FAST_PAGES]		= { .type = NLA_U64 },
+	[NOVA_GC_A_THOROUGH_RUNS]	= { .type = NLA_U64 },
+	[NOVA_GC_A_ENTRIES_COPIED]	= { .type = NLA_U64 },
+	[NOVA_GC_A_TIME_NS]		= { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
@@ -56,6 +68,11 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_RECOVERED]	= { .type = NLA_U8 },
 	[NOVA_STATS_A_READ_ONLY]	= { .type = NLA_U8 },
 	[NOVA_STATS_A_OP]		= { .type = NLA_NESTED },
+	[NOVA_STATS_A_GC_FAST_PAGES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_GC_THOROUGH_RUNS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_GC_THOROUGH_PAGES] = { .type = NLA_U64 },
+	[NOVA_STATS_A_GC_ENTRIES_COPIED] = { .type = NLA_U64 },
+	[NOVA_STATS_A_GC_TIME_NS]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
@@ -172,6 +189,11 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 		st->recovered = nla_get_u8(sb[NOVA_STATS_A_RECOVERED]);
 	if (sb[NOVA_STATS_A_READ_ONLY])
 		st->read_only = nla_get_u8(sb[NOVA_STATS_A_READ_ONLY]);
+	st->gc_fast_pages = nova_u64(sb, NOVA_STATS_A_GC_FAST_PAGES);
+	st->gc_thorough_runs = nova_u64(sb, NOVA_STATS_A_GC_THOROUGH_RUNS);
+	st->gc_thorough_pages = nova_u64(sb, NOVA_STATS_A_GC_THOROUGH_PAGES);
+	st->gc_entries_copied = nova_u64(sb, NOVA_STATS_A_GC_ENTRIES_COPIED);
+	st->gc_time_ns = nova_u64(sb, NOVA_STATS_A_GC_TIME_NS);
 
 	/* NOVA_STATS_A_OP repeats: walk the nest instead of the table. */
 	nla_for_each_nested(a, tb[NOVA_A_STATS], rem) {
@@ -494,4 +516,72 @@ int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
 	*list = v.items;
 	*n = v.n;
 	return 0;
+}
+
+int nova_decode_gc(const struct nlmsghdr *nlh, struct nova_gc_report *r)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1], *gb[NOVA_GC_A_MAX + 1];
+
+	memset(r, 0, sizeof(*r));
+	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &r->id) ||
+	    !tb[NOVA_A_GC] ||
+	    nla_parse_nested(gb, NOVA_GC_A_MAX, tb[NOVA_A_GC], nova_gc_policy) ||
+	    !gb[NOVA_GC_A_INODES])
+		return -EBADMSG;
+	r->ino = nova_u64(gb, NOVA_GC_A_INODE);
+	r->inodes = nova_u64(gb, NOVA_GC_A_INODES);
+	r->log_pages_before = nova_u64(gb, NOVA_GC_A_LOG_PAGES_BEFORE);
+	r->log_pages_after = nova_u64(gb, NOVA_GC_A_LOG_PAGES_AFTER);
+	r->fast_pages = nova_u64(gb, NOVA_GC_A_FAST_PAGES);
+	r->thorough_runs = nova_u64(gb, NOVA_GC_A_THOROUGH_RUNS);
+	r->entries_copied = nova_u64(gb, NOVA_GC_A_ENTRIES_COPIED);
+	r->time_ns = nova_u64(gb, NOVA_GC_A_TIME_NS);
+	return 0;
+}
+
+struct nova_one_gc {
+	struct nova_gc_report *r;
+	int got;
+};
+
+static int nova_one_gc_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nova_one_gc *o = arg;
+
+	if (o->got++)
+		return -EBADMSG;
+	return nova_decode_gc(nlh, o->r);
+}
+
+int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
+	    struct nova_gc_report *r, struct nova_err *e)
+{
+	struct nova_one_gc o = { .r = r };
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, NOVA_CMD_GC, false);
+	if (!msg) {
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_put_sel(msg, sel);
+	if (!err && ino) {
+		nest = nla_nest_start(msg, NOVA_A_GC | NLA_F_NESTED);
+		err = !nest ? -ENOMEM : nla_put_u64(msg, NOVA_GC_A_INODE, ino);
+		if (!err)
+			nla_nest_end(msg, nest);
+	}
+	if (err) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_ipc_transact(ipc, msg, nova_one_gc_cb, &o, e);
+	if (!err && !o.got) {
+		nova_err_set(e, -EBADMSG, "the kernel sent no GC result");
+		err = -EBADMSG;
+	}
+	return err;
 }

@@ -164,6 +164,12 @@ struct nova_stats {
 	bool read_only;
 	size_t n_ops;
 	struct nova_op_stat ops[NOVA_MAX_OPS];
+	/* log garbage collection since mount */
+	uint64_t gc_fast_pages;
+	uint64_t gc_thorough_runs;
+	uint64_t gc_thorough_pages;
+	uint64_t gc_entries_copied;
+	uint64_t gc_time_ns;
 };
 
 enum nova_event_kind {
@@ -184,7 +190,21 @@ struct nova_snapshot {
 	char name[NOVA_GENL_SNAPSHOT_NAME_LEN];
 };
 
+/* What one NOVA_CMD_GC request did. */
+struct nova_gc_report {
+	struct nova_fs_id id;		/* the file system */
+	uint64_t ino;			/* inode asked for, 0: all */
+	uint64_t inodes;
+	uint64_t log_pages_before;
+	uint64_t log_pages_after;
+	uint64_t fast_pages;
+	uint64_t thorough_runs;
+	uint64_t entries_copied;
+	uint64_t time_ns;
+};
+
 /* Decoders of one message (genl header included); -EBADMSG if malformed. */
+int nova_decode_gc(const struct nlmsghdr *nlh, struct nova_gc_report *r);
 int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn);
 int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi);
 int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st);
@@ -212,6 +232,9 @@ int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
 int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
 			 uint64_t id, const char *name,
 			 struct nova_snapshot *sn, struct nova_err *e);
+/* Collect the logs of inode INO (0: every inode) now; may take a while. */
+int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
+	    struct nova_gc_report *r, struct nova_err *e);
 /* Live snapshots, oldest first; *LIST is malloc'ed. */
 int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
 		       struct nova_snapshot **list, size_t *n,

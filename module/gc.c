@@ -926,7 +926,7 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	ni->log_pages = o.nr_pages;
 	ni->last_setattr = attr_off;
 	ni->last_append = attr_off;
-	ni->gc_thorough_at = 2 * o.nr_pages;
+	ni->gc_thorough_at = 0;
 	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
 			  (NOVA_BLOCK_SHIFT - 9);
 	/* Nothing reaches the old chain now: free it. */

@@ -87,6 +87,16 @@ static const struct nla_policy nova_snapshot_req_policy[NOVA_A_SNAPSHOT + 1] = {
 	[NOVA_A_SNAPSHOT]	= NLA_POLICY_NESTED(nova_snapshot_policy),
 };
 
+static const struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1] = {
+	[NOVA_GC_A_INODE]	= NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy nova_gc_req_policy[NOVA_A_GC + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_GC]		= NLA_POLICY_NESTED(nova_gc_policy),
+};
+
 /* Dump state, kept in cb->ctx. */
 struct nova_dump_ctx {
 	u64			next_id;	/* first registry id not yet sent */
@@ -177,7 +187,15 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 	    nova_put_stat64(skb, NOVA_STATS_A_MOUNT_TIME_NS, st->mount_time_ns) ||
 	    nla_put_u8(skb, NOVA_STATS_A_RECOVERED, st->recovered) ||
 	    nla_put_u8(skb, NOVA_STATS_A_READ_ONLY, st->read_only) ||
-	    nova_put_ops(skb, st)) {
+	    nova_put_ops(skb, st) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_FAST_PAGES, st->gc_fast_pages) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_THOROUGH_RUNS,
+			    st->gc_thorough_runs) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_THOROUGH_PAGES,
+			    st->gc_thorough_pages) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_ENTRIES_COPIED,
+			    st->gc_entries_copied) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -486,6 +504,149 @@ out:
 	return err ?: skb->len;
 }
 
+/* ---- garbage collection ---- */
+
+static int nova_put_gc(struct sk_buff *skb, const struct nova_gc_result *res)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_GC);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if ((res->ino &&
+	     nla_put_u64_64bit(skb, NOVA_GC_A_INODE, res->ino, NOVA_GC_A_PAD)) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_INODES, res->inodes,
+			      NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_LOG_PAGES_BEFORE,
+			      res->log_pages_before, NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_LOG_PAGES_AFTER,
+			      res->log_pages_after, NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_FAST_PAGES, res->fast_pages,
+			      NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_THOROUGH_RUNS, res->thorough_runs,
+			      NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_ENTRIES_COPIED,
+			      res->entries_copied, NOVA_GC_A_PAD) ||
+	    nla_put_u64_64bit(skb, NOVA_GC_A_TIME_NS, res->time_ns,
+			      NOVA_GC_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Identity and NOVA_A_GC, as a reply (@info) or a notification. */
+static struct sk_buff *nova_gc_msg(struct genl_info *info,
+				   const struct nova_ctl_fs *fs, u8 cmd,
+				   const struct nova_gc_result *res)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	hdr = info ? genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd) :
+		     genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
+	if (!hdr || nova_put_identity(msg, fs) || nova_put_gc(msg, res)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+}
+
+/*
+ * Multicast GC_FINISHED if anyone listens. The caller's active reference
+ * keeps the super block (and so the unmount notification) away.
+ */
+static void nova_gc_event(const struct nova_ctl_fs *fs,
+			  const struct nova_gc_result *res)
+{
+	struct sk_buff *msg;
+	int err;
+
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = nova_gc_msg(NULL, fs, NOVA_CMD_GC_FINISHED, res);
+	err = msg ? genlmsg_multicast(&nova_genl_family, msg, 0,
+				      NOVA_MCGRP_EVENTS, GFP_KERNEL) : -ENOMEM;
+	if (err && err != -ESRCH)
+		nova_warn(fs->sb, "cannot send event %u: %d",
+			  NOVA_CMD_GC_FINISHED, err);
+}
+
+static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[NOVA_GC_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_GC];
+	struct nova_gc_result res;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	struct sk_buff *msg;
+	u64 ino = 0;
+	int err, i;
+
+	if (nest) {
+		err = nla_parse_nested(tb, NOVA_GC_A_MAX, nest, nova_gc_policy,
+				       info->extack);
+		if (err)
+			return err;
+		for (i = 0; i <= NOVA_GC_A_MAX; i++) {
+			if (tb[i] && i != NOVA_GC_A_INODE) {
+				NL_SET_ERR_MSG_ATTR(info->extack, tb[i],
+						    "a GC request takes only NOVA_GC_A_INODE");
+				return -EINVAL;
+			}
+		}
+		if (tb[NOVA_GC_A_INODE])
+			ino = nla_get_u64(tb[NOVA_GC_A_INODE]);
+	}
+	sb = nova_ctl_get_sb(info, &fs);
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	err = nova_gc_request(sb, ino, &res);
+	msg = NULL;
+	if (!err) {
+		nova_gc_event(&fs, &res);
+		/* The identity reads the super block: build it while held. */
+		msg = nova_gc_msg(info, &fs, NOVA_CMD_GC, &res);
+	}
+	deactivate_super(sb);
+	switch (err) {
+	case 0:
+		break;
+	case -ENOENT:
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_GC_A_INODE],
+				    "no such inode in this file system");
+		return err;
+	case -EROFS:
+		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
+		return err;
+	case -EBUSY:
+		GENL_SET_ERR_MSG(info, "the file system is frozen");
+		return err;
+	case -EINTR:
+		GENL_SET_ERR_MSG(info, "interrupted; some logs were collected");
+		return err;
+	case -ENOSPC:
+		GENL_SET_ERR_MSG(info, "no space for the copy of a log");
+		return err;
+	case -EFSCORRUPTED:
+		GENL_SET_ERR_MSG(info, "a damaged log was found (see the kernel log)");
+		return err;
+	default:
+		GENL_SET_ERR_MSG(info, "garbage collection failed");
+		return err;
+	}
+	if (!msg) {
+		GENL_SET_ERR_MSG(info, "no room for the reply");
+		return -ENOMEM;
+	}
+	return genlmsg_reply(msg, info);
+}
+
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nova_fs_stats *st;
@@ -652,6 +813,13 @@ static const struct genl_ops nova_genl_ops[] = {
 		.flags	= GENL_ADMIN_PERM,
 		.policy	= nova_snapshot_req_policy,
 		.maxattr = ARRAY_SIZE(nova_snapshot_req_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_GC,
+		.doit	= nova_gc_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_gc_req_policy,
+		.maxattr = ARRAY_SIZE(nova_gc_req_policy) - 1,
 	},
 	{
 		.cmd	= NOVA_CMD_SNAPSHOT_LIST,

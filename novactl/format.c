@@ -74,7 +74,7 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 				    char **mnts, size_t n_mnts)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *ops = json_object_new_array();
+	struct json_object *ops = json_object_new_array(), *gc;
 	size_t i;
 
 	nctl_json_add_id(o, &st->id);
@@ -105,7 +105,38 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 		json_object_array_add(ops, op);
 	}
 	json_object_object_add(o, "operations", ops);
+	gc = json_object_new_object();
+	nctl_json_add_u64(gc, "fast_pages", st->gc_fast_pages);
+	nctl_json_add_u64(gc, "thorough_runs", st->gc_thorough_runs);
+	nctl_json_add_u64(gc, "thorough_pages", st->gc_thorough_pages);
+	nctl_json_add_u64(gc, "entries_copied", st->gc_entries_copied);
+	nctl_json_add_u64(gc, "time_ns", st->gc_time_ns);
+	json_object_object_add(o, "gc", gc);
 	return o;
+}
+
+/* The document novactl gc --json prints. */
+struct json_object *nctl_json_gc(const struct nova_gc_report *r)
+{
+	struct json_object *doc = nctl_json_doc();
+	struct json_object *fs = json_object_new_object();
+	struct json_object *o = json_object_new_object();
+
+	nctl_json_add_id(fs, &r->id);
+	json_object_object_add(doc, "filesystem", fs);
+	if (r->ino)
+		nctl_json_add_u64(o, "inode", r->ino);
+	else
+		json_object_object_add(o, "inode", NULL);
+	nctl_json_add_u64(o, "inodes", r->inodes);
+	nctl_json_add_u64(o, "log_pages_before", r->log_pages_before);
+	nctl_json_add_u64(o, "log_pages_after", r->log_pages_after);
+	nctl_json_add_u64(o, "fast_pages", r->fast_pages);
+	nctl_json_add_u64(o, "thorough_runs", r->thorough_runs);
+	nctl_json_add_u64(o, "entries_copied", r->entries_copied);
+	nctl_json_add_u64(o, "time_ns", r->time_ns);
+	json_object_object_add(doc, "gc", o);
+	return doc;
 }
 
 struct json_object *nctl_json_event(const struct nova_event *ev,

@@ -14,6 +14,8 @@ static const struct nctl_cmd objects[] = {
 	  "statistics of one or every file system" },
 	{ "snapshot", nctl_cmd_snapshot, "create|list|delete ...",
 	  "take, list and delete snapshots" },
+	{ "gc",      nctl_cmd_gc,      "[--inode INO] PATH",
+	  "garbage-collect the logs now" },
 	{ "monitor", nctl_cmd_monitor, "[--count N]",
 	  "print notifications as they arrive" },
 	{ "help",    help,             "",

@@ -91,6 +91,7 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 				    char **mnts, size_t n_mnts);
 struct json_object *nctl_json_event(const struct nova_event *ev,
 				    const char *time);
+struct json_object *nctl_json_gc(const struct nova_gc_report *r);
 void nctl_fmt_dev(uint64_t dev, char *buf, size_t len);
 
 /* Mount points of DEV (at most NCTL_MAX_MNTS), freed by nctl_mnts_free. */
@@ -103,5 +104,6 @@ int nctl_cmd_fs(struct nctl *c, int argc, char **argv);
 int nctl_cmd_stats(struct nctl *c, int argc, char **argv);
 int nctl_cmd_monitor(struct nctl *c, int argc, char **argv);
 int nctl_cmd_snapshot(struct nctl *c, int argc, char **argv);
+int nctl_cmd_gc(struct nctl *c, int argc, char **argv);
 
 #endif /* NOVACTL_H */

@@ -58,6 +58,12 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 	nctl_kv(2, "Inodes free", "%llu", (unsigned long long)st->inodes_free);
 	nctl_kv(2, "Log pages", "%llu", (unsigned long long)st->log_pages);
 	nctl_kv(2, "Data pages", "%llu", (unsigned long long)st->data_pages);
+	nctl_kv(2, "GC", "%llu pages freed fast, %llu logs rewritten (%llu pages, %llu entries), %s",
+		(unsigned long long)st->gc_fast_pages,
+		(unsigned long long)st->gc_thorough_runs,
+		(unsigned long long)st->gc_thorough_pages,
+		(unsigned long long)st->gc_entries_copied,
+		nctl_fmt_ns(st->gc_time_ns, b1, sizeof(b1)));
 	nctl_kv(2, "Epoch", "%llu", (unsigned long long)st->epoch);
 	nctl_kv(2, "Snapshots", "%llu", (unsigned long long)st->snapshots);
 	nctl_kv(2, "Mount time", "%s",

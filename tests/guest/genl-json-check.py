@@ -3,7 +3,7 @@
 """Validate novactl's JSON output against its documented schema, version 1
 (docs/man/novactl.8, section JSON OUTPUT).
 
-  genl-json-check.py KIND [FILE]     KIND: fs-list, stats, event, error
+  genl-json-check.py KIND [FILE]     KIND: fs-list, stats, event, error, gc
 
 Reads one document (event: one per line, each checked) from FILE or stdin.
 The member set must match exactly: a member added to novactl without being
@@ -13,7 +13,8 @@ Exit 0 if valid, 1 with the reasons on stderr.
 import json
 import sys
 
-INT, STR, BOOL, LIST = "int", "str", "bool", "list"
+INT, STR, BOOL, LIST, OBJ = "int", "str", "bool", "list", "obj"
+INT_OR_NULL = "int or null"
 
 ID = {"dev": INT, "device": STR, "bdev": STR, "uuid": STR, "label": STR}
 FS = dict(ID, mountpoints=LIST, format_version=INT, read_only=BOOL)
@@ -21,8 +22,13 @@ STATS = dict(ID, mountpoints=LIST, format_version=INT, cpus=INT,
              block_size=INT, blocks_total=INT, blocks_free=INT,
              inodes_total=INT, inodes_free=INT, log_pages=INT,
              data_pages=INT, epoch=INT, snapshots=INT, mount_time_ns=INT,
-             recovered=BOOL, read_only=BOOL, operations=LIST)
+             recovered=BOOL, read_only=BOOL, operations=LIST, gc=OBJ)
 OP = {"name": STR, "count": INT, "time_ns": INT}
+GC_STATS = {"fast_pages": INT, "thorough_runs": INT, "thorough_pages": INT,
+            "entries_copied": INT, "time_ns": INT}
+GC = {"inode": INT_OR_NULL, "inodes": INT, "log_pages_before": INT,
+      "log_pages_after": INT, "fast_pages": INT, "thorough_runs": INT,
+      "entries_copied": INT, "time_ns": INT}
 EVENT = dict(ID, version=INT, time=STR, event=STR)
 ERROR = {"errno": INT, "name": STR, "message": STR}
 
@@ -30,9 +36,11 @@ errors = []
 
 
 def typeok(v, t):
+    if t == INT_OR_NULL:
+        return v is None or typeok(v, INT)
     if t == INT:
         return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-    return isinstance(v, {STR: str, BOOL: bool, LIST: list}[t])
+    return isinstance(v, {STR: str, BOOL: bool, LIST: list, OBJ: dict}[t])
 
 
 def check(obj, schema, where):
@@ -94,6 +102,17 @@ def main():
                 errors.append("event[%d]: version %r" % (i, doc.get("version")))
             if doc.get("event") not in ("fs-mounted", "fs-unmounted"):
                 errors.append("event[%d]: unknown event %r" % (i, doc.get("event")))
+        elif kind == "gc":
+            if not isinstance(doc, dict):
+                errors.append("document is not an object")
+                continue
+            if doc.get("version") != 1:
+                errors.append("version is %r, want 1" % doc.get("version"))
+            extra = set(doc) - {"version", "filesystem", "gc"}
+            if extra:
+                errors.append("document: undocumented members %s" % sorted(extra))
+            check(doc.get("filesystem"), ID, "filesystem")
+            check(doc.get("gc"), GC, "gc")
         elif kind == "error":
             e = top(doc, "error")
             if e is not None:
@@ -111,6 +130,8 @@ def main():
                 if kind == "stats" and isinstance(fs, dict):
                     for k, op in enumerate(fs.get("operations", [])):
                         check(op, OP, "filesystems[%d].operations[%d]" % (j, k))
+                    if "gc" in fs:
+                        check(fs["gc"], GC_STATS, "filesystems[%d].gc" % j)
     for e in errors:
         print("schema: " + e, file=sys.stderr)
     return 1 if errors else 0

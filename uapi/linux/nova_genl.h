@@ -121,6 +121,14 @@
  *            NOVA_OP_A_TIME_NS: NLA_U64, total time spent in them
  *        NOVA_STATS_A_OP: NLA_NESTED
  *            ...
+ *        NOVA_STATS_A_GC_FAST_PAGES: NLA_U64, log pages freed by fast GC
+ *        NOVA_STATS_A_GC_THOROUGH_RUNS: NLA_U64, logs rewritten by
+ *                                       thorough GC
+ *        NOVA_STATS_A_GC_THOROUGH_PAGES: NLA_U64, log pages thorough GC
+ *                                        saved
+ *        NOVA_STATS_A_GC_ENTRIES_COPIED: NLA_U64, log entries thorough GC
+ *                                        copied
+ *        NOVA_STATS_A_GC_TIME_NS: NLA_U64, time spent collecting logs
  *
  * Counters start at zero at mount time. The set of operations may grow;
  * receivers must accept names they do not know. Errors (plain request):
@@ -182,8 +190,41 @@
  *   sets NLM_F_DUMP_INTR on the next message. Errors at the start of the
  *   dump (in NLMSG_DONE): the selector errors.
  *
- * Notifications (multicast group NOVA_GENL_MCGRP_EVENTS, "events")
- * ----------------------------------------------------------------
+ * Garbage collection
+ * ------------------
+ *
+ * Every inode has a log of 4 KiB pages. The kernel collects logs by
+ * itself as they grow (docs/gc.md): fast GC frees pages whose entries
+ * are all superseded, thorough GC copies the live entries of a sparse log
+ * to fresh pages. NOVA_CMD_GC does both now. What one request did is
+ * described by
+ *
+ *    NOVA_A_GC: NLA_NESTED
+ *        NOVA_GC_A_INODE: NLA_U64, >= 1, the inode asked for; absent when
+ *                         every inode was asked for
+ *        NOVA_GC_A_INODES: NLA_U64, inodes whose logs were collected
+ *        NOVA_GC_A_LOG_PAGES_BEFORE: NLA_U64, their log pages before
+ *        NOVA_GC_A_LOG_PAGES_AFTER: NLA_U64, and after
+ *        NOVA_GC_A_FAST_PAGES: NLA_U64, log pages fast GC freed
+ *        NOVA_GC_A_THOROUGH_RUNS: NLA_U64, logs thorough GC rewrote
+ *        NOVA_GC_A_ENTRIES_COPIED: NLA_U64, entries thorough GC wrote
+ *        NOVA_GC_A_TIME_NS: NLA_U64, how long the request took
+ *
+ * NOVA_CMD_GC
+ *
+ *   Plain request, GENL_ADMIN_PERM. Names one file system and may carry
+ *   NOVA_A_GC with NOVA_GC_A_INODE (other members are rejected with
+ *   -EINVAL) to collect the log of that inode (the st_ino of a file); if
+ *   absent, the root directory and every inode whose log has more than one
+ *   page are collected. Each log gets a fast GC and then a thorough GC if
+ *   that saves at least one page. The reply, sent when the work is done
+ *   (collecting a whole file system may take a while), carries the
+ *   identity and NOVA_A_GC. Errors: -ENOENT with the extack pointing at
+ *   NOVA_GC_A_INODE if there is no such inode, -EROFS (mounted read-only,
+ *   or a snapshot mount), -EBUSY (frozen), -EINTR (the caller was killed
+ *   meanwhile), -ENOSPC (no room for the copy), -ENOMEM, -EUCLEAN (a
+ *   damaged log, named in the kernel log), plus the selector errors.
+ *
  *
  * Any user may subscribe. Notifications are never replies; sending their
  * command numbers as requests fails with -EOPNOTSUPP.
@@ -195,9 +236,13 @@
  *    NOVA_CMD_SNAPSHOT_CREATED: a snapshot was taken.
  *    NOVA_CMD_SNAPSHOT_DELETED: a snapshot was deleted.
  *
+ *    NOVA_CMD_GC_FINISHED: a NOVA_CMD_GC request finished successfully
+ *                          (the collection the kernel does by itself as
+ *                          logs grow is not announced).
+ *
  * All carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
  * NOVA_A_FS_BDEV; the snapshot ones also NOVA_A_SNAPSHOT with all four
- * members. Multicast delivery is not reliable: a listener whose
+ * members, NOVA_CMD_GC_FINISHED also NOVA_A_GC as in the reply. Multicast delivery is not reliable: a listener whose
  * socket buffer overflows gets ENOBUFS from recv(2) and should resynchronise
  * with NOVA_CMD_FS_LIST.
  *
@@ -208,8 +253,6 @@
  * the enums below, never renumbered, and nothing is reserved in advance.
  * The planned additions, all addressed with the selector above:
  *
- * - GC trigger: a state-changing command (GENL_ADMIN_PERM) with an optional
- *   mode attribute (fast / thorough).
  * - Scrub: start / stop (admin-only) and status (a NOVA_A_SCRUB nest with
  *   state, progress, errors found / repaired), plus a "scrub finished"
  *   notification.
@@ -246,6 +289,8 @@ enum nova_cmd {
 	NOVA_CMD_SNAPSHOT_LIST,
 	NOVA_CMD_SNAPSHOT_CREATED,	/* notification */
 	NOVA_CMD_SNAPSHOT_DELETED,	/* notification */
+	NOVA_CMD_GC,
+	NOVA_CMD_GC_FINISHED,		/* notification */
 
 	__NOVA_CMD_MAX
 };
@@ -262,6 +307,7 @@ enum nova_attr {
 	NOVA_A_FS_READ_ONLY,
 	NOVA_A_STATS,
 	NOVA_A_SNAPSHOT,
+	NOVA_A_GC,
 
 	__NOVA_A_MAX
 };
@@ -285,6 +331,11 @@ enum nova_stats_attr {
 	NOVA_STATS_A_RECOVERED,
 	NOVA_STATS_A_READ_ONLY,
 	NOVA_STATS_A_OP,
+	NOVA_STATS_A_GC_FAST_PAGES,
+	NOVA_STATS_A_GC_THOROUGH_RUNS,
+	NOVA_STATS_A_GC_THOROUGH_PAGES,
+	NOVA_STATS_A_GC_ENTRIES_COPIED,
+	NOVA_STATS_A_GC_TIME_NS,
 
 	__NOVA_STATS_A_MAX
 };
@@ -312,5 +363,21 @@ enum nova_snapshot_attr {
 	__NOVA_SNAPSHOT_A_MAX
 };
 #define NOVA_SNAPSHOT_A_MAX (__NOVA_SNAPSHOT_A_MAX - 1)
+
+enum nova_gc_attr {
+	NOVA_GC_A_UNSPEC,
+	NOVA_GC_A_PAD,
+	NOVA_GC_A_INODE,
+	NOVA_GC_A_INODES,
+	NOVA_GC_A_LOG_PAGES_BEFORE,
+	NOVA_GC_A_LOG_PAGES_AFTER,
+	NOVA_GC_A_FAST_PAGES,
+	NOVA_GC_A_THOROUGH_RUNS,
+	NOVA_GC_A_ENTRIES_COPIED,
+	NOVA_GC_A_TIME_NS,
+
+	__NOVA_GC_A_MAX
+};
+#define NOVA_GC_A_MAX (__NOVA_GC_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_NOVA_GENL_H */

@@ -8,9 +8,10 @@
  *   nova-gc-load check FILE I
  *	the first 4 KiB of FILE hold the pattern of write I, and the file
  *	is 4 KiB long
- *   nova-gc-load churn DIR COUNT BATCH
+ *   nova-gc-load churn DIR COUNT BATCH [PREFIX]
  *	create COUNT files in DIR and unlink them again, at most BATCH of
- *	them existing at a time (created BATCH at a time, then unlinked)
+ *	them existing at a time (created BATCH at a time, then unlinked);
+ *	the names are PREFIX (default "f") and a number
  *
  * Each workload prints "ops=N seconds=S rate=R" (R operations a second)
  * on stdout. Exit status 0 on success, 1 on a failed system call or a
@@ -122,7 +123,8 @@ static int check(const char *path, unsigned long i)
 	return 0;
 }
 
-static int churn(const char *dir, unsigned long count, unsigned long batch)
+static int churn(const char *dir, unsigned long count, unsigned long batch,
+		 const char *prefix)
 {
 	char name[4096];
 	unsigned long done = 0, i, n;
@@ -137,7 +139,8 @@ static int churn(const char *dir, unsigned long count, unsigned long batch)
 	while (done < count) {
 		n = count - done < batch ? count - done : batch;
 		for (i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), "%s/f%lu", dir, done + i);
+			snprintf(name, sizeof(name), "%s/%s%lu", dir, prefix,
+				 done + i);
 			fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 			if (fd < 0 || close(fd)) {
 				perror(name);
@@ -145,7 +148,8 @@ static int churn(const char *dir, unsigned long count, unsigned long batch)
 			}
 		}
 		for (i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), "%s/f%lu", dir, done + i);
+			snprintf(name, sizeof(name), "%s/%s%lu", dir, prefix,
+				 done + i);
 			if (unlink(name)) {
 				perror(name);
 				return 1;
@@ -164,11 +168,12 @@ int main(int argc, char **argv)
 				 argc == 5 ? number(argv[4]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "check"))
 		return check(argv[2], number(argv[3]));
-	if (argc == 5 && !strcmp(argv[1], "churn"))
-		return churn(argv[2], number(argv[3]), number(argv[4]));
+	if (argc >= 5 && argc <= 6 && !strcmp(argv[1], "churn"))
+		return churn(argv[2], number(argv[3]), number(argv[4]),
+			     argc == 6 ? argv[5] : "f");
 	fprintf(stderr,
 		"usage: nova-gc-load overwrite FILE COUNT [FIRST]\n"
 		"       nova-gc-load check FILE I\n"
-		"       nova-gc-load churn DIR COUNT BATCH\n");
+		"       nova-gc-load churn DIR COUNT BATCH [PREFIX]\n");
 	return 2;
 }
