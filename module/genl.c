@@ -586,20 +586,14 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 	struct super_block *sb;
 	struct sk_buff *msg;
 	u64 ino = 0;
-	int err, i;
+	int err;
 
 	if (nest) {
+		/* The policy admits NOVA_GC_A_INODE only (strict). */
 		err = nla_parse_nested(tb, NOVA_GC_A_MAX, nest, nova_gc_policy,
 				       info->extack);
 		if (err)
 			return err;
-		for (i = 0; i <= NOVA_GC_A_MAX; i++) {
-			if (tb[i] && i != NOVA_GC_A_INODE) {
-				NL_SET_ERR_MSG_ATTR(info->extack, tb[i],
-						    "a GC request takes only NOVA_GC_A_INODE");
-				return -EINVAL;
-			}
-		}
 		if (tb[NOVA_GC_A_INODE])
 			ino = nla_get_u64(tb[NOVA_GC_A_INODE]);
 	}

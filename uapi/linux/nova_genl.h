@@ -214,7 +214,7 @@
  *
  *   Plain request, GENL_ADMIN_PERM. Names one file system and may carry
  *   NOVA_A_GC with NOVA_GC_A_INODE (other members are rejected with
- *   -EINVAL) to collect the log of that inode (the st_ino of a file); if
+ *   -EINVAL by the policy) to collect the log of that inode (the st_ino of a file); if
  *   absent, the root directory and every inode whose log has more than one
  *   page are collected. Each log gets a fast GC and then a thorough GC if
  *   that saves at least one page. The reply, sent when the work is done
