@@ -737,6 +737,8 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 static void nova_gc_attr_entry(struct inode *inode,
 			       struct nova_setattr_entry *sa, u64 trans)
 {
+	struct timespec64 ctime;
+
 	memset(sa, 0, sizeof(*sa));
 	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
 			  sizeof(*sa), trans);
@@ -747,7 +749,8 @@ static void nova_gc_attr_entry(struct inode *inode,
 	sa->sa_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&sa->sa_atime, &inode->i_atime);
 	nova_ts_to_media(&sa->sa_mtime, &inode->i_mtime);
-	nova_ts_to_media(&sa->sa_ctime, &inode->i_ctime);
+	ctime = nova_get_ctime(inode);
+	nova_ts_to_media(&sa->sa_ctime, &ctime);
 	nova_entry_seal(sa);
 }
 

@@ -14,10 +14,13 @@ WARM=10000
 used_blocks() {	# blocks in use, as statfs(2) reports them
 	stat -f -c '%b %f' "$M" | awk '{ print $1 - $2 }'
 }
-fs_stat() {	# FIELD of novactl stats --json
+fs_stat() {	# FIELD of novactl stats --json (gc.FIELD: of its gc object)
 	novactl stats --json "$M" | python3 -c "
 import json, sys
-print(json.load(sys.stdin)['filesystems'][0]['$1'])"
+d = json.load(sys.stdin)['filesystems'][0]
+for k in '$1'.split('.'):
+    d = d[k]
+print(d)"
 }
 file_log_pages() {	# log pages of FILE holding one data page
 	echo $(( $(stat -c %b "$1") / 8 - 1 ))
@@ -38,6 +41,8 @@ t_diag "fresh file: $out"
 t_ok "fresh file holds the last write" nova-gc-load check "$M/fresh" $((WARM - 1))
 rm "$M/fresh"
 
+fast0=$(fs_stat gc.fast_pages)
+time0=$(fs_stat gc.time_ns)
 out=$(nova-gc-load overwrite "$M/f" $N 0)
 t_ok "$N overwrites of the same block" test -n "$(rate_of "$out")"
 t_diag "$N overwrites: $out"
@@ -58,6 +63,13 @@ used=$(used_blocks)
 t_diag "blocks used: $base_used before, $used after (1 data block, $lp log pages)"
 t_ok "device usage back to the baseline plus the file ($used <= $base_used + 1 + 4)" \
 	test "$used" -le $((base_used + 5))
+# 56 write entries fill a page; every extension frees the pages before it.
+fast=$(( $(fs_stat gc.fast_pages) - fast0 ))
+gcns=$(( $(fs_stat gc.time_ns) - time0 ))
+secs=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<< "$out")
+t_diag "fast GC freed $fast log pages in $gcns ns: $(awk -v g="$gcns" -v s="$secs" 'BEGIN { printf "%.2f%%", g / (s * 1e7) }') of the run"
+t_ok "fast GC freed the dead pages ($fast >= $N / 56 - 8)" \
+	test "$fast" -ge $((N / 56 - 8))
 
 out=$(nova-gc-load overwrite "$M/f" $WARM $N)
 t_ok "$WARM more overwrites of the collected file" test -n "$(rate_of "$out")"
