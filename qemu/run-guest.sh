@@ -84,8 +84,9 @@ done > "$out/plan"
 } > "$out/guest.env"
 
 # Only one guest at a time: two TCG guests on two cores starve each other.
+# NOVA_QEMU_LOCK_FILE lets several checkouts (git worktrees) share one lock.
 if [ "${NOVA_QEMU_LOCK:-1}" = 1 ]; then
-	exec 9> "$build/qemu.lock"
+	exec 9> "${NOVA_QEMU_LOCK_FILE:-$build/qemu.lock}"
 	if ! flock -n 9; then
 		echo "nova: another guest is running; waiting for it" >&2
 		flock 9
