@@ -284,21 +284,19 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 		goto out;
 	nova_op_entry(&op, dir);
 	nova_op_tail(&op, dir, dtail);
-	if (!inode->i_nlink) {
-		/* O_TMPFILE: its static link count is 1; publish it. */
+	/*
+	 * The link-change entry records the count and the ctime. An O_TMPFILE
+	 * inode (no links yet) is also published by the same transaction.
+	 */
+	err = nova_link_change_entry(inode, inode->i_nlink + 1, op.trans,
+				     &itail);
+	if (err)
+		goto out;
+	nova_op_entry(&op, inode);
+	nova_op_tail(&op, inode, itail);
+	if (!inode->i_nlink)
 		nova_op_valid(&op, inode, 1);
-	} else {
-		err = nova_link_change_entry(inode, inode->i_nlink + 1,
-					     op.trans, &itail);
-		if (err)
-			goto out;
-		nova_op_entry(&op, inode);
-		nova_op_tail(&op, inode, itail);
-	}
 	nova_op_commit(&op);
-	if (inode->i_nlink == 0)
-		set_nlink(inode, 1);
-	nova_set_ctime(inode, dir->i_ctime);
 	ihold(inode);
 	d_instantiate(dentry, inode);
 out:
@@ -348,6 +346,23 @@ static int nova_unlink(struct inode *dir, struct dentry *dentry)
 static int nova_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	return nova_remove(dir, dentry, NOVA_CTL_OP_RMDIR);
+}
+
+/*
+ * Record a new ctime for @inode, which a rename moves or exchanges without
+ * changing its link count (a link-change entry with the same count).
+ */
+static int nova_op_touch(struct nova_op *op, struct inode *inode)
+{
+	u64 tail = 0;
+	int err;
+
+	err = nova_link_change_entry(inode, inode->i_nlink, op->trans, &tail);
+	if (err)
+		return err;
+	nova_op_entry(op, inode);
+	nova_op_tail(op, inode, tail);
+	return 0;
 }
 
 /* Append a ".." entry to directory @d naming @parent. */
@@ -427,13 +442,21 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 		nova_op_tail(&op, new_dir, ntail);
 	nova_op_tail(&op, old_dir, otail);
 
-	if (cross && old_is_dir) {
+	/*
+	 * The moved inodes' ctime: a directory moved to another parent gets
+	 * it from its new ".." entry, anything else from a link-change entry.
+	 */
+	if (cross && old_is_dir)
 		err = nova_op_dotdot(&op, old, new_dir);
-		if (err)
-			goto out;
-	}
-	if (exchange && cross && new_is_dir) {
-		err = nova_op_dotdot(&op, new, old_dir);
+	else
+		err = nova_op_touch(&op, old);
+	if (err)
+		goto out;
+	if (exchange) {
+		if (cross && new_is_dir)
+			err = nova_op_dotdot(&op, new, old_dir);
+		else
+			err = nova_op_touch(&op, new);
 		if (err)
 			goto out;
 	}
@@ -446,7 +469,6 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 	nova_op_commit(&op);
 	if (!exchange && new)
 		nova_dropped_link(new, last, new_dir->i_ctime);
-	nova_set_ctime(old, new_dir->i_ctime);
 out:
 	nova_unlock_logs(locks, 4);
 	nova_op_done(old_dir->i_sb, NOVA_CTL_OP_RENAME, start);

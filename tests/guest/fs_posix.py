@@ -302,8 +302,12 @@ def renames(m):
     os.makedirs(d + "/a")
     os.makedirs(d + "/b")
     write_at(d + "/a/f", 0, b"F")
+    before = os.stat(d + "/a/f").st_ctime_ns
+    time.sleep(0.01)
     os.rename(d + "/a/f", d + "/a/g")
     check("rename in one directory", read_all(d + "/a/g"), b"F")
+    check("rename updates the moved file's ctime",
+          os.stat(d + "/a/g").st_ctime_ns > before, True)
     check("old name gone", os.path.exists(d + "/a/f"), False)
     os.rename(d + "/a/g", d + "/b/g")
     check("rename across directories", read_all(d + "/b/g"), b"F")
@@ -520,6 +524,7 @@ def tree(m):
             st = os.lstat(p)
             e = [stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_uid,
                  st.st_gid, st.st_nlink, st.st_size, st.st_mtime_ns,
+                 st.st_ctime_ns,
                  st.st_rdev if (stat.S_ISCHR(st.st_mode) or
                                 stat.S_ISBLK(st.st_mode)) else 0]
             if stat.S_ISREG(st.st_mode) and n.startswith("t-"):
@@ -558,7 +563,7 @@ def main():
         bad = [k for k in sorted(set(want) | set(now))
                if want.get(k) != now.get(k)]
         out(not bad, "every name, type, mode, owner, link count, size, "
-            "mtime, rdev, content and symlink target survives remount",
+            "mtime, ctime, rdev, content and symlink target survives remount",
             "differs: %s" % [(k, want.get(k), now.get(k)) for k in bad[:5]])
         check("statfs block and inode counts survive remount",
               list(os.statvfs(m))[:6], MANIFEST["statfs"])
