@@ -22,6 +22,7 @@ cd "$nova_top" || exit 1
 crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/crash-basic
 crash_pmem=$crash_work/pmem
 crash_points=0
+crash_failed=0
 rm -rf "$crash_work"
 mkdir -p "$crash_work"
 
@@ -50,17 +51,28 @@ for ((i = 0; i < n; i++)); do
 		smp=$((1 + RANDOM % 2))
 	fi
 	fmt=
-	if [ "$i" = 0 ]; then
+	if [ "$i" = 0 ] || [ "$crash_broken" = 1 ]; then
+		# The first boot, or the chain broke (failure reported
+		# above): format and go on, so a long run still tries every
+		# point.
 		fmt=cpus=3
 		[ "$kind" != mount ] || kind=fault wl=mix
+		[ "$i" = 0 ] || t_diag "boot$i: the chain broke: formatting again"
+		crash_broken=0
+		crash_cut=0
+		crash_prev=
 	fi
 	crash_boot "$(printf 'boot%03d' "$i")" "$smp" "$kind" "$arg" "$wl" \
 		"$((seed + i))" $fmt
-	[ "$crash_broken" = 0 ] || break
+	[ "$crash_broken" = 0 ] || crash_failed=$((crash_failed + 1))
+	# Quick mode stops at the first failure.
+	[ "$crash_broken" = 0 ] || [ -n "${NOVA_CRASH_POINTS:-}" ] || break
+	t_diag "tally $wl $kind smp$smp cut=$crash_cut broken=$crash_broken"
 done
 if [ "$crash_broken" = 0 ]; then
 	crash_boot "$(printf 'boot%03d' "$n")-final" 2 none 0 "" 0
+	[ "$crash_broken" = 0 ] || crash_failed=$((crash_failed + 1))
 fi
-t_diag "$crash_points crash points recovered and checked"
+t_diag "$crash_points crash points recovered and checked, $crash_failed boots failed"
 rm -rf "$crash_pmem"
 t_done
