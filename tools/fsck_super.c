@@ -67,7 +67,13 @@ bool fsck_check_super(struct fsck *f)
 				     (unsigned long long)(roff >> NOVA_BLOCK_SHIFT),
 				     rwhy);
 		else if (memcmp(&p, &r, sizeof(p)))
-			fsck_problem_fix(f, REP_SUPER, "replica superblock differs from the primary (an interrupted superblock update)");
+			/*
+			 * Both copies are valid: the kernel writes the primary,
+			 * fences, then the replica, and a crash in between
+			 * leaves this. It uses the primary and rewrites both
+			 * when it next mounts read-write: not an inconsistency.
+			 */
+			fsck_info(f, 0, "replica superblock differs from the primary (an interrupted superblock update; the primary is used and the kernel rewrites both at the next read-write mount)");
 	} else {
 		f->sb = r;
 		fsck_problem_fix(f, REP_SUPER, "primary superblock: %s; using the replica", pwhy);

@@ -122,6 +122,27 @@ static void test_bad_replica_restored(void **state)
 	expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
+/*
+ * A crash between the two copies of a superblock update (the kernel
+ * writes the primary, fences, then the replica): both valid, different.
+ * The kernel uses the primary and rewrites both at its next read-write
+ * mount, so this is no inconsistency, clean or dirty.
+ */
+static void test_interrupted_super_update(void **state)
+{
+	struct img *im = *state;
+	struct nova_super_block old = *img_replica(im);
+
+	img_sb(im)->s_mount_count = cpu64(le64(img_sb(im)->s_mount_count) + 1);
+	nova_sb_seal(img_sb(im));
+	assert_memory_not_equal(img_sb(im), &old, sizeof(old));
+	expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
+	img_sb(im)->s_state = cpu32(NOVA_STATE_DIRTY);
+	nova_sb_seal(img_sb(im));
+	expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
+	assert_memory_equal(img_replica(im), &old, sizeof(old));
+}
+
 static void test_both_supers_bad(void **state)
 {
 	struct img *im = *state;
@@ -612,6 +633,7 @@ int main(void)
 		T(test_not_nova),
 		T(test_bad_primary_restored),
 		T(test_bad_replica_restored),
+		T(test_interrupted_super_update),
 		T(test_both_supers_bad),
 		T(test_bad_geometry),
 		T(test_stale_hints_fixed),
