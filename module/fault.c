@@ -40,9 +40,12 @@ void nova_fault_barrier_hit(void)
 {
 	if (atomic_dec_return(&nova_barriers_left) != 0)
 		return;
-	/* Exactly one barrier sees zero: it is the crash point. */
-	pr_emerg("nova: fault injection: crash point reached after %u barriers\n",
-		 nova_barriers_armed);
+	/*
+	 * Exactly one barrier sees zero: it is the crash point. The caller
+	 * (the function the inline fence is in) tells the tests where.
+	 */
+	pr_emerg("nova: fault injection: crash point reached after %u barriers in %pS\n",
+		 nova_barriers_armed, __builtin_return_address(0));
 	emergency_restart();
 }
 

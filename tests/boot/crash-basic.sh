@@ -9,7 +9,7 @@
 # Besides the workloads, crash points inside an unmount (allocator state
 # and superblock writes) and, in long mode, inside the recovering mount.
 #
-# Quick mode (make test): 5 crash points, 6 boots (crash-cpus.sh adds
+# Quick mode (make test): 7 crash points, 8 boots (crash-cpus.sh adds
 # two more with the mix and rename workloads). Long mode:
 #   NOVA_CRASH_POINTS=200 make crashtest     (NOVA_CRASH_SEED to replay)
 # The file system is formatted with 3 stripes on 2 vCPUs, and the long
@@ -26,7 +26,7 @@ crash_failed=0
 rm -rf "$crash_work"
 mkdir -p "$crash_work"
 
-workloads=(mix storm rename write big tree)
+workloads=(mix storm rename write big tree gc mmap)
 seed=${NOVA_CRASH_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$seed
 t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
@@ -34,16 +34,24 @@ t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
 # The quick schedule: both kinds of crash point; with crash-cpus.sh every
 # workload.
 quick=("storm kill 3" "write fault 300" "umount fault 5" "big kill 4"
-       "tree fault 2500")
+       "tree fault 2500" "gc fault 20" "mmap fault 700")
+# NOVA_CRASH_SCHEDULE="wl kind arg[,wl kind arg...]" replaces the quick
+# schedule (to replay or aim at one point; kind fault, kill or mount).
+if [ -n "${NOVA_CRASH_SCHEDULE:-}" ]; then
+	IFS=, read -r -a quick <<< "$NOVA_CRASH_SCHEDULE"
+fi
 n=${NOVA_CRASH_POINTS:-${#quick[@]}}
 for ((i = 0; i < n; i++)); do
 	if [ -z "${NOVA_CRASH_POINTS:-}" ]; then
 		read -r wl kind arg <<< "${quick[$i]}"
+		[ "$kind" != mount ] || wl=
 		smp=2
 	else
 		wl=${workloads[RANDOM % ${#workloads[@]}]}
 		case $((RANDOM % 8)) in
-		[0-3]) kind=fault arg=$((1 + RANDOM % 4000)) ;;
+		[0-3]) kind=fault arg=$((1 + RANDOM % 4000))
+			# gc arms its countdown at a novactl gc (crashfs.py)
+			[ "$wl" != gc ] || arg=$((1 + arg % 150)) ;;
 		[45]) kind=kill arg=$((RANDOM % 9)) ;;
 		6) kind=fault arg=$((1 + RANDOM % 12)) wl=umount ;;
 		*) kind=mount arg=$((1 + RANDOM % 10)) wl= ;;

@@ -26,11 +26,14 @@ whose data comes from seeded pseudo-random bytes. It is stored as JSON in
       next baseline.
 """
 import argparse
+import base64
 import hashlib
 import json
+import mmap
 import os
 import random
 import stat
+import subprocess
 import sys
 import time
 
@@ -62,16 +65,21 @@ class Model:
         m.cache = dict(self.cache)
         return m
 
-    def content(self, ino):
-        if ino in self.cache:
+    def content(self, ino, fuzzy=True):
+        """The bytes of @ino; @fuzzy False: without the unsynced stores."""
+        if fuzzy and ino in self.cache:
             return self.cache[ino]
         buf = bytearray()
         for r in self.inodes[ino]:
-            if r[0] == "w":
-                _, off, n, seed = r
+            if r[0] in "wmx":
+                if r[0] == "m" and not fuzzy:
+                    continue
+                off = r[1]
+                data = (base64.b64decode(r[3]) if r[0] == "x"
+                        else gen(r[3], r[2]))
                 if len(buf) < off:
                     buf.extend(bytes(off - len(buf)))
-                buf[off:off + n] = gen(seed, n)
+                buf[off:off + len(data)] = data
             else:
                 size = r[1]
                 if size < len(buf):
@@ -79,8 +87,25 @@ class Model:
                 else:
                     buf.extend(bytes(size - len(buf)))
         b = bytes(buf)
-        self.cache[ino] = b
+        if fuzzy:
+            self.cache[ino] = b
         return b
+
+    def fuzzy(self, ino):
+        """Has @ino stores that may or may not have reached the media?"""
+        return any(r[0] == "m" for r in self.inodes[ino])
+
+    def resolve(self, fs):
+        """Pin each unsynced store to what the scan @fs found."""
+        for ino, rec in self.inodes.items():
+            if not self.fuzzy(ino):
+                continue
+            data = next(fs[p]["data"] for p in self.links(ino))
+            self.inodes[ino] = [
+                ["x", r[1], r[2], base64.b64encode(
+                    data[r[1]:r[1] + r[2]]).decode()]
+                if r[0] == "m" else r for r in rec]
+            self.cache.pop(ino, None)
 
     def links(self, ino):
         return [p for p, e in self.paths.items()
@@ -102,9 +127,33 @@ class Model:
         return sum(len(self.content(i)) for i in self.inodes)
 
     # ---- applying operations ----
-    def apply(self, op):
+    def apply(self, op, inflight=False):
+        """Apply @op; @inflight: as far as an interrupted @op is known."""
         k = op["op"]
         p = op.get("p")
+        if k == "gc":
+            return
+        if k == "burst":
+            op = dict(op, op="write", seed=op["seed"] + op["k"] - 1)
+            k = "write"
+        if k == "mmap":
+            # Stores through the mapping: the msync'd range is durable
+            # once the call returned; the rest, or all of it while the
+            # operation is in flight, may be old or new, byte by byte.
+            ino = self.paths[p]["i"]
+            self.inodes[ino].append(["m" if inflight else "w", op["off"],
+                                     op["n"], op["seed"]])
+            if op["un"]:
+                self.inodes[ino].append(["m", op["uoff"], op["un"],
+                                         op["useed"]])
+            self.cache.pop(ino, None)
+            return
+        if k == "churn":
+            # Acknowledged: every name it made is gone again. In flight:
+            # the candidates are built from what was found (verify).
+            for name in op.get("left", []):
+                self.apply({"op": "create", "p": name})
+            return
         if k == "mkdir":
             self.paths[p] = {"t": "d"}
         elif k == "rmdir":
@@ -155,20 +204,32 @@ class Model:
 # ---- the workload ----
 
 WEIGHTS = {
-    # op: (mix, storm, rename, write, big, tree)
-    "mkdir":   (4, 1, 3, 0, 0, 12),
-    "rmdir":   (2, 0, 1, 0, 0, 6),
-    "create":  (12, 40, 8, 4, 2, 12),
-    "write":   (16, 4, 4, 40, 0, 8),
-    "append":  (8, 0, 2, 20, 0, 2),
-    "trunc":   (6, 0, 1, 14, 3, 2),
-    "bigwrite": (2, 0, 0, 2, 30, 0),
-    "unlink":  (10, 40, 6, 4, 4, 10),
-    "rename":  (10, 4, 50, 2, 1, 6),
-    "link":    (4, 2, 4, 0, 0, 2),
-    "symlink": (3, 2, 2, 0, 0, 3),
+    # op: (mix, storm, rename, write, big, tree, gc, mmap)
+    "mkdir":   (4, 1, 3, 0, 0, 12, 2, 0),
+    "rmdir":   (2, 0, 1, 0, 0, 6, 0, 0),
+    "create":  (12, 40, 8, 4, 2, 12, 10, 6),
+    "write":   (16, 4, 4, 40, 0, 8, 6, 6),
+    "append":  (8, 0, 2, 20, 0, 2, 4, 6),
+    "trunc":   (6, 0, 1, 14, 3, 2, 3, 10),
+    "bigwrite": (2, 0, 0, 2, 30, 0, 0, 0),
+    "unlink":  (10, 40, 6, 4, 4, 10, 4, 2),
+    "rename":  (10, 4, 50, 2, 1, 6, 2, 1),
+    "link":    (4, 2, 4, 0, 0, 2, 1, 1),
+    "symlink": (3, 2, 2, 0, 0, 3, 1, 0),
+    # many overwrites of one range, each fsync'd: dead write entries
+    "burst":   (0, 0, 0, 0, 0, 0, 30, 0),
+    # names made and removed again in one directory: dead dentries
+    "churn":   (0, 0, 0, 0, 0, 0, 15, 0),
+    # novactl gc of the whole file system
+    "gc":      (0, 0, 0, 0, 0, 0, 6, 0),
+    # stores through a shared mapping, msync'd and not
+    "mmap":    (2, 0, 0, 0, 0, 0, 0, 40),
 }
-WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree"]
+WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap"]
+# The gc workload arms its fault injection at this operation, a whole-fs
+# novactl gc, so that its crash points fall inside (or just after) a
+# collection of the state the first operations built.
+GC_ARM_OP = 60
 
 
 def pick_op(m, rng, wl):
@@ -196,6 +257,11 @@ def pick_op(m, rng, wl):
                 return {"op": k, "p": rng.choice(empty)}
         if k == "create" and not full:
             return {"op": k, "p": name}
+        if k == "gc":
+            return {"op": k}
+        if k == "churn":
+            return {"op": k, "p": d, "pre": "z%d_" % rng.randrange(100000),
+                    "k": rng.randrange(20, 300)}
         if k == "symlink" and not full:
             tgt = "t" * rng.choice([1, 20, 94, 95, 96, 200, 1000, 4000])
             return {"op": k, "p": name, "s": tgt}
@@ -227,6 +293,26 @@ def pick_op(m, rng, wl):
                                         size + rng.randrange(3 * PAGE)])}
         if k == "unlink":
             return {"op": k, "p": f}
+        if k == "burst":
+            off = rng.randrange(size + 1)
+            n = rng.choice([1, 100, 4096, rng.randrange(1, 2 * PAGE)])
+            if full and off + n > size:
+                continue
+            return {"op": k, "p": f, "off": off, "n": n,
+                    "k": rng.randrange(40, 400),
+                    "seed": rng.randrange(1 << 30)}
+        if k == "mmap":
+            if not size:
+                continue
+            off = rng.randrange(size)
+            n = rng.randrange(1, min(size - off, 16 * PAGE) + 1)
+            uoff = rng.randrange(size)
+            un = rng.randrange(0, min(size - uoff, 2 * PAGE) + 1)
+            if uoff < off + n and off < uoff + un:
+                un = 0          # the unsynced range must not overlap
+            return {"op": k, "p": f, "off": off, "n": n,
+                    "seed": rng.randrange(1 << 30), "uoff": uoff if un else 0,
+                    "un": un, "useed": rng.randrange(1 << 30)}
         if k == "link" and not full:
             return {"op": k, "p": name, "s": f}
         if k == "rename":
@@ -254,7 +340,7 @@ def fsync_path(path, flags=os.O_RDONLY):
 
 def do_op(root, m, op):
     k = op["op"]
-    p = os.path.join(root, op["p"])
+    p = os.path.join(root, op.get("p", ""))
     parent = os.path.dirname(p)
     if k == "mkdir":
         os.mkdir(p)
@@ -290,7 +376,58 @@ def do_op(root, m, op):
         finally:
             os.close(fd)
         return
+    elif k == "burst":
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            for i in range(op["k"]):
+                data = gen(op["seed"] + i, op["n"])
+                if os.pwrite(fd, data, op["off"]) != len(data):
+                    raise OSError("short write")
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    elif k == "churn":
+        names = [os.path.join(p, "%s%04d" % (op["pre"], i))
+                 for i in range(op["k"])]
+        for q in names:
+            os.close(os.open(q, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        for q in names:
+            os.unlink(q)
+        fsync_path(p)
+        return
+    elif k == "gc":
+        r = subprocess.run(["novactl", "gc", root], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        if r.returncode:
+            raise OSError("novactl gc: status %d: %s" %
+                          (r.returncode, r.stderr.strip()))
+        return
+    elif k == "mmap":
+        do_mmap(p, op)
+        return
     fsync_path(parent)
+
+
+def do_mmap(path, op):
+    """Store through a shared mapping: msync the first range only."""
+    off, n, uoff, un = op["off"], op["n"], op["uoff"], op["un"]
+    lo = min(off, uoff if un else off) & ~(PAGE - 1)
+    hi = max(off + n, uoff + un)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        mm = mmap.mmap(fd, hi - lo, mmap.MAP_SHARED,
+                       mmap.PROT_READ | mmap.PROT_WRITE, offset=lo)
+        try:
+            mm[off - lo:off - lo + n] = gen(op["seed"], n)
+            start = (off - lo) & ~(PAGE - 1)
+            mm.flush(start, off - lo + n - start)      # msync(MS_SYNC)
+            if un:
+                mm[uoff - lo:uoff - lo + un] = gen(op["useed"], un)
+        finally:
+            mm.close()
+    finally:
+        os.close(fd)
 
 
 def console(msg):
@@ -306,19 +443,34 @@ def cmd_run(a):
     def log(rec):
         os.write(acks, (json.dumps(rec) + "\n").encode())
 
-    if a.fault:
+    def arm(n):
         with open(FAULT_PARAM, "w") as f:
-            f.write(str(a.fault))
+            f.write(str(n))
+
+    arm_at = GC_ARM_OP if a.workload == "gc" and a.fault else 0
+    if a.fault and not arm_at:
+        arm(a.fault)
     console("nova-crash: workload %s seed %d running%s" %
             (a.workload, a.seed,
-             " (crash after %d barriers)" % a.fault if a.fault else ""))
+             " (crash after %d barriers%s)" %
+             (a.fault, " from operation %d, a novactl gc" % arm_at
+              if arm_at else "") if a.fault else ""))
     end = time.time() + a.seconds
     n = 0
     while time.time() < end and n < a.max_ops:
         op = pick_op(m, rng, a.workload)
         n += 1
+        if n == arm_at:
+            op = {"op": "gc"}
         log({"B": n, "op": op})
+        if n == arm_at:
+            arm(a.fault)
         do_op(a.root, m, op)
+        if n == arm_at:
+            with open(FAULT_PARAM) as f:
+                left = int(f.read())
+            console("nova-crash: the armed novactl gc took %d barriers" %
+                    (a.fault - left))
         log({"A": n})
         m.apply(op)
     if a.fault:
@@ -372,6 +524,18 @@ def pages_mixed(got, old, new):
     return True
 
 
+def bytes_either(got, a, b):
+    """Each byte of @got is that of @a or that of @b (equal lengths)."""
+    if not len(got) == len(a) == len(b):
+        return False
+    for i in range(0, len(got), PAGE):
+        g, x, y = got[i:i + PAGE], a[i:i + PAGE], b[i:i + PAGE]
+        if g != x and g != y and any(
+                c != u and c != v for c, u, v in zip(g, x, y)):
+            return False
+    return True
+
+
 def compare(m, fs, split=None):
     """Mismatches between model @m and scan @fs; @split: (path, old)."""
     bad = []
@@ -393,7 +557,10 @@ def compare(m, fs, split=None):
             nl = len(m.links(e["i"]))
             if g["data"] != want and not (
                     split and split[0] == e["i"] and
-                    pages_mixed(g["data"], split[1], want)):
+                    pages_mixed(g["data"], split[1], want)) and not (
+                    m.fuzzy(e["i"]) and
+                    bytes_either(g["data"], want,
+                                 m.content(e["i"], fuzzy=False))):
                 bad.append("%s: content %s, expected %s" %
                            (p, short(g["data"]), short(want)))
             if g["nlink"] != nl:
@@ -413,6 +580,45 @@ def compare(m, fs, split=None):
     if any(len(s) != 1 for s in seen.values()) or len(inos) != len(set(inos)):
         bad.append("hard links: paths and inode numbers do not match")
     return bad
+
+
+def candidates(m, fs, op):
+    """The states an interrupted @op may have left, after the old one:
+    (model, split, name) triples."""
+    k = op["op"]
+    if k == "burst":
+        # Each write of the burst is atomic: the state after any of them.
+        for i in range(op["k"], 0, -1):
+            new = m.copy()
+            new.apply(dict(op, op="write", seed=op["seed"] + i - 1))
+            yield new, None, "state after %d of its %d writes" % (i, op["k"])
+        return
+    if k == "churn":
+        # The names made so far, or those not yet removed again: a
+        # prefix or a suffix of the sequence (operations are ordered).
+        pre = (op["p"] + "/" if op["p"] else "") + op["pre"]
+        found = sorted(p for p in fs if p.startswith(pre) and
+                       "/" not in p[len(pre):])
+        idx = [int(p[len(pre):]) for p in found
+               if p[len(pre):].isdigit()]
+        if len(idx) != len(found) or any(
+                fs[p]["t"] != "f" or fs[p]["size"] for p in found):
+            return
+        lo, hi = (min(idx), max(idx) + 1) if idx else (0, 0)
+        if idx and (hi - lo != len(idx) or (lo != 0 and hi != op["k"])):
+            return
+        new = m.copy()
+        new.apply(dict(op, left=found))
+        yield new, None, "state with %d of its names present" % len(found)
+        return
+    split = None
+    if k == "write" and (
+            (op["off"] % PAGE + op["n"] + PAGE - 1) // PAGE > ATOMIC_PAGES):
+        ino = m.paths[op["p"]]["i"]
+        split = (ino, m.content(ino))
+    new = m.copy()
+    new.apply(op, inflight=True)
+    yield new, split, "new state"
 
 
 def cmd_verify(a):
@@ -447,29 +653,23 @@ def cmd_verify(a):
           (len(acked), ", one in flight: " + json.dumps(inflight)[:200]
            if inflight else "", len(m.paths)))
     bad = compare(m, fs)
-    state = "old"
+    state = "old state"
     if bad and inflight:
-        new = m.copy()
-        split = None
-        if inflight["op"] == "write" and (
-                (inflight["off"] % PAGE + inflight["n"] + PAGE - 1) // PAGE
-                > ATOMIC_PAGES):
-            ino = m.paths[inflight["p"]]["i"]
-            split = (ino, m.content(ino))
-        new.apply(inflight)
-        bad2 = compare(new, fs, split)
-        if not bad2:
-            m, bad, state = new, [], "new"
+        for new, split, what in candidates(m, fs, inflight):
+            if not compare(new, fs, split):
+                m, bad, state = new, [], what
+                break
     if bad:
         print("# the file system matches neither the state before nor after the operation in flight; against the state before:")
         for b in bad[:30]:
             print("#   " + b)
         return 1
     if inflight:
-        print("# the operation in flight left the %s state" % state)
+        print("# the operation in flight left the %s" % state)
     if finished and inflight:
         print("# the workload finished but an operation is unacknowledged")
         return 1
+    m.resolve(fs)
     json.dump(m.to_json(), open(a.out, "w"))
     return 0
 

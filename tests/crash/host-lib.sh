@@ -85,6 +85,10 @@ crash_boot() {
 		tail -n 15 "$out/console.log" | sed 's/^/#   /'
 	fi
 	[ "$crash_cut" = 0 ] || crash_points=$((crash_points + 1))
+	# Where a fault-injection crash point was (the function of the fence).
+	crash_where=$(sed -n 's/.*crash point reached after [0-9]* barriers in \([^+ ]*\).*/\1/p' \
+		"$out/console.log" 2>/dev/null | head -n1)
+	[ -z "$crash_where" ] || t_diag "$name: crash point in $crash_where"
 	if [ ! -f "$out/model.json" ] || [ "${nf:-1}" != 0 ]; then
 		crash_broken=1
 	fi
