@@ -374,6 +374,14 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	if (!page)
 		return 0;
 	stop = ni->log_tail ? nova_gc_page(ni->log_tail) : page;
+	/*
+	 * ni->log_pages is exact, not a hint: nova_iget() counts every page
+	 * of the chain (past the tail page too), and every change to the
+	 * chain (nova_new_log_page(), nova_gc_new_chain(), nova_gc_unlink(),
+	 * a thorough GC, nova_log_free()) adjusts it under log_lock, which
+	 * we hold. The pages before the tail page are fewer, so a walk that
+	 * sees more than that has met a loop or a corrupted link.
+	 */
 	while (page != stop) {
 		lt = nova_gc_lt(sbi, page);
 		next = le64_to_cpu(READ_ONCE(lt->lt_next));
