@@ -29,6 +29,8 @@ struct novad_fs {
 	struct novad_policy pol;
 	int64_t retry_at[NOVAD_NJOBS];		/* 0: no pending retry */
 	bool warned_unavailable;
+	/* Policy (re)applied: prune with it on the next pass (runner.c). */
+	bool prune_pending;
 	bool seen;				/* resync marker */
 };
 

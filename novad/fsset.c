@@ -73,6 +73,7 @@ static void apply_policy(struct novad *d, struct novad_fs *f)
 {
 	novad_config_policy(&d->cfg, f->mountpoint[0] ? f->mountpoint : NULL,
 			    f->id.uuid, &f->pol);
+	f->prune_pending = true;
 	warn_unavailable(d, f);
 }
 

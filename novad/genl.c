@@ -2,19 +2,24 @@
 /*
  * novad genl glue (see genl.h).
  *
- * Snapshot and scrub jobs. uapi/linux/nova_genl.h lists them under "Room
- * for what comes next": the protocol this novad is built against has no
- * NOVA_CMD_SNAPSHOT_* or NOVA_CMD_SCRUB_* command yet, so there is no
- * request novad could send. The backend below therefore says so, both up
- * front (snapshot_unavailable/scrub_unavailable, shown at start and in
- * STATUS=) and from every operation (-EOPNOTSUPP), and never claims a
- * snapshot or scrub happened. The snapshot commands have since landed in
- * the header; driving them from here (gated on nova_family_has_cmd(), so
- * that novad on an older nova.ko still says the kernel lacks them) is the
- * next step, and until then the reason given says exactly that.
+ * Snapshot jobs go through libnova's NOVA_CMD_SNAPSHOT_* calls. A file
+ * system is addressed by its UUID, not its device number: between the
+ * moment novad learnt of it and the request, the device could have been
+ * unmounted and another file system mounted there; by UUID the request
+ * either reaches the file system novad means or fails with -ENODEV.
+ * Whether the kernel offers the commands is read from the family's op
+ * list at start (a novad on an older nova.ko says the kernel lacks them
+ * and schedules nothing). Every request is synchronous on the request
+ * socket; notifications arrive on the other one (genl.h).
+ *
+ * Scrub jobs: the protocol this novad is built against has no
+ * NOVA_CMD_SCRUB_* command, so the backend says so up front
+ * (scrub_unavailable) and from scrub_start (-EOPNOTSUPP), and never
+ * claims a scrub happened.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "genl.h"
@@ -39,13 +44,30 @@ static const char *g_scrub_unavailable(void *ctx)
 	return g->scrub_why[0] ? g->scrub_why : NULL;
 }
 
+/* The selector for FS: by UUID (see the top of this file). */
+static void fs_sel(const struct novad_fs_ref *fs, struct nova_sel *sel)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->kind = NOVA_SEL_UUID;
+	memcpy(sel->uuid, fs->uuid, sizeof(sel->uuid));
+}
+
 static int g_snapshot_create(void *ctx, const struct novad_fs_ref *fs,
 			     const char *name, uint64_t *id, struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
+	struct nova_snapshot sn;
+	struct nova_sel sel;
+	int r;
 
-	(void)fs, (void)name, (void)id;
-	return backend_unsupported(g->snapshot_why, e);
+	if (g->snapshot_why[0])
+		return backend_unsupported(g->snapshot_why, e);
+	fs_sel(fs, &sel);
+	r = nova_snapshot_create(g->req, &sel, name, &sn, e);
+	if (r)
+		return r;
+	*id = sn.snap_id;
+	return 0;
 }
 
 static int g_snapshot_list(void *ctx, const struct novad_fs_ref *fs,
@@ -53,20 +75,48 @@ static int g_snapshot_list(void *ctx, const struct novad_fs_ref *fs,
 			   struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
+	struct nova_snapshot *ks = NULL;
+	struct novad_snap *out;
+	struct nova_sel sel;
+	size_t kn = 0;
+	int r;
 
-	(void)fs;
 	*list = NULL;
 	*n = 0;
-	return backend_unsupported(g->snapshot_why, e);
+	if (g->snapshot_why[0])
+		return backend_unsupported(g->snapshot_why, e);
+	fs_sel(fs, &sel);
+	r = nova_snapshot_list(g->req, &sel, &ks, &kn, e);
+	if (r)
+		return r;
+	out = calloc(kn ? kn : 1, sizeof(*out));
+	if (!out) {
+		free(ks);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < kn; i++) {
+		out[i].id = ks[i].snap_id;
+		snprintf(out[i].name, sizeof(out[i].name), "%s", ks[i].name);
+		out[i].ctime = (int64_t)(ks[i].ctime_ns / 1000000000ull);
+	}
+	free(ks);
+	*list = out;
+	*n = kn;
+	return 0;
 }
 
 static int g_snapshot_delete(void *ctx, const struct novad_fs_ref *fs,
 			     uint64_t id, struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
+	struct nova_snapshot sn;
+	struct nova_sel sel;
 
-	(void)fs, (void)id;
-	return backend_unsupported(g->snapshot_why, e);
+	if (g->snapshot_why[0])
+		return backend_unsupported(g->snapshot_why, e);
+	fs_sel(fs, &sel);
+	return nova_snapshot_delete(g->req, &sel, id, NULL, &sn, e);
 }
 
 static int g_scrub_start(void *ctx, const struct novad_fs_ref *fs,
@@ -127,14 +177,13 @@ int novad_genl_open(struct novad_genl *g, struct nova_err *e)
 		goto fail;
 	g->have_stats = nova_family_has_cmd(&g->ops, NOVA_CMD_STATS_GET);
 	newer = unknown_cmds(g);
-	if (nova_family_has_cmd(&g->ops, NOVA_CMD_SNAPSHOT_CREATE))
+	if (!nova_family_has_cmd(&g->ops, NOVA_CMD_SNAPSHOT_CREATE) ||
+	    !nova_family_has_cmd(&g->ops, NOVA_CMD_SNAPSHOT_DELETE) ||
+	    !nova_family_has_cmd(&g->ops, NOVA_CMD_SNAPSHOT_LIST))
 		snprintf(g->snapshot_why, sizeof(g->snapshot_why),
-			 "this novad does not drive the kernel's snapshot commands yet");
-	else
-		snprintf(g->snapshot_why, sizeof(g->snapshot_why),
-			 "the nova genl family has no snapshot commands (protocol version %u defines none%s)",
+			 "the loaded nova.ko offers no snapshot commands (protocol version %u%s)",
 			 nova_ipc_family_version(g->req),
-			 newer ? "; the kernel offers newer commands: rebuild novad" : "");
+			 newer ? "; it offers newer commands: rebuild novad" : "");
 	snprintf(g->scrub_why, sizeof(g->scrub_why),
 		 "the nova genl family has no scrub commands (protocol version %u defines none%s)",
 		 nova_ipc_family_version(g->req),

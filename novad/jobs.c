@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * novad jobs (see jobs.h): snapshot + retention, scrub start.
+ *
+ * A snapshot job creates first and prunes afterwards, so a failing
+ * creation never leaves fewer snapshots than before. The one exception
+ * is -ENOSPC (the kernel's snapshot limit, or no room for the record):
+ * then retention runs first, keeping one fewer of the period being
+ * taken, and if that deleted anything the creation is tried once more.
+ * Should that retry fail too, one snapshot fewer than the keep count is
+ * left: the price of making room.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -60,6 +68,23 @@ int novad_job_prune(const struct novad_backend *b,
 	return deleted;
 }
 
+/*
+ * The snapshot limit (or the device) is full. Prune as if the new
+ * PERIOD snapshot were already there (keep one fewer of that period):
+ * what create-then-prune would leave, once the creation succeeds.
+ */
+static int make_room(const struct novad_backend *b,
+		     const struct novad_fs_ref *fs,
+		     const struct novad_policy *pol, enum novad_period period,
+		     const struct novad_job_report *rep)
+{
+	struct novad_policy tight = *pol;
+
+	if (tight.keep[period] > 0)
+		tight.keep[period]--;
+	return novad_job_prune(b, fs, &tight, rep);
+}
+
 int novad_job_snapshot(const struct novad_backend *b,
 		       const struct novad_fs_ref *fs,
 		       const struct novad_policy *pol, enum novad_period period,
@@ -78,6 +103,10 @@ int novad_job_snapshot(const struct novad_backend *b,
 		return r;
 	}
 	r = b->ops->snapshot_create(b->ctx, fs, name, &id, &e);
+	if (r == -ENOSPC && make_room(b, fs, pol, period, rep) > 0) {
+		nova_err_clear(&e);
+		r = b->ops->snapshot_create(b->ctx, fs, name, &id, &e);
+	}
 	if (r == -EEXIST) {
 		report(rep, NOVAD_EV_SNAPSHOT_EXISTS, fs, name, 0, NULL);
 	} else if (r) {

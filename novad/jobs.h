@@ -33,7 +33,9 @@ struct novad_job_report {
 /*
  * Take the PERIOD snapshot of FS named after NOW, then prune. Returns 0
  * when the snapshot exists afterwards (created, or already there), else
- * the creation error; pruning problems are reported, not returned.
+ * the creation error; pruning problems are reported, not returned. On
+ * -ENOSPC retention runs first (keeping one fewer of PERIOD, to make
+ * room) and the creation is retried once if that deleted something.
  */
 int novad_job_snapshot(const struct novad_backend *b,
 		       const struct novad_fs_ref *fs,

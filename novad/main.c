@@ -57,18 +57,22 @@ void novad_status(struct novad *d, const char *prefix)
 	const char *ws = d->backend.ops->snapshot_unavailable(d->backend.ctx);
 	const char *wc = d->backend.ops->scrub_unavailable(d->backend.ctx);
 	unsigned int snap = 0, scrub = 0;
-	char buf[8192];
+	char buf[8192], snaps[64];
 
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
 		snap += f->pol.snapshots;
 		scrub += f->pol.scrub_interval > 0;
 	}
+	if (ws)
+		snprintf(snaps, sizeof(snaps), "unavailable (see the journal for why)");
+	else if (snap)
+		snprintf(snaps, sizeof(snaps), "scheduled on %u", snap);
+	else
+		snprintf(snaps, sizeof(snaps), "none scheduled");
 	snprintf(buf, sizeof(buf),
-		 "%s%sfollowing %u NOVA file system%s; snapshots: %s%s; scrub: %s%s; stats: %s%s%s%s",
+		 "%s%sfollowing %u NOVA file system%s; snapshots: %s; scrub: %s%s; stats: %s%s%s%s",
 		 prefix ? prefix : "", prefix ? "; " : "", d->nfs,
-		 d->nfs == 1 ? "" : "s",
-		 ws ? "unavailable (see the journal for why)" : "",
-		 ws ? "" : (snap ? "scheduled" : "not configured"),
+		 d->nfs == 1 ? "" : "s", snaps,
 		 wc ? "unavailable (see the journal for why)" : "",
 		 wc ? "" : (scrub ? "scheduled" : "not configured"),
 		 d->cfg.textfile[0] ? d->cfg.textfile : "no textfile",

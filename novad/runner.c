@@ -53,45 +53,74 @@ static int64_t job_due(struct novad *d, const struct novad_fs *f,
 	return due;
 }
 
+/* What an operator should know about a failed snapshot request. */
+static const char *snapshot_hint(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+		return " (the file system has as many live snapshots as it can hold, or no room for the record: lower the keep counts or delete snapshots)";
+	case -EROFS:
+		return " (mounted read-only, or a snapshot mount)";
+	case -ENODEV:
+		return " (the file system is no longer mounted)";
+	case -EBUSY:
+		return " (the file system is frozen; retrying later)";
+	default:
+		return "";
+	}
+}
+
+/* A file system that went away is not novad's failure: a warning. */
+static int failure_prio(const struct nova_err *err)
+{
+	return err && err->err == -ENODEV ? LOG_WARNING : LOG_ERR;
+}
+
 static void on_job_event(void *arg, enum novad_job_event ev,
 			 const struct novad_fs_ref *fs, const char *name,
 			 uint64_t id, const struct nova_err *err)
 {
-	char fid[48], fname[NOVAD_SNAP_NAME_LEN * 2 + 32];
-	const char *const fields[] = { fid, fname, NULL };
+	char fid[48], fname[NOVAD_SNAP_NAME_LEN * 2 + 32], ferr[32];
+	/* NOVA_SNAPSHOT_ID=, NOVA_SNAPSHOT_NAME=, ERRNO= (a positive errno) */
+	const char *const all[] = { fid, fname, ferr, NULL };
+	const char *const no_err[] = { fid, fname, NULL };
+	const char *msg = err ? err->msg : "";
+	const char *hint = err ? snapshot_hint(err->err) : "";
 
 	(void)arg;
 	snprintf(fid, sizeof(fid), "NOVA_SNAPSHOT_ID=%" PRIu64, id);
 	snprintf(fname, sizeof(fname), "NOVA_SNAPSHOT_NAME=%s", name ? name : "");
+	snprintf(ferr, sizeof(ferr), "ERRNO=%d", err ? -err->err : 0);
 	switch (ev) {
 	case NOVAD_EV_SNAPSHOT_CREATED:
-		novad_log_fields(LOG_INFO, NOVAD_MID_SNAPSHOT_CREATED, fs, fields,
+		novad_log_fields(LOG_INFO, NOVAD_MID_SNAPSHOT_CREATED, fs, no_err,
 				 "created snapshot %s (id %" PRIu64 ") of %s",
 				 name, id, fs->mountpoint);
 		break;
 	case NOVAD_EV_SNAPSHOT_EXISTS:
-		novad_log_fields(LOG_INFO, NULL, fs, fields + 1,
+		novad_log_fields(LOG_INFO, NULL, fs, no_err + 1,
 				 "snapshot %s of %s already exists", name,
 				 fs->mountpoint);
 		break;
 	case NOVAD_EV_SNAPSHOT_FAILED:
-		novad_log_fields(LOG_ERR, NULL, fs, fields + 1,
-				 "cannot create snapshot %s of %s: %s", name,
-				 fs->mountpoint, err->msg);
+		novad_log_fields(failure_prio(err), NULL, fs, all + 1,
+				 "cannot create snapshot %s of %s: %s%s", name,
+				 fs->mountpoint, msg, hint);
 		break;
 	case NOVAD_EV_SNAPSHOT_LIST_FAILED:
-		novad_log(LOG_ERR, fs, "cannot list snapshots of %s to prune them: %s",
-			  fs->mountpoint, err->msg);
+		novad_log_fields(failure_prio(err), NULL, fs, all + 2,
+				 "cannot list snapshots of %s to prune them: %s%s",
+				 fs->mountpoint, msg, hint);
 		break;
 	case NOVAD_EV_SNAPSHOT_PRUNED:
-		novad_log_fields(LOG_INFO, NOVAD_MID_SNAPSHOT_DELETED, fs, fields,
+		novad_log_fields(LOG_INFO, NOVAD_MID_SNAPSHOT_DELETED, fs, no_err,
 				 "pruned snapshot %s (id %" PRIu64 ") of %s",
 				 name, id, fs->mountpoint);
 		break;
 	case NOVAD_EV_SNAPSHOT_PRUNE_FAILED:
-		novad_log_fields(LOG_ERR, NULL, fs, fields,
-				 "cannot prune snapshot %s (id %" PRIu64 ") of %s: %s",
-				 name, id, fs->mountpoint, err->msg);
+		novad_log_fields(failure_prio(err), NULL, fs, all,
+				 "cannot prune snapshot %s (id %" PRIu64 ") of %s: %s%s",
+				 name, id, fs->mountpoint, msg, hint);
 		break;
 	case NOVAD_EV_SCRUB_STARTED:
 		novad_log_fields(LOG_INFO, NOVAD_MID_SCRUB_STARTED, fs,
@@ -99,12 +128,28 @@ static void on_job_event(void *arg, enum novad_job_event ev,
 				 "started scrub of %s", fs->mountpoint);
 		break;
 	case NOVAD_EV_SCRUB_FAILED:
-		novad_log_fields(LOG_ERR, NULL, fs,
-				 (const char *const[]){ "NOVA_JOB=scrub", NULL },
+		novad_log_fields(failure_prio(err), NULL, fs,
+				 (const char *const[]){ "NOVA_JOB=scrub", ferr, NULL },
 				 "cannot start scrub of %s: %s", fs->mountpoint,
-				 err->msg);
+				 msg);
 		break;
 	}
+}
+
+/*
+ * A new policy (start, reload, a file system appearing or moving) takes
+ * effect at once: retention runs on the next pass even when no snapshot
+ * is due, so lowering a keep count prunes without waiting for the next
+ * period. Not while the mount point is unknown (the policy may still
+ * change with it), nor when novad does not manage snapshots there.
+ */
+static bool prune_now(struct novad *d, struct novad_fs *f, bool pruned)
+{
+	if (!f->prune_pending || !f->mountpoint[0])
+		return false;
+	f->prune_pending = false;
+	return !pruned && f->pol.snapshots &&
+	       !d->backend.ops->snapshot_unavailable(d->backend.ctx);
 }
 
 void novad_jobs_run_due(struct novad *d, int64_t now)
@@ -115,17 +160,20 @@ void novad_jobs_run_due(struct novad *d, int64_t now)
 
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
 		struct novad_fs_ref ref;
+		bool pruned = false;
 
 		novad_fs_ref(f, &ref);
 		for (unsigned int j = 0; j < NOVAD_NJOBS; j++) {
 			if (!job_enabled(d, f, j) || job_due(d, f, j, now) > now)
 				continue;
-			if (j == NOVAD_JOB_SCRUB)
+			if (j == NOVAD_JOB_SCRUB) {
 				r = novad_job_scrub(&d->backend, &ref, &f->pol, &rep);
-			else
+			} else {
 				r = novad_job_snapshot(&d->backend, &ref, &f->pol,
 						       (enum novad_period)j, now,
 						       &rep);
+				pruned = true;
+			}
 			if (r) {
 				f->retry_at[j] = now + NOVAD_RETRY_S;
 				continue;
@@ -134,6 +182,8 @@ void novad_jobs_run_due(struct novad *d, int64_t now)
 			if (!novad_state_set(&d->state, f->id.uuid, job_names[j], now))
 				dirty = true;
 		}
+		if (prune_now(d, f, pruned))
+			novad_job_prune(&d->backend, &ref, &f->pol, &rep);
 	}
 	if (dirty) {
 		r = novad_state_save(d->state_path, &d->state);

@@ -230,9 +230,9 @@ static void test_failures(void **state)
 	(void)state;
 	policy(&pol, 1);
 	/* Creation fails: the error comes back, nothing is pruned. */
-	f.fail_create = ENOSPC;
+	f.fail_create = EROFS;
 	assert_int_equal(novad_job_snapshot(&b, &fsref, &pol, NOVAD_HOURLY,
-					    utc(2026, 12, 2, 1, 0), &rep), -ENOSPC);
+					    utc(2026, 12, 2, 1, 0), &rep), -EROFS);
 	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_FAILED], 1);
 	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_CREATED], 0);
 	assert_string_equal(f.last_err, "create failed");
@@ -261,6 +261,55 @@ static void test_failures(void **state)
 	assert_int_equal(novad_job_prune(&b, &fsref, &pol, &rep), -EIO);
 	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_LIST_FAILED], 1);
 	assert_int_equal(f.n, 2);
+}
+
+/* The kernel's snapshot limit, as the real backend sees it. */
+static int f_create_limited(void *ctx, const struct novad_fs_ref *fs,
+			    const char *name, uint64_t *id, struct nova_err *e)
+{
+	struct fake *f = ctx;
+
+	if (f->n >= 4) {
+		nova_err_set(e, -ENOSPC, "snapshot limit reached");
+		return -ENOSPC;
+	}
+	return f_create(ctx, fs, name, id, e);
+}
+
+static void test_enospc(void **state)
+{
+	struct novad_backend_ops ops = fake_ops;
+	struct fake f = { 0 };
+	struct novad_backend b = { &ops, &f };
+	struct novad_job_report rep = { on_event, &f };
+	struct novad_policy pol;
+
+	(void)state;
+	ops.snapshot_create = f_create_limited;
+	policy(&pol, 3);
+	f_create(&f, &fsref, "mine", &(uint64_t){ 0 }, NULL);
+	for (int h = 1; h <= 3; h++)
+		assert_int_equal(novad_job_snapshot(&b, &fsref, &pol, NOVAD_HOURLY,
+						    utc(2026, 12, 2, h, 0), &rep), 0);
+	assert_int_equal(f.n, 4);
+	/* Full, but retention has one to delete: pruned, then created. */
+	assert_int_equal(novad_job_snapshot(&b, &fsref, &pol, NOVAD_HOURLY,
+					    utc(2026, 12, 2, 4, 0), &rep), 0);
+	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_FAILED], 0);
+	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_PRUNED], 1);
+	assert_false(has(&f, "auto-2026-12-02T0100Z-hourly"));
+	assert_true(has(&f, "auto-2026-12-02T0400Z-hourly"));
+	assert_true(has(&f, "mine"));
+	assert_int_equal(f.n, 4);
+
+	/* Full of what novad must keep (user snapshots): the error stays. */
+	pol.keep[NOVAD_HOURLY] = 10;
+	assert_int_equal(novad_job_snapshot(&b, &fsref, &pol, NOVAD_HOURLY,
+					    utc(2026, 12, 2, 5, 0), &rep), -ENOSPC);
+	assert_int_equal(f.ev_count[NOVAD_EV_SNAPSHOT_FAILED], 1);
+	assert_string_equal(f.last_err, "snapshot limit reached");
+	assert_true(has(&f, "mine"));
+	assert_int_equal(f.n, 4);
 }
 
 static void test_unavailable(void **state)
@@ -349,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_and_prune),
 		cmocka_unit_test(test_exists),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_enospc),
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_state_file),
