@@ -60,7 +60,7 @@ crash_boot() {
 	tap=$out/results/01-step.tap
 	nf=$(grep -c '^not ok' "$tap" 2>/dev/null)
 	np=$(grep -c '^ok' "$tap" 2>/dev/null)
-	grep '^#' "$tap" 2>/dev/null | grep -E 'kernel: recovered|in flight|finished|stripes:' | sed "s/^# /# $name: /"
+	grep '^#' "$tap" 2>/dev/null | grep -E 'kernel: recovered|in flight|finished|stripes:|superblock update' | sed "s/^# /# $name: /"
 	t_is "$what: guest checks ($np passed)" "${nf:-missing}" 0
 	[ "${nf:-1}" = 0 ] || grep -A8 '^not ok' "$tap" 2>/dev/null | head -n 40 | sed 's/^/#   /'
 
