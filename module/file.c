@@ -56,6 +56,23 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
 }
 
+/*
+ * The block of file page @pgoff if a live snapshot shows it (it must not
+ * change in place), else 0. Log lock held, or a racy hint.
+ */
+u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff)
+{
+	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	struct nova_file_write_entry *fw;
+
+	if (!v)
+		return 0;
+	fw = nova_fw(inode, v);
+	if (!nova_snapshot_shows(inode->i_sb, le64_to_cpu(fw->hdr.e_epoch_id)))
+		return 0;
+	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+}
+
 /* Collects freed blocks into runs, so each run is freed with one call. */
 struct nova_free_run {
 	unsigned long start;
@@ -157,14 +174,16 @@ void nova_file_free_index(struct inode *inode)
 }
 
 /*
- * The end-of-file page @pgoff is shown by a snapshot, so its bytes past
- * @off cannot be zeroed in place: give the file a copy with them zeroed,
- * committed as a one-page write entry (with the keep record for the old
- * page, nova_snapshot_stage_commit()). The size does not change. Log lock
- * held; the page is not mapped (the caller broke the layouts).
+ * File page @pgoff (in block @old) is shown by a snapshot, so it cannot
+ * change in place: give the file a copy of its first @off bytes, zeroes
+ * after them, committed as a one-page write entry (with the keep record
+ * for the old page, nova_snapshot_stage_commit()). The size does not
+ * change. Used for the end-of-file page before it is zeroed and for DAX
+ * write faults (dax.c). Log lock held; the page is not mapped (the caller
+ * broke the layouts under the invalidate lock).
  */
-static int nova_cow_eof_page(struct inode *inode, pgoff_t pgoff,
-			     unsigned int off, u64 old)
+int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
+		       u64 old)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -214,19 +233,16 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
 {
 	unsigned int off = size & (PAGE_SIZE - 1);
 	pgoff_t pgoff = size >> PAGE_SHIFT;
-	struct nova_file_write_entry *fw;
-	void *v;
 	u64 blk;
 
 	if (!off)
 		return 0;
-	v = xa_load(&NOVA_I(inode)->pages, pgoff);
-	if (!v)
-		return 0;
-	fw = nova_fw(inode, v);
+	blk = nova_file_shown_block(inode, pgoff);
+	if (blk)
+		return nova_file_cow_page(inode, pgoff, off, blk);
 	blk = nova_file_block(inode, pgoff);
-	if (nova_snapshot_shows(inode->i_sb, le64_to_cpu(fw->hdr.e_epoch_id)))
-		return nova_cow_eof_page(inode, pgoff, off, blk);
+	if (!blk)
+		return 0;
 	nova_pmem_memset(nova_block(NOVA_SB(inode->i_sb), blk) + off, 0,
 			 PAGE_SIZE - off);
 	nova_pmem_fence();

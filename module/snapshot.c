@@ -30,6 +30,7 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -551,6 +552,7 @@ int nova_snapshot_load(struct super_block *sb)
 	struct nova_snap_table *t;
 	int err = 0;
 
+	BUILD_BUG_ON(sizeof(struct nova_snapshot_inode_entry) != 56);
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -678,6 +680,45 @@ static int nova_snap_name_ok(const char *name)
 }
 
 /*
+ * Pages mapped writable through shared DAX mappings are now in a snapshot,
+ * but user stores would change them in place. The freeze wrote back the
+ * dirty DAX entries, which write-protects their pages already; do not
+ * depend on that: unmap every shared writable mapping of the file
+ * system's files while it is frozen (no fault can run), so the next store
+ * faults and copies the page on write (dax.c). Mappings are unmapped
+ * whole: this is rare and the cost is refaults. The inode
+ * list walk follows drop_pagecache_sb(); the table lock is not held (an
+ * iput() may evict).
+ */
+static void nova_snap_wrprotect(struct super_block *sb)
+{
+	struct inode *inode, *toput = NULL;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		spin_lock(&inode->i_lock);
+		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
+		    !S_ISREG(inode->i_mode) ||
+		    !mapping_writably_mapped(inode->i_mapping)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		__iget(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+
+		unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+		iput(toput);
+		toput = inode;
+
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	iput(toput);
+}
+
+/*
  * Take a snapshot. The file system is frozen meanwhile, so no operation
  * straddles the epoch change: each one's entries are all before or all
  * after it. On success *@info describes the new snapshot.
@@ -748,6 +789,8 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	strscpy(info->name, s->name, sizeof(info->name));
 out:
 	mutex_unlock(&t->lock);
+	if (!err)
+		nova_snap_wrprotect(sb);
 	ret = thaw_super(sb);
 	if (ret)
 		nova_warn(sb, "cannot thaw after taking a snapshot: %d", ret);
