@@ -10,6 +10,15 @@
  * mappings of the blocks they replace first (nova_break_layouts()), under
  * the invalidate lock that faults take shared.
  *
+ * Snapshots: when one is taken, with the file system frozen, no page is
+ * mapped writable any more (the freeze writes back dirty DAX entries,
+ * which write-protects them, and snapshot.c unmaps every shared writable
+ * mapping as well), so the next store to a page faults here. If a
+ * snapshot shows the page, the write fault first copies it on write
+ * (nova_dax_cow()): under the invalidate lock taken exclusively, the old
+ * page is unmapped and a copy committed in its place, then the fault goes
+ * on as usual and maps the copy writable.
+ *
  * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
  * -> log_lock -> allocator.
  */
@@ -99,6 +108,34 @@ const struct iomap_ops nova_iomap_ops = {
 	.iomap_begin	= nova_iomap_begin,
 };
 
+/*
+ * A write fault on page @pgoff that a snapshot shows: replace it by a
+ * copy before it can be mapped writable. Returns 0 or a negative errno.
+ */
+static int nova_dax_cow(struct inode *inode, pgoff_t pgoff)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
+	u64 blk;
+	int err;
+
+	/* Racy hint first: most write faults need nothing. */
+	if (!nova_file_shown_block(inode, pgoff))
+		return 0;
+	filemap_invalidate_lock(inode->i_mapping);
+	/* No user mapping may keep the old page mapped or pinned. */
+	err = nova_break_layouts(inode, start, start + PAGE_SIZE - 1);
+	if (!err) {
+		mutex_lock(&ni->log_lock);
+		blk = nova_file_shown_block(inode, pgoff);
+		if (blk)
+			err = nova_file_cow_page(inode, pgoff, PAGE_SIZE, blk);
+		mutex_unlock(&ni->log_lock);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+	return err;
+}
+
 static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 				      nova_pe_size_t pe_size)
 {
@@ -114,8 +151,17 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	if (pe_size != NOVA_PE_SIZE_PTE)
 		return VM_FAULT_FALLBACK;
 	if (write) {
+		int err;
+
 		sb_start_pagefault(sb);
 		file_update_time(vmf->vma->vm_file);
+		/* Before the shared invalidate lock: it may take it exclusive. */
+		err = nova_dax_cow(inode, vmf->pgoff);
+		if (err) {
+			sb_end_pagefault(sb);
+			nova_op_done(sb, NOVA_CTL_OP_FAULT, start);
+			return vmf_error(err);
+		}
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);

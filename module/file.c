@@ -56,6 +56,23 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
 }
 
+/*
+ * The block of file page @pgoff if a live snapshot shows it (it must not
+ * change in place), else 0. Log lock held, or a racy hint.
+ */
+u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff)
+{
+	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	struct nova_file_write_entry *fw;
+
+	if (!v)
+		return 0;
+	fw = nova_fw(inode, v);
+	if (!nova_snapshot_shows(inode->i_sb, le64_to_cpu(fw->hdr.e_epoch_id)))
+		return 0;
+	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+}
+
 /* Collects freed blocks into runs, so each run is freed with one call. */
 struct nova_free_run {
 	unsigned long start;
@@ -94,8 +111,7 @@ static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
 			    (pgoff - le64_to_cpu(fw->fw_pgoff));
 
 	/* The epoch check: a snapshot may still show the old page. */
-	if (!nova_snapshot_keep(inode->i_sb, blk,
-				le64_to_cpu(fw->hdr.e_epoch_id)))
+	if (!nova_snapshot_keep(inode, blk, le64_to_cpu(fw->hdr.e_epoch_id)))
 		nova_run_add(inode->i_sb, run, blk);
 	fw->fw_dead_pages = cpu_to_le32(dead);
 	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
@@ -158,23 +174,79 @@ void nova_file_free_index(struct inode *inode)
 }
 
 /*
- * Zero the bytes after @size in its last page, in place. They are beyond
- * the end of file, so nobody can observe the store, and the file can then
- * grow over them. Caller holds log_lock (or the file is otherwise stable).
+ * File page @pgoff (in block @old) is shown by a snapshot, so it cannot
+ * change in place: give the file a copy of its first @off bytes, zeroes
+ * after them, committed as a one-page write entry (with the keep record
+ * for the old page, nova_snapshot_stage_commit()). The size does not
+ * change. Used for the end-of-file page before it is zeroed and for DAX
+ * write faults (dax.c). Log lock held; the page is not mapped (the caller
+ * broke the layouts under the invalidate lock).
  */
-void nova_zero_eof_tail(struct inode *inode, loff_t size)
+int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
+		       u64 old)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_file_write_entry fw = { };
+	struct nova_snap_stage st;
+	u64 tail = 0, from = NOVA_I(inode)->log_tail;
+	unsigned long blk, got;
+	void *dst;
+	int err;
+
+	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
+	if (err)
+		return err;
+	dst = nova_block(sbi, blk);
+	nova_pmem_memcpy(dst, nova_block(sbi, old), off);
+	nova_pmem_memset(dst + off, 0, PAGE_SIZE - off);
+	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
+			  nova_next_trans(sbi));
+	fw.fw_pgoff = cpu_to_le64(pgoff);
+	fw.fw_num_pages = cpu_to_le32(1);
+	fw.fw_block = cpu_to_le64(blk);
+	fw.fw_size = cpu_to_le64(i_size_read(inode));
+	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
+	nova_snapshot_stage_init(&st);
+	/* Copy and entry are durable before the commit (it fences first). */
+	err = nova_log_append(inode, &fw, &tail);
+	if (!err)
+		err = nova_snapshot_stage_range(inode, &st, pgoff, pgoff);
+	if (!err)
+		err = nova_snapshot_stage_commit(inode, &st, tail);
+	if (!err)
+		nova_log_apply_range(inode, from, tail);
+	nova_snapshot_stage_done(inode, &st);
+	if (err)
+		nova_free_blocks(sb, blk, 1, NOVA_BLOCK_DATA);
+	return err;
+}
+
+/*
+ * Zero the bytes after @size in its last page, so the file can grow over
+ * them. They are beyond the end of file, so nobody can observe the store
+ * in place, unless a snapshot shows the page (with a larger size): then
+ * the page is copied on write. Caller holds log_lock and the invalidate
+ * lock, with the page's user mappings broken.
+ */
+int nova_zero_eof_tail(struct inode *inode, loff_t size)
 {
 	unsigned int off = size & (PAGE_SIZE - 1);
+	pgoff_t pgoff = size >> PAGE_SHIFT;
 	u64 blk;
 
 	if (!off)
-		return;
-	blk = nova_file_block(inode, size >> PAGE_SHIFT);
+		return 0;
+	blk = nova_file_shown_block(inode, pgoff);
+	if (blk)
+		return nova_file_cow_page(inode, pgoff, off, blk);
+	blk = nova_file_block(inode, pgoff);
 	if (!blk)
-		return;
+		return 0;
 	nova_pmem_memset(nova_block(NOVA_SB(inode->i_sb), blk) + off, 0,
 			 PAGE_SIZE - off);
 	nova_pmem_fence();
+	return 0;
 }
 
 /*
@@ -245,20 +317,29 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct timespec64 now = current_time(inode);
 	loff_t end = pos + len, oldsize;
-	u64 trans = nova_next_trans(sbi), tail = 0, from;
+	u64 trans, tail = 0, from;
 	unsigned int head = pos & (PAGE_SIZE - 1);
 	unsigned int tail_off = end & (PAGE_SIZE - 1);
-	int i, err;
+	struct nova_snap_stage st;
+	int i, j, err, err2 = 0;
 
 	filemap_invalidate_lock(inode->i_mapping);
-	err = nova_break_layouts(inode, pos & PAGE_MASK,
+	/* From the end-of-file page if it is zeroed (maybe copied). */
+	oldsize = i_size_read(inode);
+	err = nova_break_layouts(inode, min(pos, oldsize) & PAGE_MASK,
 				 round_up(end, PAGE_SIZE) - 1);
 	if (err)
 		goto out_unlock;
 	mutex_lock(&ni->log_lock);
-	oldsize = i_size_read(inode);
-	if (pos > oldsize)
-		nova_zero_eof_tail(inode, oldsize);
+	if (pos > oldsize) {
+		err = nova_zero_eof_tail(inode, oldsize);
+		if (err) {
+			mutex_unlock(&ni->log_lock);
+			goto out_unlock;
+		}
+	}
+	/* After a copy-on-write of the EOF page: ids grow along the log. */
+	trans = nova_next_trans(sbi);
 	if (head)
 		nova_fill_old(inode, nova_block(sbi, ext[0].blk), ext[0].pgoff,
 			      0, head, oldsize);
@@ -285,13 +366,22 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 		if (err)
 			break;
 	}
-	if (i == 0) {
+	/* Keep records for replaced pages a snapshot shows: see snapshot.c. */
+	nova_snapshot_stage_init(&st);
+	for (j = 0; j < i && !err2; j++)
+		err2 = nova_snapshot_stage_range(inode, &st, ext[j].pgoff,
+						 ext[j].pgoff + ext[j].nr - 1);
+	/* Data, entries and records durable (fence first), then the tails. */
+	if (i && !err2)
+		err2 = nova_snapshot_stage_commit(inode, &st, tail);
+	if (!i || err2) {
+		nova_snapshot_stage_done(inode, &st);
 		mutex_unlock(&ni->log_lock);
+		err = err2 ? err2 : err;
 		goto out_unlock;
 	}
-	/* Data and entries durable (fence in commit), then the tail. */
-	nova_log_commit(inode, tail);
 	nova_log_apply_range(inode, from, tail);
+	nova_snapshot_stage_done(inode, &st);
 	mutex_unlock(&ni->log_lock);
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (i < n) {
@@ -583,11 +673,24 @@ static long nova_fallocate(struct file *file, int mode, loff_t offset,
 	if (err)
 		goto out;
 	filemap_invalidate_lock(inode->i_mapping);
-	mutex_lock(&ni->log_lock);
-	trans = nova_next_trans(NOVA_SB(inode->i_sb));
 	target = keep ? i_size_read(inode) : max(i_size_read(inode), end);
-	if (target > i_size_read(inode))
-		nova_zero_eof_tail(inode, i_size_read(inode));
+	if (target > i_size_read(inode)) {
+		/* The end-of-file page may be copied on write. */
+		err = nova_break_layouts(inode,
+					 i_size_read(inode) & PAGE_MASK,
+					 i_size_read(inode) | ~PAGE_MASK);
+		if (err)
+			goto out_unlock;
+	}
+	mutex_lock(&ni->log_lock);
+	if (target > i_size_read(inode)) {
+		err = nova_zero_eof_tail(inode, i_size_read(inode));
+		if (err) {
+			mutex_unlock(&ni->log_lock);
+			goto out_unlock;
+		}
+	}
+	trans = nova_next_trans(NOVA_SB(inode->i_sb));
 	from = ni->log_tail;
 	err = nova_falloc_range(inode, offset >> PAGE_SHIFT,
 				(end - 1) >> PAGE_SHIFT, target, trans, &tail);
@@ -611,6 +714,7 @@ static long nova_fallocate(struct file *file, int mode, loff_t offset,
 		nova_log_apply_range(inode, from, tail);
 	}
 	mutex_unlock(&ni->log_lock);
+out_unlock:
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (!err)
 		err = err2;

@@ -25,7 +25,10 @@
  *     for transaction ids). The DRAM indexes are not built: nova_iget()
  *     still does that on first use.
  *     Data blocks that only live snapshots still use are claimed from
- *     the lists nova_snapshot_load() rebuilt from the snapshot log.
+ *     the lists nova_snapshot_load() rebuilt from the snapshot log, and
+ *     removed inodes a live snapshot keeps (i_valid 0) have their slot
+ *     marked and are claimed as live ones are (after the journal
+ *     rollback, which decides whether their removal committed).
  *  4. The blocks nobody claimed become the free ranges of the per-CPU
  *     allocator; the block counters and the next transaction id follow from
  *     the scan.
@@ -201,6 +204,7 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 	case NOVA_LOG_SNAPSHOT:
 	case NOVA_LOG_SNAPSHOT_DEL:
 	case NOVA_LOG_SNAPSHOT_KEEP:
+	case NOVA_LOG_SNAPSHOT_INODE:
 		/* Checked by nova_snapshot_load() before recovery runs. */
 		if (t->ino != NOVA_SNAPSHOT_INO)
 			break;
@@ -473,6 +477,21 @@ static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
 	return err;
 }
 
+/*
+ * A removed inode a live snapshot keeps (i_valid 0): its slot is in use
+ * and it references blocks as a live inode would (nova_rec_inode()).
+ */
+static int nova_rec_kept_inode(struct super_block *sb, struct nova_inode *pi,
+			       u64 ino, void *arg)
+{
+	int err;
+
+	err = nova_imap_mark_ino(sb, ino);
+	if (!err)
+		err = nova_rec_inode(arg, pi, ino);
+	return err;
+}
+
 /* Rebuild the DRAM state a clean unmount would have saved. */
 static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 {
@@ -508,7 +527,14 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 		meta += t[i].table_blocks;
 		trans = max(trans, t[i].max_trans);
 	}
-	/* Blocks only snapshots use belong to no live inode. */
+	/* Removed inodes and blocks only snapshots use: not seen above. */
+	t[0].inodes = t[0].log_pages = t[0].data_pages = 0;
+	err = nova_snapshot_mark_inodes(sb, nova_rec_kept_inode, &t[0]);
+	if (err)
+		goto out;
+	inodes += t[0].inodes;
+	logp += t[0].log_pages;
+	datap += t[0].data_pages;
 	err = nova_snapshot_claim(sb, rec.used, &datap);
 	if (err)
 		goto out;

@@ -195,6 +195,8 @@ unsigned int nova_entry_expected_size(const void *entry)
 		return sizeof(struct nova_snapshot_del_entry);
 	case NOVA_LOG_SNAPSHOT_KEEP:
 		return sizeof(struct nova_snapshot_keep_entry);
+	case NOVA_LOG_SNAPSHOT_INODE:
+		return sizeof(struct nova_snapshot_inode_entry);
 	default:
 		return 0;
 	}
@@ -229,6 +231,7 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SNAPSHOT:		return "snapshot";
 	case NOVA_LOG_SNAPSHOT_DEL:	return "snapshot delete";
 	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
+	case NOVA_LOG_SNAPSHOT_INODE:	return "snapshot inode";
 	default:			return "unknown";
 	}
 }

@@ -195,6 +195,9 @@ void fsck_repair(struct fsck *f);
 /* Inodes and names (fsck_tables.c, fsck_tree.c). */
 struct fsck_inode *fsck_inode_add(struct fsck *f, uint64_t ino);
 struct fsck_inode *fsck_inode_find(struct fsck *f, uint64_t ino);
+uint64_t fsck_slot_off(struct fsck *f, uint64_t ino);
+/* A removed inode a live snapshot keeps (fsck_log.c, from fsck_snap.c). */
+void fsck_check_kept_inode(struct fsck *f, uint64_t ino, uint64_t off);
 bool fsck_dent_add(struct fsck *f, const struct fsck_dent *d);
 
 /*

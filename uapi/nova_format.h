@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	1
+#define NOVA_FORMAT_MINOR	2
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -238,6 +238,7 @@ struct nova_log_page_tail {
 #define NOVA_LOG_SNAPSHOT	6	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_DEL	7	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_KEEP	8	/* since 1.1, NOVA_SNAPSHOT_INO only */
+#define NOVA_LOG_SNAPSHOT_INODE	9	/* since 1.2, NOVA_SNAPSHOT_INO only */
 
 /* Entry header flags (hints, outside the checksum). */
 #define NOVA_ENTRY_INVALID	0x1	/* superseded, may be collected */
@@ -383,6 +384,30 @@ struct nova_snapshot_keep_entry {
 	__le32	sk_pad;
 	__le64	sk_born;
 	__le64	sk_dead;
+};
+
+/*
+ * A whole inode that the live file system removed (last link dropped:
+ * unlink, rmdir, rename over it) while a snapshot still shows it (format
+ * 1.2). Inode si_ino with generation si_generation existed from epoch
+ * si_born and its last name went in epoch si_dead; snapshot S needs it iff
+ * si_born <= S.sn_epoch < si_dead. While a live snapshot needs it, its
+ * slot (i_valid 0, static fields intact), its log chain and the data
+ * blocks the committed log maps at its end (plus a block symlink's target)
+ * are in use, and the inode number is not reused.
+ *
+ * The record is committed before the transaction that stores i_valid = 0.
+ * A record whose slot is still live (i_valid 1, same generation) is void:
+ * the removal did not commit. A later record for the same inode replaces
+ * an earlier one.
+ */
+struct nova_snapshot_inode_entry {
+	struct nova_log_entry_header hdr;
+	__le64	si_ino;
+	__le32	si_generation;
+	__le32	si_pad;
+	__le64	si_born;
+	__le64	si_dead;
 };
 
 #endif /* _UAPI_NOVA_FORMAT_H */
