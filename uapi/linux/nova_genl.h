@@ -322,12 +322,16 @@
  *        NOVA_INJECT_A_TARGET: NLA_U32, enum nova_inject_target (required)
  *        NOVA_INJECT_A_INODE: NLA_U64, the inode (st_ino) whose object is
  *                             damaged; ignored for SUPER
- *        NOVA_INJECT_A_OFFSET: NLA_U64, which object: for DATA, CSUM and
- *                              PARITY a byte offset in the file; for
- *                              LOG_ENTRY the index of the entry in the
- *                              log (0 = first); for the others 0
+ *        NOVA_INJECT_A_OFFSET: NLA_U64, where, by target: SUPER and INODE
+ *                              the byte in the superblock / 256-byte inode
+ *                              slot; LOG_ENTRY the index of the entry in
+ *                              the inode's log (0 = first); LOG_TAIL the
+ *                              index of the log page in the chain; DATA,
+ *                              CSUM and PARITY a byte offset in the file
+ *                              (the strip holding it, its checksum, the
+ *                              page's parity strip)
  *        NOVA_INJECT_A_COPY: NLA_U32, 0 = the primary copy, 1 = the
- *                            replica (for objects that have one)
+ *                            replica (SUPER, INODE and CSUM have one)
  *
  * NOVA_CMD_INJECT
  *
