@@ -22,6 +22,7 @@
 
 #include "nova.h"
 #include "nova_ctl.h"
+#include "scrub.h"
 
 /* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
 struct nova_ctl_fs {
@@ -31,6 +32,11 @@ struct nova_ctl_fs {
 	u8			uuid[NOVA_GENL_UUID_LEN];
 	char			label[NOVA_GENL_LABEL_LEN];
 	u32			format_version;
+	/*
+	 * Created by the first SCRUB_START under nova_ctl_lock; freed by
+	 * nova_ctl_fs_unmounting() once off the list (the thread stopped).
+	 */
+	struct nova_scrub	*scrub;
 };
 
 static DEFINE_MUTEX(nova_ctl_lock);
@@ -95,6 +101,17 @@ static const struct nla_policy nova_gc_req_policy[NOVA_A_GC + 1] = {
 	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
 	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
 	[NOVA_A_GC]		= NLA_POLICY_NESTED(nova_gc_policy),
+};
+
+static const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
+	[NOVA_SCRUB_A_BANDWIDTH]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_RESTART]		= { .type = NLA_FLAG },
+};
+
+static const struct nla_policy nova_scrub_req_policy[NOVA_A_SCRUB + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_SCRUB]		= NLA_POLICY_NESTED(nova_scrub_policy),
 };
 
 /* Dump state, kept in cb->ctx. */
@@ -641,6 +658,344 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/* ---- integrity scrub ---- */
+
+/* The identity read from the super block itself (events of a thread). */
+static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	char label[NOVA_GENL_LABEL_LEN];
+
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_uuid) != NOVA_GENL_UUID_LEN);
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_label) > sizeof(label));
+	memset(label, 0, sizeof(label));
+	memcpy(label, sbi->dsb.s_label, sizeof(sbi->dsb.s_label));
+	label[sizeof(label) - 1] = '\0';
+	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, new_encode_dev(sb->s_dev),
+			      NOVA_A_PAD) ||
+	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sbi->dsb.s_uuid) ||
+	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
+	    nla_put_string(skb, NOVA_A_FS_BDEV, sb->s_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int nova_put_bad(struct sk_buff *skb, int attr,
+			const struct nova_scrub_bad *bad)
+{
+	struct nlattr *nest = nla_nest_start(skb, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
+	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int nova_put_scrub64(struct sk_buff *skb, int attr, u64 val)
+{
+	return nla_put_u64_64bit(skb, attr, val, NOVA_SCRUB_A_PAD);
+}
+
+static int nova_put_scrub(struct sk_buff *skb,
+			  const struct nova_scrub_status *st)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SCRUB);
+	u32 i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NOVA_SCRUB_A_STATE, st->state) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BANDWIDTH, st->bandwidth) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_SCANNED,
+			     st->bytes_scanned) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_TOTAL, st->bytes_total) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_INODES_SCANNED,
+			     st->inodes_scanned) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_META_CHECKED,
+			     st->meta_checked) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_DATA_CHECKED,
+			     st->data_checked) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_ERRORS, st->errors) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_REPAIRED, st->repaired) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_UNRECOVERABLE,
+			     st->unrecoverable) ||
+	    (st->start_ns &&
+	     nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns)) ||
+	    (st->state == NOVA_SCRUB_FINISHED &&
+	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
+	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped))
+		goto fail;
+	for (i = 0; i < st->nr_bad && i < NOVA_GENL_SCRUB_BAD_MAX; i++)
+		if (nova_put_bad(skb, NOVA_SCRUB_A_BAD, &st->bad[i]))
+			goto fail;
+	nla_nest_end(skb, nest);
+	return 0;
+fail:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* Identity and NOVA_A_SCRUB, as a reply to @info. */
+static int nova_scrub_reply(struct genl_info *info,
+			    const struct nova_ctl_fs *fs, u8 cmd,
+			    const struct nova_scrub_status *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
+	if (!hdr || nova_put_identity(msg, fs) || nova_put_scrub(msg, st)) {
+		nlmsg_free(msg);
+		GENL_SET_ERR_MSG(info, "the scrub status does not fit in a message");
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * As nova_ctl_get_sb(), and the file system's scrub, created if @create
+ * (else NULL if none ran yet).
+ */
+static struct super_block *nova_ctl_get_scrub(struct genl_info *info,
+					      struct nova_ctl_fs *copy,
+					      struct nova_scrub **scrub,
+					      bool create)
+{
+	struct nova_ctl_fs *fs;
+	struct super_block *sb;
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		mutex_unlock(&nova_ctl_lock);
+		return ERR_CAST(fs);
+	}
+	sb = fs->sb;
+	if (create && !fs->scrub) {
+		fs->scrub = nova_scrub_alloc(sb);
+		if (!fs->scrub) {
+			mutex_unlock(&nova_ctl_lock);
+			GENL_SET_ERR_MSG(info, "out of memory");
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+	if (!atomic_inc_not_zero(&sb->s_active)) {
+		mutex_unlock(&nova_ctl_lock);
+		GENL_SET_ERR_MSG(info, "the file system is being unmounted");
+		return ERR_PTR(-ENODEV);
+	}
+	*scrub = fs->scrub;
+	*copy = *fs;
+	mutex_unlock(&nova_ctl_lock);
+	return sb;
+}
+
+/* May a scrub (which repairs in place) run on @sb now? */
+static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
+{
+	int err = 0;
+
+	down_read(&sb->s_umount);
+	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE) {
+		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot): a scrub repairs in place");
+		err = -EROFS;
+	} else if (sb->s_writers.frozen != SB_UNFROZEN) {
+		GENL_SET_ERR_MSG(info, "the file system is frozen");
+		err = -EBUSY;
+	}
+	up_read(&sb->s_umount);
+	return err;
+}
+
+static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_SCRUB];
+	struct nova_scrub_status *st;
+	struct nova_scrub *scrub;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	if (nest) {
+		/* The policy admits BANDWIDTH and RESTART only (strict). */
+		err = nla_parse_nested(tb, NOVA_SCRUB_A_MAX, nest,
+				       nova_scrub_policy, info->extack);
+		if (err)
+			return err;
+	}
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	sb = nova_ctl_get_scrub(info, &fs, &scrub, true);
+	if (IS_ERR(sb)) {
+		kfree(st);
+		return PTR_ERR(sb);
+	}
+	err = nova_scrub_allowed(sb, info);
+	if (!err) {
+		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
+				       tb[NOVA_SCRUB_A_BANDWIDTH] ?
+				       nla_get_u64(tb[NOVA_SCRUB_A_BANDWIDTH]) : 0,
+				       tb[NOVA_SCRUB_A_RESTART]);
+		if (err == -EALREADY)
+			GENL_SET_ERR_MSG(info, "a scrub is already running");
+		else if (err)
+			GENL_SET_ERR_MSG(info, "cannot start the scrub thread");
+	}
+	if (!err) {
+		nova_scrub_get_status(scrub, st);
+		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_START, st);
+	}
+	deactivate_super(sb);
+	kfree(st);
+	return err;
+}
+
+static void nova_scrub_state_msg(struct genl_info *info, u32 state)
+{
+	switch (state) {
+	case NOVA_SCRUB_PAUSED:
+		GENL_SET_ERR_MSG(info, "no scrub is running (the last one is paused)");
+		break;
+	case NOVA_SCRUB_FINISHED:
+		GENL_SET_ERR_MSG(info, "no scrub is running (the last one finished)");
+		break;
+	default:
+		GENL_SET_ERR_MSG(info, "no scrub is running (none ran since mount)");
+		break;
+	}
+}
+
+static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_scrub_status *st;
+	struct nova_scrub *scrub;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	sb = nova_ctl_get_scrub(info, &fs, &scrub, false);
+	if (IS_ERR(sb)) {
+		kfree(st);
+		return PTR_ERR(sb);
+	}
+	/* No lock held: the thread may be sending an event as we wait. */
+	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
+	if (scrub)
+		nova_scrub_get_status(scrub, st);
+	if (err)
+		nova_scrub_state_msg(info, st->state);
+	else
+		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_STOP, st);
+	deactivate_super(sb);
+	kfree(st);
+	return err;
+}
+
+static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_scrub_status *st;
+	struct nova_ctl_fs *fs;
+	struct nova_ctl_fs copy;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		mutex_unlock(&nova_ctl_lock);
+		kfree(st);
+		return PTR_ERR(fs);
+	}
+	if (fs->scrub)
+		nova_scrub_get_status(fs->scrub, st);
+	copy = *fs;
+	/* The reply reads the super block: build it under the lock. */
+	err = nova_scrub_reply(info, &copy, NOVA_CMD_SCRUB_STATUS, st);
+	mutex_unlock(&nova_ctl_lock);
+	kfree(st);
+	return err;
+}
+
+void nova_ctl_scrub_finished(struct super_block *sb,
+			     const struct nova_scrub_status *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
+			  NOVA_CMD_SCRUB_FINISHED);
+	if (!hdr || nova_put_identity_sb(msg, sb) || nova_put_scrub(msg, st)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+				GFP_KERNEL);
+	if (err && err != -ESRCH)
+		nova_warn(sb, "cannot send event %u: %d",
+			  NOVA_CMD_SCRUB_FINISHED, err);
+}
+
+void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
+			       u64 offset, bool repaired)
+{
+	struct nova_scrub_bad bad = {
+		.ino = ino, .kind = kind, .offset = offset,
+		.repaired = repaired,
+	};
+	struct nova_scrub *s = nova_scrub_current(sb);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (s)
+		nova_scrub_note(s, &bad);
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
+			  NOVA_CMD_CORRUPTION);
+	if (!hdr || nova_put_identity_sb(msg, sb) ||
+	    nova_put_bad(msg, NOVA_A_CORRUPTION, &bad)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	/* Lossy by design (see the uapi header): failures are not logged. */
+	genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+			  GFP_ATOMIC);
+}
+
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nova_fs_stats *st;
@@ -821,6 +1176,26 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_stats_get_policy,
 		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
 	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_START,
+		.doit	= nova_scrub_start_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_scrub_req_policy,
+		.maxattr = ARRAY_SIZE(nova_scrub_req_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_STOP,
+		.doit	= nova_scrub_stop_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_STATUS,
+		.doit	= nova_scrub_status_doit,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
 };
 
 static struct genl_family nova_genl_family __ro_after_init = {
@@ -957,6 +1332,13 @@ void nova_ctl_fs_unmounting(struct super_block *sb)
 		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
 	}
 	mutex_unlock(&nova_ctl_lock);
+	/*
+	 * Off the list, nobody finds fs->scrub any more; stop its thread
+	 * without nova_ctl_lock (it may be sending an event) before the VFS
+	 * evicts inodes (the thread holds inode references).
+	 */
+	if (fs)
+		nova_scrub_free(fs->scrub);
 	kfree(fs);
 }
 
