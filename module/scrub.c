@@ -567,7 +567,7 @@ static int nova_scrub_inode(struct nova_scrub *s, u64 ino, void *buf)
 
 /* ---- the pass ---- */
 
-/* What the pass will read: metadata and data in use now. */
+/* What the pass will read: the metadata in use now. */
 static u64 nova_scrub_total(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -583,7 +583,6 @@ static u64 nova_scrub_total(struct super_block *sb)
 	}
 	bytes += used * NOVA_INODE_SIZE;
 	bytes += (u64)atomic_long_read(&sbi->log_pages) * NOVA_BLOCK_SIZE;
-	bytes += (u64)atomic_long_read(&sbi->data_pages) * NOVA_BLOCK_SIZE;
 	return bytes;
 }
 
