@@ -77,6 +77,12 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_GC_THOROUGH_PAGES] = { .type = NLA_U64 },
 	[NOVA_STATS_A_GC_ENTRIES_COPIED] = { .type = NLA_U64 },
 	[NOVA_STATS_A_GC_TIME_NS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_STATE]	= { .type = NLA_U32 },
+	[NOVA_STATS_A_SCRUB_PASSES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_BYTES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_ERRORS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_REPAIRED]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_UNRECOVERABLE] = { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
@@ -198,6 +204,13 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 	st->gc_thorough_pages = nova_u64(sb, NOVA_STATS_A_GC_THOROUGH_PAGES);
 	st->gc_entries_copied = nova_u64(sb, NOVA_STATS_A_GC_ENTRIES_COPIED);
 	st->gc_time_ns = nova_u64(sb, NOVA_STATS_A_GC_TIME_NS);
+	if (sb[NOVA_STATS_A_SCRUB_STATE])
+		st->scrub_state = nla_get_u32(sb[NOVA_STATS_A_SCRUB_STATE]);
+	st->scrub_passes = nova_u64(sb, NOVA_STATS_A_SCRUB_PASSES);
+	st->scrub_bytes = nova_u64(sb, NOVA_STATS_A_SCRUB_BYTES);
+	st->scrub_errors = nova_u64(sb, NOVA_STATS_A_SCRUB_ERRORS);
+	st->scrub_repaired = nova_u64(sb, NOVA_STATS_A_SCRUB_REPAIRED);
+	st->scrub_unrecoverable = nova_u64(sb, NOVA_STATS_A_SCRUB_UNRECOVERABLE);
 
 	/* NOVA_STATS_A_OP repeats: walk the nest instead of the table. */
 	nla_for_each_nested(a, tb[NOVA_A_STATS], rem) {

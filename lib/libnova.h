@@ -170,6 +170,13 @@ struct nova_stats {
 	uint64_t gc_thorough_pages;
 	uint64_t gc_entries_copied;
 	uint64_t gc_time_ns;
+	/* integrity scrub since mount */
+	uint32_t scrub_state;		/* enum nova_scrub_state */
+	uint64_t scrub_passes;
+	uint64_t scrub_bytes;
+	uint64_t scrub_errors;
+	uint64_t scrub_repaired;
+	uint64_t scrub_unrecoverable;
 };
 
 enum nova_event_kind {

@@ -212,12 +212,41 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 			    st->gc_thorough_pages) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_GC_ENTRIES_COPIED,
 			    st->gc_entries_copied) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns)) {
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns) ||
+	    nla_put_u32(skb, NOVA_STATS_A_SCRUB_STATE, st->scrub_state) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_PASSES, st->scrub_passes) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_BYTES, st->scrub_bytes) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_ERRORS, st->scrub_errors) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_REPAIRED,
+			    st->scrub_repaired) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_UNRECOVERABLE,
+			    st->scrub_unrecoverable)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/* The scrub's share of the statistics; the status copy is big. */
+static void nova_get_scrub_stats(const struct nova_ctl_fs *fs,
+				 struct nova_fs_stats *st)
+{
+	struct nova_scrub_status *ss;
+
+	if (!fs->scrub)
+		return;
+	ss = kmalloc(sizeof(*ss), GFP_KERNEL);
+	if (!ss)
+		return;
+	nova_scrub_get_status(fs->scrub, ss);
+	st->scrub_state = ss->state;
+	st->scrub_passes = ss->passes;
+	st->scrub_bytes = ss->all_bytes;
+	st->scrub_errors = ss->all_errors;
+	st->scrub_repaired = ss->all_repaired;
+	st->scrub_unrecoverable = ss->all_unrecoverable;
+	kfree(ss);
 }
 
 static void nova_get_stats(const struct nova_ctl_fs *fs,
@@ -226,6 +255,7 @@ static void nova_get_stats(const struct nova_ctl_fs *fs,
 	lockdep_assert_held(&nova_ctl_lock);
 	memset(st, 0, sizeof(*st));
 	nova_fs_get_stats(fs->sb, st);
+	nova_get_scrub_stats(fs, st);
 }
 
 /* Find the file system a request names; sets extack on failure. */

@@ -73,6 +73,13 @@ struct nova_fs_stats {
 	u64 gc_thorough_pages;		/* log pages thorough GC saved */
 	u64 gc_entries_copied;		/* entries thorough GC wrote */
 	u64 gc_time_ns;			/* time spent collecting */
+	/* integrity scrub since mount (scrub.c; filled by genl.c) */
+	u32 scrub_state;		/* enum nova_scrub_state */
+	u64 scrub_passes;		/* passes finished */
+	u64 scrub_bytes;		/* bytes read, all passes */
+	u64 scrub_errors;		/* bad objects found */
+	u64 scrub_repaired;
+	u64 scrub_unrecoverable;
 };
 
 /* One snapshot, as the control plane reports it. */

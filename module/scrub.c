@@ -112,7 +112,23 @@ static void nova_scrub_add(struct nova_scrub *s, u64 *field, u64 n)
 static void nova_scrub_scanned(struct nova_scrub *s, u64 bytes)
 {
 	s->run_bytes += bytes;
-	nova_scrub_add(s, &s->st.bytes_scanned, bytes);
+	spin_lock(&s->lock);
+	s->st.bytes_scanned += bytes;
+	s->st.all_bytes += bytes;
+	spin_unlock(&s->lock);
+}
+
+/* Count findings (caller holds s->lock). */
+static void nova_scrub_tally(struct nova_scrub *s, u64 bad, u64 repaired,
+			     u64 unrecoverable)
+{
+	lockdep_assert_held(&s->lock);
+	s->st.errors += bad;
+	s->st.repaired += repaired;
+	s->st.unrecoverable += unrecoverable;
+	s->st.all_errors += bad;
+	s->st.all_repaired += repaired;
+	s->st.all_unrecoverable += unrecoverable;
 }
 
 static const char *nova_scrub_kind_name(u32 kind)
@@ -179,11 +195,7 @@ static void nova_scrub_found(struct nova_scrub *s, u64 ino, u32 kind,
 			     u64 offset, bool repaired)
 {
 	spin_lock(&s->lock);
-	s->st.errors++;
-	if (repaired)
-		s->st.repaired++;
-	else
-		s->st.unrecoverable++;
+	nova_scrub_tally(s, 1, repaired, !repaired);
 	spin_unlock(&s->lock);
 	nova_ctl_corruption_event(s->sb, ino, kind, offset, repaired);
 }
@@ -677,6 +689,7 @@ static int nova_scrub_thread(void *arg)
 		s->st.state = NOVA_SCRUB_FINISHED;
 		s->st.err = -err;
 		s->st.finish_ns = ktime_get_real_ns();
+		s->st.passes++;
 	}
 	spin_unlock(&s->lock);
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
@@ -737,7 +750,8 @@ static void nova_scrub_reset(struct nova_scrub *s)
 	memset(&s->cur, 0, sizeof(s->cur));
 	s->cur.stage = NOVA_SCRUB_STAGE_FIXED;
 	spin_lock(&s->lock);
-	memset(&s->st, 0, sizeof(s->st));
+	/* Only the totals since mount survive (from passes to all_*). */
+	memset(&s->st, 0, offsetof(struct nova_scrub_status, passes));
 	s->st.bytes_total = total;
 	s->st.start_ns = ktime_get_real_ns();
 	spin_unlock(&s->lock);

@@ -48,6 +48,12 @@ struct nova_scrub_status {
 	u64 bad_dropped;
 	u32 nr_bad;
 	struct nova_scrub_bad bad[NOVA_GENL_SCRUB_BAD_MAX];
+	/* since mount, all passes (NOVA_STATS_A_SCRUB_*) */
+	u64 passes;
+	u64 all_bytes;
+	u64 all_errors;
+	u64 all_repaired;
+	u64 all_unrecoverable;
 };
 
 struct nova_scrub *nova_scrub_alloc(struct super_block *sb);

@@ -112,6 +112,15 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_u64(gc, "entries_copied", st->gc_entries_copied);
 	nctl_json_add_u64(gc, "time_ns", st->gc_time_ns);
 	json_object_object_add(o, "gc", gc);
+	gc = json_object_new_object();
+	json_object_object_add(gc, "state",
+			       json_object_new_string(nova_scrub_state_name(st->scrub_state)));
+	nctl_json_add_u64(gc, "passes", st->scrub_passes);
+	nctl_json_add_u64(gc, "bytes", st->scrub_bytes);
+	nctl_json_add_u64(gc, "errors", st->scrub_errors);
+	nctl_json_add_u64(gc, "repaired", st->scrub_repaired);
+	nctl_json_add_u64(gc, "unrecoverable", st->scrub_unrecoverable);
+	json_object_object_add(o, "scrub", gc);
 	return o;
 }
 

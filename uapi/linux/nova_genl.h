@@ -129,6 +129,13 @@
  *        NOVA_STATS_A_GC_ENTRIES_COPIED: NLA_U64, log entries thorough GC
  *                                        copied
  *        NOVA_STATS_A_GC_TIME_NS: NLA_U64, time spent collecting logs
+ *        NOVA_STATS_A_SCRUB_STATE: NLA_U32, enum nova_scrub_state
+ *        NOVA_STATS_A_SCRUB_PASSES: NLA_U64, scrub passes finished
+ *        NOVA_STATS_A_SCRUB_BYTES: NLA_U64, bytes scrubbed, all passes
+ *        NOVA_STATS_A_SCRUB_ERRORS: NLA_U64, bad objects scrubs found
+ *        NOVA_STATS_A_SCRUB_REPAIRED: NLA_U64, of which repaired
+ *        NOVA_STATS_A_SCRUB_UNRECOVERABLE: NLA_U64, of which not
+ *                                          repairable
  *
  * Counters start at zero at mount time. The set of operations may grow;
  * receivers must accept names they do not know. Errors (plain request):
@@ -466,6 +473,12 @@ enum nova_stats_attr {
 	NOVA_STATS_A_GC_THOROUGH_PAGES,
 	NOVA_STATS_A_GC_ENTRIES_COPIED,
 	NOVA_STATS_A_GC_TIME_NS,
+	NOVA_STATS_A_SCRUB_STATE,
+	NOVA_STATS_A_SCRUB_PASSES,
+	NOVA_STATS_A_SCRUB_BYTES,
+	NOVA_STATS_A_SCRUB_ERRORS,
+	NOVA_STATS_A_SCRUB_REPAIRED,
+	NOVA_STATS_A_SCRUB_UNRECOVERABLE,
 
 	__NOVA_STATS_A_MAX
 };
