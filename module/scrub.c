@@ -696,7 +696,7 @@ static int nova_scrub_thread(void *arg)
 	if (st) {
 		nova_scrub_get_status(s, st);
 		if (st->state == NOVA_SCRUB_FINISHED) {
-			nova_info(s->sb, "scrub finished: %llu errors, %llu repaired, %llu not repairable",
+			nova_info(s->sb, "scrub finished: %llu bad objects, %llu repaired, %llu not repairable",
 				  st->errors, st->repaired, st->unrecoverable);
 			nova_ctl_scrub_finished(s->sb, st);
 		}
