@@ -58,6 +58,8 @@ bool nova_prot_skip_verify(struct inode *inode);
 int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 		       void *buf);
 int nova_prot_load(struct super_block *sb);
+bool nova_prot_was_mapped(struct super_block *sb, u64 ino);
+void nova_prot_clear_mapped(struct super_block *sb);
 void nova_prot_mmap_get(struct inode *inode);
 void nova_prot_mmap_put(struct inode *inode);
 
