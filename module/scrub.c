@@ -55,6 +55,7 @@
 #include <linux/uaccess.h>
 
 #include "nova.h"
+#include "protect.h"
 #include "scrub.h"
 
 /* Data blocks checked per lock hold (and between bandwidth sleeps). */
@@ -483,21 +484,43 @@ static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE);
 }
 
-/* The slot of a live inode, against its checksum (no replica yet). */
-static void nova_scrub_slot(struct nova_scrub *s, u64 ino, void *buf)
+/*
+ * Count what a verification helper of the core found in the object
+ * being checked (s->ctx_*), and report the bad ones it did not report
+ * itself through nova_ctl_corruption_event().
+ */
+static void nova_scrub_verified(struct nova_scrub *s,
+				const struct nova_verify_result *res)
 {
-	struct nova_inode *pi = nova_get_pinode(s->sb, ino), *copy = buf;
-	struct nova_sb_info *sbi = NOVA_SB(s->sb);
+	u32 i;
+
+	spin_lock(&s->lock);
+	nova_scrub_tally(s, res->bad, res->repaired, res->unrecoverable);
+	spin_unlock(&s->lock);
+	for (i = s->ctx_notes; i < res->bad; i++)
+		nova_ctl_corruption_event(s->sb, s->ctx_ino, s->ctx_kind,
+					  s->ctx_off, !res->unrecoverable);
+}
+
+/* The slot of a live inode (and its replica, where the core keeps one). */
+static void nova_scrub_slot(struct nova_scrub *s, u64 ino)
+{
+	struct nova_inode *pi = nova_get_pinode(s->sb, ino);
+	struct nova_verify_result res = { };
+	int err;
 
 	if (!pi)
 		return;
-	if (!nova_scrub_read(sbi, copy, nova_off(sbi, pi), NOVA_INODE_SIZE) ||
-	    le32_to_cpu(copy->i_csum) != nova_inode_crc(copy) ||
-	    le64_to_cpu(copy->i_ino) != ino)
-		nova_scrub_found(s, ino, NOVA_CORRUPT_INODE, nova_off(sbi, pi),
-				 false);
-	nova_scrub_add(s, &s->st.meta_checked, 1);
-	nova_scrub_scanned(s, NOVA_INODE_SIZE);
+	s->ctx_ino = ino;
+	s->ctx_kind = NOVA_CORRUPT_INODE;
+	s->ctx_off = nova_off(NOVA_SB(s->sb), pi);
+	s->ctx_notes = 0;
+	err = nova_verify_inode(s->sb, ino, true, &res);
+	if (err && err != -EIO)
+		return;		/* freed meanwhile (ENOENT) */
+	nova_scrub_verified(s, &res);
+	nova_scrub_add(s, &s->st.meta_checked, res.checked);
+	nova_scrub_scanned(s, (u64)res.checked * NOVA_INODE_SIZE);
 }
 
 /*
@@ -517,13 +540,10 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 	if (!pi || !nova_scrub_read(sbi, copy, nova_off(sbi, pi),
 				    NOVA_INODE_SIZE))
 		return;
+	nova_scrub_slot(s, ino);
 	if (le32_to_cpu(copy->i_csum) != nova_inode_crc(copy) ||
-	    le64_to_cpu(copy->i_ino) != ino) {
-		nova_scrub_slot(s, ino, buf);
-		return;
-	}
-	nova_scrub_add(s, &s->st.meta_checked, 1);
-	nova_scrub_scanned(s, NOVA_INODE_SIZE);
+	    le64_to_cpu(copy->i_ino) != ino)
+		return;		/* the slot is what is wrong */
 	head = le64_to_cpu(copy->i_log_head);
 	tail = le64_to_cpu(copy->i_log_tail);
 	if (!head)
@@ -536,6 +556,69 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 	}
 	nova_scrub_add(s, &s->st.meta_checked, w.pages + w.entries);
 	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE);
+}
+
+/*
+ * Verify up to NOVA_SCRUB_BATCH data blocks of @inode from s->cur.pgoff,
+ * under s_umount and the inode's log_lock (so each block is still the
+ * file's while the core checks and repairs it). Returns the number of
+ * blocks checked, or -errno.
+ */
+static int nova_scrub_data_batch(struct nova_scrub *s, struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_verify_result res;
+	unsigned long idx;
+	int n = 0, err;
+	void *v;
+
+	err = nova_scrub_enter(s);
+	if (err)
+		return err;
+	mutex_lock(&ni->log_lock);
+	xa_for_each_start(&ni->pages, idx, v, s->cur.pgoff) {
+		memset(&res, 0, sizeof(res));
+		s->ctx_ino = inode->i_ino;
+		s->ctx_kind = NOVA_CORRUPT_DATA;
+		s->ctx_off = (u64)idx << PAGE_SHIFT;
+		s->ctx_notes = 0;
+		err = nova_verify_data_block(s->sb, nova_file_block(inode, idx),
+					     true, &res);
+		if (err && err != -EIO)
+			break;
+		err = 0;
+		nova_scrub_verified(s, &res);
+		s->cur.pgoff = idx + 1;
+		if (++n == NOVA_SCRUB_BATCH)
+			break;
+	}
+	mutex_unlock(&ni->log_lock);
+	nova_scrub_leave(s);
+	nova_scrub_add(s, &s->st.data_checked, n);
+	nova_scrub_scanned(s, (u64)n * NOVA_BLOCK_SIZE);
+	return err ?: n;
+}
+
+/*
+ * The data of a regular file, in batches with the bandwidth limit applied
+ * between them (no lock held). Files mapped writable are not protected
+ * while mapped (docs/protection.md), nor is a file system without data
+ * checksums: their data is skipped.
+ */
+static int nova_scrub_data(struct nova_scrub *s, struct inode *inode)
+{
+	int n;
+
+	if (!S_ISREG(inode->i_mode) || !nova_prot_csum(s->sb) ||
+	    nova_prot_skip_verify(inode))
+		return 0;
+	for (;;) {
+		n = nova_scrub_data_batch(s, inode);
+		if (n < NOVA_SCRUB_BATCH)
+			return n < 0 ? n : 0;
+		if (!nova_scrub_throttle(s))
+			return -EINTR;
+	}
 }
 
 /*
@@ -566,20 +649,21 @@ static int nova_scrub_inode(struct nova_scrub *s, u64 ino, void *buf)
 	}
 	if (!s->cur.meta_done) {
 		mutex_lock(&NOVA_I(inode)->log_lock);
-		nova_scrub_slot(s, ino, buf);
+		nova_scrub_slot(s, ino);
 		nova_scrub_log(s, inode);
 		mutex_unlock(&NOVA_I(inode)->log_lock);
 		nova_scrub_add(s, &s->st.inodes_scanned, 1);
 		s->cur.meta_done = true;
 	}
 	nova_scrub_leave(s);
+	err = nova_scrub_data(s, inode);
 	iput(inode);
-	return 0;
+	return err;
 }
 
 /* ---- the pass ---- */
 
-/* What the pass will read: the metadata in use now. */
+/* What the pass will read: metadata, and data if it has checksums. */
 static u64 nova_scrub_total(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -595,6 +679,9 @@ static u64 nova_scrub_total(struct super_block *sb)
 	}
 	bytes += used * NOVA_INODE_SIZE;
 	bytes += (u64)atomic_long_read(&sbi->log_pages) * NOVA_BLOCK_SIZE;
+	if (nova_prot_csum(sb))
+		bytes += (u64)atomic_long_read(&sbi->data_pages) *
+			 NOVA_BLOCK_SIZE;
 	return bytes;
 }
 
