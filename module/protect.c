@@ -216,18 +216,15 @@ static void nova_check_read(struct nova_sb_info *sbi, unsigned long blk,
 static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 			       struct nova_block_check *k, unsigned int bad)
 {
-	u64 p[NOVA_STRIP_SIZE / sizeof(u64)], cur[ARRAY_SIZE(p)];
+	u64 p[NOVA_STRIP_SIZE / sizeof(u64)];
 	u64 *strip = (u64 *)(k->buf + bad * NOVA_STRIP_SIZE);
 	const u64 *s = (const u64 *)k->buf;
 	unsigned int i, w, words = ARRAY_SIZE(p);
-	bool poisoned;
 	u32 crc;
 
 	if (!nova_prot_parity(sbi) ||
 	    nova_pmem_read(p, nova_parity_slot(sbi, blk), sizeof(p)))
 		return false;
-	poisoned = nova_pmem_read(cur, nova_block(sbi, blk) +
-				  bad * NOVA_STRIP_SIZE, sizeof(cur));
 	for (i = 0; i < NOVA_STRIPS; i++)
 		if (i != bad)
 			for (w = 0; w < words; w++)
@@ -237,14 +234,12 @@ static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 		__set_bit(bad, &k->fix[1]);
 	} else if (k->copy_ok[1] && le32_to_cpu(k->c[1][bad]) == crc) {
 		__set_bit(bad, &k->fix[0]);
-	} else if (!poisoned && !memcmp(p, cur, sizeof(p))) {
-		/*
-		 * Data and parity agree and only the checksums differ: both
-		 * checksum copies are damaged. Trust the data.
-		 */
-		__set_bit(bad, &k->fix[0]);
-		__set_bit(bad, &k->fix[1]);
 	} else {
+		/*
+		 * Not even when the rebuilt strip equals the one on the
+		 * medium: the same damage in the strip and in the parity
+		 * cancels out, so agreement proves nothing. EIO.
+		 */
 		return false;
 	}
 	memcpy(strip, p, sizeof(p));

@@ -416,6 +416,9 @@ static int nova_read_super(struct super_block *sb, struct fs_context *fc)
 		return 0;
 	}
 	if (pc == NOVA_SB_FEATURES) {
+		nova_warn(sb, "unknown incompatible features 0x%x: not mounting",
+			  le32_to_cpu(p->s_feature_incompat) &
+			  ~NOVA_FEATURE_INCOMPAT_SUPP);
 		errorfc(fc, "%s: unknown incompatible features 0x%x (this module knows 0x%x): not mounting",
 			sb->s_id, le32_to_cpu(p->s_feature_incompat) &
 			~NOVA_FEATURE_INCOMPAT_SUPP,

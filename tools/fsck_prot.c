@@ -95,8 +95,7 @@ static int prot_block(struct fsck *f, uint64_t b)
 
 		memcpy(&v0, c0 + 4 * bad, 4);
 		memcpy(&v1, c1 + 4 * bad, 4);
-		if (crc == le32(v0) || crc == le32(v1) ||
-		    !memcmp(x, d + bad * NOVA_STRIP_SIZE, sizeof(x)))
+		if (crc == le32(v0) || crc == le32(v1))
 			return 1;
 	}
 	return 2;
