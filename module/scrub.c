@@ -717,6 +717,9 @@ static int nova_scrub_step(struct nova_scrub *s, void *buf)
 		err = nova_scrub_enter(s);
 		if (err)
 			return err;
+		/* These objects belong to no inode: no context to fill in. */
+		s->ctx_ino = 0;
+		s->ctx_kind = 0;
 		nova_scrub_super(s, buf);
 		nova_scrub_fixed(s, buf);
 		nova_scrub_leave(s);
