@@ -18,6 +18,8 @@
  * (nova_dax_cow()): under the invalidate lock taken exclusively, the old
  * page is unmapped and a copy committed in its place, then the fault goes
  * on as usual and maps the copy writable.
+ * A file with a writable shared mapping is unprotected until the last
+ * one goes away (nova_vma_open/close(), protect.c, docs/protection.md).
  *
  * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
  * -> log_lock -> allocator.
@@ -30,6 +32,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* Give a hole at @pgoff a zeroed block (write fault). Log lock held. */
 static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
@@ -45,6 +48,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	if (err)
 		return err;
 	nova_pmem_memset(nova_block(sbi, blk), 0, PAGE_SIZE);
+	nova_protect_blocks(sb, blk, 1);
 	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
 			  nova_next_trans(sbi));
 	fw.fw_pgoff = cpu_to_le64(pgoff);
@@ -52,7 +56,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	fw.fw_block = cpu_to_le64(blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
-	/* Zeroes durable, then the entry, then the tail. */
+	/* Zeroes and their checksums durable, then the entry, the tail. */
 	nova_pmem_fence();
 	err = nova_log_append(inode, &fw, &tail);
 	if (err) {
@@ -184,7 +188,30 @@ static vm_fault_t nova_dax_fault(struct vm_fault *vmf)
 	return nova_dax_huge_fault(vmf, NOVA_PE_SIZE_PTE);
 }
 
+/*
+ * Writable shared mappings leave the file unprotected while they exist
+ * (protect.c): counted per inode, re-protected after the last one.
+ */
+static bool nova_vma_writable(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & VM_SHARED) && (vma->vm_flags & VM_MAYWRITE);
+}
+
+static void nova_vma_open(struct vm_area_struct *vma)
+{
+	if (nova_vma_writable(vma))
+		nova_prot_mmap_get(file_inode(vma->vm_file));
+}
+
+static void nova_vma_close(struct vm_area_struct *vma)
+{
+	if (nova_vma_writable(vma))
+		nova_prot_mmap_put(file_inode(vma->vm_file));
+}
+
 static const struct vm_operations_struct nova_dax_vm_ops = {
+	.open		= nova_vma_open,
+	.close		= nova_vma_close,
 	.fault		= nova_dax_fault,
 	.huge_fault	= nova_dax_huge_fault,
 	.page_mkwrite	= nova_dax_fault,
@@ -199,6 +226,7 @@ int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EOPNOTSUPP;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
+	nova_vma_open(vma);
 	return 0;
 }
 

@@ -16,7 +16,10 @@
  *      (the data and entries are durable before the tail store);
  *   4. apply the entries to the index and free the blocks they replaced.
  *
- * A crash leaves either the old or the new contents of the range.
+ * A crash leaves either the old or the new contents of the range. With
+ * data protection, the new blocks' strip checksums and parity are written
+ * in step 3, after the head and tail are filled and before the tail
+ * commit (protect.c), so they are part of the same atomic step.
  *
  * Lock order: i_rwsem -> invalidate_lock -> log_lock -> allocator.
  */
@@ -29,6 +32,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* Extents written by one write() batch, published together. */
 #define NOVA_WRITE_EXTENTS	64
@@ -200,6 +204,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	dst = nova_block(sbi, blk);
 	nova_pmem_memcpy(dst, nova_block(sbi, old), off);
 	nova_pmem_memset(dst + off, 0, PAGE_SIZE - off);
+	nova_protect_blocks(sb, blk, 1);
 	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
 			  nova_next_trans(sbi));
 	fw.fw_pgoff = cpu_to_le64(pgoff);
@@ -208,7 +213,10 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
 	nova_snapshot_stage_init(&st);
-	/* Copy and entry are durable before the commit (it fences first). */
+	/*
+	 * Copy, its checksums and parity, and the entry are durable before
+	 * the commit (it fences first).
+	 */
 	err = nova_log_append(inode, &fw, &tail);
 	if (!err)
 		err = nova_snapshot_stage_range(inode, &st, pgoff, pgoff);
@@ -233,6 +241,9 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
 {
 	unsigned int off = size & (PAGE_SIZE - 1);
 	pgoff_t pgoff = size >> PAGE_SHIFT;
+	struct super_block *sb = inode->i_sb;
+	unsigned int s, from, to;
+	u8 *page;
 	u64 blk;
 
 	if (!off)
@@ -243,9 +254,22 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
 	blk = nova_file_block(inode, pgoff);
 	if (!blk)
 		return 0;
-	nova_pmem_memset(nova_block(NOVA_SB(inode->i_sb), blk) + off, 0,
-			 PAGE_SIZE - off);
-	nova_pmem_fence();
+	page = nova_block(NOVA_SB(sb), blk);
+	/*
+	 * One strip at a time, each with its checksums and parity before the
+	 * next: a crash leaves at most one strip that matches no checksum,
+	 * and parity still rebuilds its old (invisible) contents.
+	 */
+	for (s = off >> NOVA_STRIP_SHIFT; s < NOVA_STRIPS; s++) {
+		from = max(off, s << NOVA_STRIP_SHIFT);
+		to = (s + 1) << NOVA_STRIP_SHIFT;
+		if (!memchr_inv(page + from, 0, to - from))
+			continue;
+		nova_pmem_memset(page + from, 0, to - from);
+		nova_pmem_fence();
+		nova_protect_strips(sb, blk, s, s + 1);
+		nova_pmem_fence();
+	}
 	return 0;
 }
 
@@ -253,24 +277,41 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
  * Fill bytes [from, to) of new page @dst for file page @pgoff with the old
  * contents, or zeroes for a hole or for bytes past the old end of file.
  */
-static void nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
-			  unsigned int from, unsigned int to, loff_t oldsize)
+static int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
+			 unsigned int from, unsigned int to, loff_t oldsize)
 {
 	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
 	unsigned int valid = 0;
 	u64 blk = nova_file_block(inode, pgoff);
+	const void *src;
+	void *buf = NULL;
+	int err;
 
 	if (oldsize > start)
 		valid = min_t(loff_t, oldsize - start, PAGE_SIZE);
 	valid = clamp(valid, from, to);
-	if (blk && valid > from)
-		nova_pmem_memcpy(dst + from,
-				 nova_block(NOVA_SB(inode->i_sb), blk) + from,
-				 valid - from);
-	else
+	if (blk && valid > from) {
+		src = nova_block(NOVA_SB(inode->i_sb), blk);
+		/* Never carry damaged old data into the new, sealed page. */
+		if (!nova_prot_skip_verify(inode)) {
+			buf = kmalloc(PAGE_SIZE, GFP_NOFS);
+			if (!buf)
+				return -ENOMEM;
+			err = nova_read_verified(inode, blk, start, buf);
+			if (err) {
+				kfree(buf);
+				return err;
+			}
+			src = buf;
+		}
+		nova_pmem_memcpy(dst + from, src + from, valid - from);
+		kfree(buf);
+	} else {
 		valid = from;
+	}
 	if (to > valid)
 		nova_pmem_memset(dst + valid, 0, to - valid);
+	return 0;
 }
 
 /* Wait for pinned DAX pages (e.g. by O_DIRECT elsewhere) to be released. */
@@ -341,13 +382,20 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	/* After a copy-on-write of the EOF page: ids grow along the log. */
 	trans = nova_next_trans(sbi);
 	if (head)
-		nova_fill_old(inode, nova_block(sbi, ext[0].blk), ext[0].pgoff,
-			      0, head, oldsize);
-	if (tail_off)
-		nova_fill_old(inode, nova_block(sbi, ext[n - 1].blk +
-						     ext[n - 1].nr - 1),
-			      ext[n - 1].pgoff + ext[n - 1].nr - 1, tail_off,
-			      PAGE_SIZE, oldsize);
+		err = nova_fill_old(inode, nova_block(sbi, ext[0].blk),
+				    ext[0].pgoff, 0, head, oldsize);
+	if (tail_off && !err)
+		err = nova_fill_old(inode, nova_block(sbi, ext[n - 1].blk +
+							   ext[n - 1].nr - 1),
+				    ext[n - 1].pgoff + ext[n - 1].nr - 1,
+				    tail_off, PAGE_SIZE, oldsize);
+	if (err) {
+		mutex_unlock(&ni->log_lock);
+		goto out_unlock;
+	}
+	/* Checksums and parity of the new pages, durable before the tail. */
+	for (i = 0; i < n; i++)
+		nova_protect_blocks(sb, ext[i].blk, ext[i].nr);
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
@@ -506,9 +554,17 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	u64 start = nova_op_start();
 	loff_t pos = iocb->ki_pos, size;
 	ssize_t done = 0;
+	bool verify = !nova_prot_skip_verify(inode);
+	void *buf = NULL;
+	int err;
 
 	if (!iov_iter_count(to))
 		return 0;
+	if (verify) {
+		buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock_shared(inode))
 			return -EAGAIN;
@@ -523,20 +579,28 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		size_t copied;
 
 		n = min(n, iov_iter_count(to));
-		if (blk)
+		err = 0;
+		if (blk && verify) {
+			/* Checked, repaired if need be, then copied out. */
+			err = nova_read_verified(inode, blk, pos & PAGE_MASK,
+						 buf);
+			copied = err ? 0 : copy_to_iter(buf + off, n, to);
+		} else if (blk) {
 			copied = _copy_mc_to_iter(nova_block(sbi, blk) + off, n,
 						  to);
-		else
+		} else {
 			copied = iov_iter_zero(n, to);
+		}
 		pos += copied;
 		done += copied;
 		if (copied < n) {
 			if (!done)
-				done = -EFAULT;
+				done = err ? err : -EFAULT;
 			break;
 		}
 	}
 	inode_unlock_shared(inode);
+	kfree(buf);
 	iocb->ki_pos = pos;
 	file_accessed(iocb->ki_filp);
 	nova_op_done(inode->i_sb, NOVA_CTL_OP_READ, start);
@@ -630,6 +694,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 		if (err)
 			return err;
 		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
+		nova_protect_blocks(sb, blk, got);
 		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
 				  trans);
 		fw.fw_pgoff = cpu_to_le64(pgoff);
@@ -639,7 +704,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 					   PAGE_SHIFT));
 		fw.fw_size = cpu_to_le64(cursize);
 		nova_ts_to_media(&fw.fw_mtime, &now);
-		/* Zeroes durable before the entry that points at them. */
+		/* Zeroes and their checksums durable before the entry. */
 		nova_pmem_fence();
 		err = nova_log_append(inode, &fw, tail);
 		if (err) {

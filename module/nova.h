@@ -84,6 +84,7 @@ struct nova_sb_info {
 	u64 size;			/* bytes */
 	unsigned long nblocks;
 	unsigned int cpus;		/* stripes on media */
+	struct nova_layout layout;	/* allocatable range, protection areas */
 
 	struct mutex sb_mutex;		/* superblock writes */
 	struct nova_super_block dsb;	/* DRAM copy of the superblock */
@@ -114,6 +115,14 @@ struct nova_sb_info {
 	/* inode tables (inode.c) and journals (journal.c) */
 	struct nova_inode_map *imaps;
 	struct nova_journal *journals;
+
+	/* data protection (protect.c) */
+	u32 prot;			/* NOVA_FEATURE_DATA_* on media */
+	bool verify;			/* verify reads (mount option verify=) */
+	struct mutex mmap_mutex;	/* the unprotected-inode list */
+	atomic64_t prot_verified;	/* strips verified since mount */
+	atomic64_t prot_repaired;	/* strips or checksum copies rewritten */
+	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
 
 	/* statistics (stats.c) */
 	atomic64_t op_count[NOVA_CTL_OP_NR];
@@ -175,6 +184,8 @@ struct nova_inode_info {
 	bool snap_kept;			/* removed while a snapshot shows it */
 	u64 snap_born;			/* ... its NOVA_LOG_SNAPSHOT_INODE */
 	u64 snap_dead;
+	/* data protection (protect.c) */
+	atomic_t wmaps;			/* writable shared mappings */
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -200,8 +211,8 @@ static inline void *nova_block(struct nova_sb_info *sbi, unsigned long blk)
 
 static inline bool nova_block_ok(struct nova_sb_info *sbi, u64 blk, u64 n)
 {
-	return blk >= NOVA_FIRST_ALLOC_BLOCK && n <= sbi->nblocks &&
-	       blk <= sbi->nblocks - 1 - n;
+	return blk >= sbi->layout.alloc_start && n <= sbi->layout.alloc_end &&
+	       blk <= sbi->layout.alloc_end - n;
 }
 
 static inline struct nova_inode *nova_pi(struct inode *inode)
@@ -245,6 +256,7 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
+void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* balloc.c */
 int nova_balloc_init(struct super_block *sb);

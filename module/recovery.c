@@ -46,7 +46,8 @@
  * is allocated then.
  *
  * Recovery only reads PMEM, apart from the journal rollback (journal.c
- * orders its stores) and nothing it rebuilds is written back: the next
+ * orders its stores) and the checksums and parity of files that were
+ * mapped writable (protect.c), and nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.
  *
  * Lock order: the scan threads take no NOVA locks. Each stripe (its
@@ -64,6 +65,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* State shared by the scan threads of one recovery. */
 struct nova_rec {
@@ -248,6 +250,21 @@ out:
 	return err;
 }
 
+/*
+ * The file was mapped writable when the file system went down: its
+ * checksums and parity may be stale. Recompute them from the data its log
+ * maps (protect.c); durable before the list is cleared (nova_recover()).
+ */
+static void nova_rec_reprotect(struct nova_rec_thread *t)
+{
+	unsigned long idx;
+	void *v;
+
+	xa_for_each(&t->pages, idx, v)
+		nova_protect_block(t->rec->sb, xa_to_value(v));
+	nova_pmem_fence();
+}
+
 /* Claim everything live inode @ino at @pi references. */
 static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 			  u64 ino)
@@ -277,6 +294,8 @@ static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 		err = -EFSCORRUPTED;
 	}
 	if (S_ISREG(t->mode)) {
+		if (!err && nova_prot_was_mapped(sb, ino))
+			nova_rec_reprotect(t);
 		if (err)
 			xa_destroy(&t->pages);
 		else
@@ -418,10 +437,10 @@ static int nova_rec_journals(struct nova_rec_thread *t)
 static int nova_rec_free_space(struct nova_rec *rec)
 {
 	struct nova_sb_info *sbi = NOVA_SB(rec->sb);
-	unsigned long end = sbi->nblocks - 1, start, stop;
+	unsigned long end = sbi->layout.alloc_end, start, stop;
 	int err;
 
-	start = find_next_zero_bit(rec->used, end, NOVA_FIRST_ALLOC_BLOCK);
+	start = find_next_zero_bit(rec->used, end, sbi->layout.alloc_start);
 	while (start < end) {
 		stop = find_next_bit(rec->used, end, start);
 		err = nova_balloc_add_free(rec->sb, start, stop - start);
@@ -592,6 +611,8 @@ int nova_recover(struct super_block *sb)
 		return err;
 	err = nova_rec_rebuild(sb, start);
 	if (!err) {
+		/* Files that were mapped writable are protected again. */
+		nova_prot_clear_mapped(sb);
 		sbi->recovered = true;
 		return 0;
 	}
