@@ -26,7 +26,6 @@
 #include <linux/uio.h>
 #include <linux/falloc.h>
 #include <linux/pagemap.h>
-#include <linux/slab.h>
 #include <linux/dax.h>
 #include <linux/mman.h>
 
@@ -34,8 +33,13 @@
 #include "pmem.h"
 #include "protect.h"
 
-/* Extents written by one write() batch, published together. */
-#define NOVA_WRITE_EXTENTS	64
+/*
+ * Extents written by one write() batch, published together. The array is
+ * on the stack: allocating it cost a 2 KiB memset per write(2) with
+ * init_on_alloc (Debian's default). An extent is as long as the allocator
+ * can make it, so only a fragmented device needs several batches.
+ */
+#define NOVA_WRITE_EXTENTS	8
 
 struct nova_wextent {
 	unsigned long blk;
@@ -458,14 +462,11 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_wextent *ext;
+	struct nova_wextent ext[NOVA_WRITE_EXTENTS];
 	size_t count = iov_iter_count(from), done = 0;
 	ssize_t ret;
 	int n = 0, err = 0;
 
-	ext = kmalloc_array(NOVA_WRITE_EXTENTS, sizeof(*ext), GFP_KERNEL);
-	if (!ext)
-		return -ENOMEM;
 	while (done < count && n < NOVA_WRITE_EXTENTS) {
 		loff_t p = pos + done;
 		unsigned int off = p & (PAGE_SIZE - 1);
@@ -502,12 +503,9 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 		if (copied < bytes)
 			break;
 	}
-	if (!n) {
-		kfree(ext);
+	if (!n)
 		return err;
-	}
 	ret = nova_commit_write(inode, pos, done, ext, n);
-	kfree(ext);
 	if (ret < (ssize_t)done)
 		iov_iter_revert(from, done - max_t(ssize_t, ret, 0));
 	return ret;

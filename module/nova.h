@@ -21,6 +21,7 @@
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 
 #include "nova_format.h"
 #include "nova_ctl.h"
@@ -125,8 +126,7 @@ struct nova_sb_info {
 	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
 
 	/* statistics (stats.c) */
-	atomic64_t op_count[NOVA_CTL_OP_NR];
-	atomic64_t op_time_ns[NOVA_CTL_OP_NR];
+	struct nova_op_stats __percpu *op_stats;
 	u64 mount_time_ns;
 	bool recovered;
 };
@@ -437,11 +437,25 @@ void nova_gc_get_stats(struct super_block *sb, struct nova_fs_stats *st);
 int nova_recover(struct super_block *sb);
 
 /* stats.c */
+
+/* Operation counters of one CPU: summed when the control plane asks. */
+struct nova_op_stats {
+	u64 count[NOVA_CTL_OP_NR];
+	u64 time_ns[NOVA_CTL_OP_NR];
+};
+
+/*
+ * Operation times come from local_clock(): cheap everywhere (ktime_get()
+ * reads the clocksource, an HPET register under emulators), monotonic on
+ * one CPU and close across CPUs, which is enough for totals.
+ */
 static inline u64 nova_op_start(void)
 {
-	return ktime_get_ns();
+	return local_clock();
 }
 
+int nova_stats_init(struct super_block *sb);
+void nova_stats_destroy(struct super_block *sb);
 void nova_op_done(struct super_block *sb, enum nova_ctl_op op, u64 start);
 
 #endif /* _NOVA_H */

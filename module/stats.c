@@ -3,24 +3,57 @@
  * NOVA: operation counters and the statistics the control plane exports
  * (nova_fs_get_stats(), see nova_ctl.h).
  *
- * Counters are atomics in nova_sb_info; no locks are taken here.
+ * Operation counters are per CPU (struct nova_op_stats), updated with
+ * this_cpu operations, so the hot paths share no cache line; a reader sums
+ * them without locks and may see an operation's count before its time.
  */
+#include <linux/percpu.h>
 #include <linux/string.h>
 
 #include "nova.h"
 
-void nova_op_done(struct super_block *sb, enum nova_ctl_op op, u64 start)
+int nova_stats_init(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	atomic64_inc(&sbi->op_count[op]);
-	atomic64_add(ktime_get_ns() - start, &sbi->op_time_ns[op]);
+	sbi->op_stats = alloc_percpu(struct nova_op_stats);
+	return sbi->op_stats ? 0 : -ENOMEM;
+}
+
+void nova_stats_destroy(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	free_percpu(sbi->op_stats);
+	sbi->op_stats = NULL;
+}
+
+void nova_op_done(struct super_block *sb, enum nova_ctl_op op, u64 start)
+{
+	struct nova_op_stats __percpu *s = NOVA_SB(sb)->op_stats;
+
+	this_cpu_inc(s->count[op]);
+	this_cpu_add(s->time_ns[op], local_clock() - start);
+}
+
+static void nova_op_stats_sum(struct nova_sb_info *sbi,
+			      struct nova_fs_stats *st)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		const struct nova_op_stats *s = per_cpu_ptr(sbi->op_stats, cpu);
+
+		for (i = 0; i < NOVA_CTL_OP_NR; i++) {
+			st->op_count[i] += READ_ONCE(s->count[i]);
+			st->op_time_ns[i] += READ_ONCE(s->time_ns[i]);
+		}
+	}
 }
 
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	int i;
 
 	memset(st, 0, sizeof(*st));
 	memcpy(st->uuid, sbi->dsb.s_uuid, sizeof(st->uuid));
@@ -42,8 +75,5 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->recovered = sbi->recovered;
 	st->read_only = sb_rdonly(sb);
 	nova_gc_get_stats(sb, st);
-	for (i = 0; i < NOVA_CTL_OP_NR; i++) {
-		st->op_count[i] = atomic64_read(&sbi->op_count[i]);
-		st->op_time_ns[i] = atomic64_read(&sbi->op_time_ns[i]);
-	}
+	nova_op_stats_sum(sbi, st);
 }

@@ -599,6 +599,7 @@ static const struct dax_holder_operations nova_dax_holder_ops = {
 
 static void nova_free_sbi(struct nova_sb_info *sbi)
 {
+	nova_stats_destroy(sbi->sb);
 	nova_gc_destroy(sbi->sb);
 	nova_snapshot_destroy(sbi->sb);
 	nova_inode_tables_destroy(sbi->sb);
@@ -661,6 +662,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->verify = !ctx->no_verify;
 	sb->s_fs_info = sbi;
 	err = nova_gc_init(sb);
+	if (err)
+		return err;
+	err = nova_stats_init(sb);
 	if (err)
 		return err;
 

@@ -1,0 +1,75 @@
+#!/bin/bash
+# Guest side of bench/profile.sh (qemu/run-guest.sh --script). For each
+# file system in PROFILE_FS, a fresh file system on /dev/pmem0, one data
+# file laid out, then one fio workload under a system-wide perf profile
+# (cpu-clock: TCG guests have no hardware PMU). Writes, per file system,
+#   /out/FS.fio.json    fio's result
+#   /out/FS.report      perf report: self time by symbol
+#   /out/FS.tasks       perf report: self time by task and symbol
+#   /out/FS.callers     perf report: who calls the top symbols
+set -u
+top=${NOVA_TOP:-/nova}
+out=/out
+. "$out/profile.env"
+mnt=/mnt/prof
+dev=/dev/pmem0
+mkdir -p "$mnt"
+export PATH=$top/build/bin:$PATH
+
+log() { echo "nova-profile: $*"; }
+
+fs_mount() {	# FS
+	case "$1" in
+	nova) mount -t NOVA -o init "$dev" "$mnt" ;;
+	nova-noprot) mount -t NOVA -o init,protection=off "$dev" "$mnt" ;;
+	ext4-dax) mkfs.ext4 -F -q -b 4096 "$dev" && mount -o dax "$dev" "$mnt" ;;
+	xfs-dax) mkfs.xfs -f -q -m reflink=0 "$dev" && mount -o dax "$dev" "$mnt" ;;
+	*) log "unknown file system $1"; return 1 ;;
+	esac
+}
+
+workload_args() {	# WORKLOAD
+	case "$1" in
+	randwrite-4k) echo "--rw=randwrite --bs=4k" ;;
+	seqwrite-2m) echo "--rw=write --bs=2M" ;;
+	randread-4k) echo "--rw=randread --bs=4k" ;;
+	seqread-2m) echo "--rw=read --bs=2M" ;;
+	*) return 1 ;;
+	esac
+}
+
+# The NVDIMM's backing file on the host is sparse: the first store to each
+# page costs a host page fault, which a copy-on-write file system pays on
+# every fresh block and an in-place one only while laying out its file.
+# PROFILE_PREFILL=1 writes the whole device once first, as real PMEM is.
+if [ "${PROFILE_PREFILL:-0}" = 1 ]; then
+	log "writing all of $dev once"
+	dd if=/dev/zero of="$dev" bs=2M oflag=direct status=none
+fi
+
+wl=$(workload_args "$PROFILE_WORKLOAD") || { log "unknown workload $PROFILE_WORKLOAD"; exit 1; }
+common=(--ioengine=psync --group_reporting --directory="$mnt" --name=data
+	--size="$PROFILE_SIZE" --numjobs="$PROFILE_JOBS")
+for fs in $PROFILE_FS; do
+	umount -q "$mnt" 2>/dev/null
+	if ! fs_mount "$fs"; then
+		log "$fs: mount failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
+		continue
+	fi
+	fio "${common[@]}" --rw=write --bs=2M > /dev/null 2>&1
+	log "$fs: profiling $PROFILE_WORKLOAD, $PROFILE_JOBS job(s), $PROFILE_RUNTIME s"
+	# shellcheck disable=SC2086 # $wl is two fio options
+	perf record -q -e cpu-clock -F 2000 -a -g -o "$out/$fs.data" -- \
+		fio "${common[@]}" $wl --time_based --runtime="$PROFILE_RUNTIME" \
+		--output-format=json --output="$out/$fs.fio.json" > "$out/$fs.perf.err" 2>&1
+	perf report -i "$out/$fs.data" --stdio --no-children --sort sym \
+		--percent-limit 0.5 > "$out/$fs.report" 2> /dev/null
+	perf report -i "$out/$fs.data" --stdio --no-children --sort comm,sym \
+		--percent-limit 1 -g none > "$out/$fs.tasks" 2> /dev/null
+	perf report -i "$out/$fs.data" --stdio --no-children --sort sym \
+		--percent-limit 2 -g callee,0.5,2 --max-stack 16 \
+		> "$out/$fs.callers" 2> /dev/null
+	rm -f "$out/$fs.data"
+	umount "$mnt"
+done
+touch "$out/profile-done"
