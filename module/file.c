@@ -205,6 +205,13 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
 	if (err)
 		return err;
+	/*
+	 * Stores through a writable mapping left @old's checksums stale
+	 * (protect.c); it is unmapped now and stays with the snapshot, which
+	 * reads it verified: seal what it holds before the copy.
+	 */
+	if (nova_prot_csum(sb) && atomic_read(&NOVA_I(inode)->wmaps))
+		nova_protect_block(sb, old);
 	dst = nova_block(sbi, blk);
 	nova_pmem_memcpy(dst, nova_block(sbi, old), off);
 	nova_pmem_memset(dst + off, 0, PAGE_SIZE - off);
