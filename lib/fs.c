@@ -17,6 +17,7 @@
 #include <netlink/genl/genl.h>
 
 #include "libnova.h"
+#include "decode.h"
 
 /* How often an interrupted dump is retried before giving up. */
 #define NOVA_DUMP_RETRIES	5
@@ -32,6 +33,9 @@ static struct nla_policy nova_attr_policy[NOVA_A_MAX + 1] = {
 	[NOVA_A_STATS]			= { .type = NLA_NESTED },
 	[NOVA_A_SNAPSHOT]		= { .type = NLA_NESTED },
 	[NOVA_A_GC]			= { .type = NLA_NESTED },
+	[NOVA_A_SCRUB]			= { .type = NLA_NESTED },
+	[NOVA_A_CORRUPTION]		= { .type = NLA_NESTED },
+	[NOVA_A_INJECT]			= { .type = NLA_NESTED },
 };
 
 static struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1] = {
@@ -73,6 +77,12 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_GC_THOROUGH_PAGES] = { .type = NLA_U64 },
 	[NOVA_STATS_A_GC_ENTRIES_COPIED] = { .type = NLA_U64 },
 	[NOVA_STATS_A_GC_TIME_NS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_STATE]	= { .type = NLA_U32 },
+	[NOVA_STATS_A_SCRUB_PASSES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_BYTES]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_ERRORS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_REPAIRED]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SCRUB_UNRECOVERABLE] = { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
@@ -82,7 +92,7 @@ static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
 };
 
 /* Copy a string attribute, always NUL-terminated, truncated to LEN - 1. */
-static void nova_copy_str(char *dst, size_t len, const struct nlattr *a)
+void nova_copy_str(char *dst, size_t len, const struct nlattr *a)
 {
 	size_t n;
 
@@ -96,8 +106,8 @@ static void nova_copy_str(char *dst, size_t len, const struct nlattr *a)
 	dst[n] = '\0';
 }
 
-static int nova_parse_top(const struct nlmsghdr *nlh,
-			  struct nlattr *tb[NOVA_A_MAX + 1])
+int nova_parse_top(const struct nlmsghdr *nlh,
+		   struct nlattr *tb[NOVA_A_MAX + 1])
 {
 	if (genlmsg_parse((struct nlmsghdr *)nlh, 0, tb, NOVA_A_MAX,
 			  nova_attr_policy))
@@ -105,7 +115,7 @@ static int nova_parse_top(const struct nlmsghdr *nlh,
 	return 0;
 }
 
-static int nova_decode_id(struct nlattr **tb, struct nova_fs_id *id)
+int nova_decode_id(struct nlattr **tb, struct nova_fs_id *id)
 {
 	memset(id, 0, sizeof(*id));
 	if (!tb[NOVA_A_FS_DEV])
@@ -136,7 +146,7 @@ int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi)
 	return 0;
 }
 
-static uint64_t nova_u64(struct nlattr **tb, int type)
+uint64_t nova_u64(struct nlattr **tb, int type)
 {
 	return tb[type] ? nla_get_u64(tb[type]) : 0;
 }
@@ -194,6 +204,13 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 	st->gc_thorough_pages = nova_u64(sb, NOVA_STATS_A_GC_THOROUGH_PAGES);
 	st->gc_entries_copied = nova_u64(sb, NOVA_STATS_A_GC_ENTRIES_COPIED);
 	st->gc_time_ns = nova_u64(sb, NOVA_STATS_A_GC_TIME_NS);
+	if (sb[NOVA_STATS_A_SCRUB_STATE])
+		st->scrub_state = nla_get_u32(sb[NOVA_STATS_A_SCRUB_STATE]);
+	st->scrub_passes = nova_u64(sb, NOVA_STATS_A_SCRUB_PASSES);
+	st->scrub_bytes = nova_u64(sb, NOVA_STATS_A_SCRUB_BYTES);
+	st->scrub_errors = nova_u64(sb, NOVA_STATS_A_SCRUB_ERRORS);
+	st->scrub_repaired = nova_u64(sb, NOVA_STATS_A_SCRUB_REPAIRED);
+	st->scrub_unrecoverable = nova_u64(sb, NOVA_STATS_A_SCRUB_UNRECOVERABLE);
 
 	/* NOVA_STATS_A_OP repeats: walk the nest instead of the table. */
 	nla_for_each_nested(a, tb[NOVA_A_STATS], rem) {
@@ -401,7 +418,7 @@ int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn)
 	return 0;
 }
 
-static int nova_put_sel(struct nl_msg *msg, const struct nova_sel *sel)
+int nova_put_sel(struct nl_msg *msg, const struct nova_sel *sel)
 {
 	if (sel->kind == NOVA_SEL_DEV)
 		return nla_put_u64(msg, NOVA_A_FS_DEV, sel->dev);

@@ -170,6 +170,13 @@ struct nova_stats {
 	uint64_t gc_thorough_pages;
 	uint64_t gc_entries_copied;
 	uint64_t gc_time_ns;
+	/* integrity scrub since mount */
+	uint32_t scrub_state;		/* enum nova_scrub_state */
+	uint64_t scrub_passes;
+	uint64_t scrub_bytes;
+	uint64_t scrub_errors;
+	uint64_t scrub_repaired;
+	uint64_t scrub_unrecoverable;
 };
 
 enum nova_event_kind {
@@ -239,5 +246,73 @@ int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
 int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
 		       struct nova_snapshot **list, size_t *n,
 		       struct nova_err *e);
+
+/* ---- integrity scrub and corruption ---- */
+
+/* One damaged object (NOVA_A_CORRUPTION, NOVA_SCRUB_A_BAD). */
+struct nova_corruption {
+	uint64_t ino;			/* 0: belongs to no inode */
+	uint32_t kind;			/* enum nova_corruption_kind */
+	uint64_t offset;		/* file offset (data kinds), else device */
+	bool repaired;
+};
+
+/* State and findings of the current or last scrub pass. */
+struct nova_scrub_info {
+	struct nova_fs_id id;
+	uint32_t state;			/* enum nova_scrub_state */
+	uint32_t err;			/* errno that ended the pass, 0 */
+	uint64_t bandwidth;		/* bytes/s, 0 unlimited */
+	uint64_t bytes_scanned;
+	uint64_t bytes_total;
+	uint64_t inodes_scanned;
+	uint64_t meta_checked;
+	uint64_t data_checked;
+	uint64_t errors;
+	uint64_t repaired;
+	uint64_t unrecoverable;
+	uint64_t start_ns;		/* ns since the Unix epoch, 0: none */
+	uint64_t finish_ns;		/* 0: not finished */
+	uint64_t bad_dropped;
+	size_t n_bad;
+	struct nova_corruption bad[NOVA_GENL_SCRUB_BAD_MAX];
+};
+
+/* NOVA_CMD_SCRUB_FINISHED or NOVA_CMD_CORRUPTION, as nova_decode_scrub_event() reads it. */
+struct nova_scrub_event {
+	uint8_t cmd;			/* which of the two */
+	struct nova_fs_id id;
+	struct nova_corruption corruption;	/* NOVA_CMD_CORRUPTION */
+	struct nova_scrub_info scrub;		/* NOVA_CMD_SCRUB_FINISHED */
+};
+
+const char *nova_scrub_state_name(uint32_t state);	/* "idle", ... */
+const char *nova_corruption_kind_name(uint32_t kind);	/* "log-entry", ... */
+/* Inject target by name ("super", "inode", "log-entry", ...), or -EINVAL. */
+int nova_inject_target_parse(const char *name);
+const char *nova_inject_target_name(uint32_t target);
+
+int nova_decode_scrub(const struct nlmsghdr *nlh, struct nova_scrub_info *si);
+/* -ENOENT for a notification other than the two scrub ones. */
+int nova_decode_scrub_event(const struct nlmsghdr *nlh,
+			    struct nova_scrub_event *ev);
+
+/*
+ * Start a scrub pass, or resume the paused one unless RESTART. SET_BW:
+ * limit to BW bytes/s (0: unlimited); otherwise a resumed pass keeps its
+ * limit. SI receives the status right after the start.
+ */
+int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
+		     bool set_bw, uint64_t bw, bool restart,
+		     struct nova_scrub_info *si, struct nova_err *e);
+/* Pause the running pass (resumable); SI receives the paused status. */
+int nova_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
+		    struct nova_scrub_info *si, struct nova_err *e);
+int nova_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
+		      struct nova_scrub_info *si, struct nova_err *e);
+/* Test tool: damage one object (needs nova.ko loaded with inject=1). */
+int nova_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
+		uint32_t target, uint64_t ino, uint64_t offset, uint32_t copy,
+		struct nova_err *e);
 
 #endif /* LIBNOVA_H */

@@ -266,8 +266,11 @@ int nova_balloc_init(struct super_block *sb)
 		spin_lock_init(&sbi->free_lists[i].lock);
 		sbi->free_lists[i].root = RB_ROOT;
 	}
-	/* Blocks 0..3 and the replica superblock are never allocated. */
-	sbi->managed = sbi->nblocks - NOVA_FIRST_ALLOC_BLOCK - 1;
+	/*
+	 * Blocks 0..3, the protection areas and the replica superblock are
+	 * never allocated (sbi->layout, uapi nova_layout_compute()).
+	 */
+	sbi->managed = sbi->layout.alloc_end - sbi->layout.alloc_start;
 	sbi->reserve = clamp_t(unsigned long, sbi->managed / 256, 64, 4096);
 	atomic_long_set(&sbi->log_pages, 0);
 	atomic_long_set(&sbi->data_pages, 0);

@@ -10,6 +10,17 @@
  * mappings of the blocks they replace first (nova_break_layouts()), under
  * the invalidate lock that faults take shared.
  *
+ * Snapshots: when one is taken, with the file system frozen, no page is
+ * mapped writable any more (the freeze writes back dirty DAX entries,
+ * which write-protects them, and snapshot.c unmaps every shared writable
+ * mapping as well), so the next store to a page faults here. If a
+ * snapshot shows the page, the write fault first copies it on write
+ * (nova_dax_cow()): under the invalidate lock taken exclusively, the old
+ * page is unmapped and a copy committed in its place, then the fault goes
+ * on as usual and maps the copy writable.
+ * A file with a writable shared mapping is unprotected until the last
+ * one goes away (nova_vma_open/close(), protect.c, docs/protection.md).
+ *
  * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
  * -> log_lock -> allocator.
  */
@@ -21,6 +32,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* Give a hole at @pgoff a zeroed block (write fault). Log lock held. */
 static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
@@ -36,6 +48,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	if (err)
 		return err;
 	nova_pmem_memset(nova_block(sbi, blk), 0, PAGE_SIZE);
+	nova_protect_blocks(sb, blk, 1);
 	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
 			  nova_next_trans(sbi));
 	fw.fw_pgoff = cpu_to_le64(pgoff);
@@ -43,7 +56,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	fw.fw_block = cpu_to_le64(blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
-	/* Zeroes durable, then the entry, then the tail. */
+	/* Zeroes and their checksums durable, then the entry, the tail. */
 	nova_pmem_fence();
 	err = nova_log_append(inode, &fw, &tail);
 	if (err) {
@@ -99,6 +112,34 @@ const struct iomap_ops nova_iomap_ops = {
 	.iomap_begin	= nova_iomap_begin,
 };
 
+/*
+ * A write fault on page @pgoff that a snapshot shows: replace it by a
+ * copy before it can be mapped writable. Returns 0 or a negative errno.
+ */
+static int nova_dax_cow(struct inode *inode, pgoff_t pgoff)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
+	u64 blk;
+	int err;
+
+	/* Racy hint first: most write faults need nothing. */
+	if (!nova_file_shown_block(inode, pgoff))
+		return 0;
+	filemap_invalidate_lock(inode->i_mapping);
+	/* No user mapping may keep the old page mapped or pinned. */
+	err = nova_break_layouts(inode, start, start + PAGE_SIZE - 1);
+	if (!err) {
+		mutex_lock(&ni->log_lock);
+		blk = nova_file_shown_block(inode, pgoff);
+		if (blk)
+			err = nova_file_cow_page(inode, pgoff, PAGE_SIZE, blk);
+		mutex_unlock(&ni->log_lock);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+	return err;
+}
+
 static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 				      nova_pe_size_t pe_size)
 {
@@ -114,8 +155,17 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	if (pe_size != NOVA_PE_SIZE_PTE)
 		return VM_FAULT_FALLBACK;
 	if (write) {
+		int err;
+
 		sb_start_pagefault(sb);
 		file_update_time(vmf->vma->vm_file);
+		/* Before the shared invalidate lock: it may take it exclusive. */
+		err = nova_dax_cow(inode, vmf->pgoff);
+		if (err) {
+			sb_end_pagefault(sb);
+			nova_op_done(sb, NOVA_CTL_OP_FAULT, start);
+			return vmf_error(err);
+		}
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
 	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
@@ -138,7 +188,30 @@ static vm_fault_t nova_dax_fault(struct vm_fault *vmf)
 	return nova_dax_huge_fault(vmf, NOVA_PE_SIZE_PTE);
 }
 
+/*
+ * Writable shared mappings leave the file unprotected while they exist
+ * (protect.c): counted per inode, re-protected after the last one.
+ */
+static bool nova_vma_writable(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & VM_SHARED) && (vma->vm_flags & VM_MAYWRITE);
+}
+
+static void nova_vma_open(struct vm_area_struct *vma)
+{
+	if (nova_vma_writable(vma))
+		nova_prot_mmap_get(file_inode(vma->vm_file));
+}
+
+static void nova_vma_close(struct vm_area_struct *vma)
+{
+	if (nova_vma_writable(vma))
+		nova_prot_mmap_put(file_inode(vma->vm_file));
+}
+
 static const struct vm_operations_struct nova_dax_vm_ops = {
+	.open		= nova_vma_open,
+	.close		= nova_vma_close,
 	.fault		= nova_dax_fault,
 	.huge_fault	= nova_dax_huge_fault,
 	.page_mkwrite	= nova_dax_fault,
@@ -153,6 +226,7 @@ int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EOPNOTSUPP;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
+	nova_vma_open(vma);
 	return 0;
 }
 

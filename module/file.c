@@ -16,7 +16,10 @@
  *      (the data and entries are durable before the tail store);
  *   4. apply the entries to the index and free the blocks they replaced.
  *
- * A crash leaves either the old or the new contents of the range.
+ * A crash leaves either the old or the new contents of the range. With
+ * data protection, the new blocks' strip checksums and parity are written
+ * in step 3, after the head and tail are filled and before the tail
+ * commit (protect.c), so they are part of the same atomic step.
  *
  * Lock order: i_rwsem -> invalidate_lock -> log_lock -> allocator.
  */
@@ -28,6 +31,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /*
  * Extents written by one write() batch, published together. The array is
@@ -57,6 +61,23 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 	if (!v)
 		return 0;
 	fw = nova_fw(inode, v);
+	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+}
+
+/*
+ * The block of file page @pgoff if a live snapshot shows it (it must not
+ * change in place), else 0. Log lock held, or a racy hint.
+ */
+u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff)
+{
+	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	struct nova_file_write_entry *fw;
+
+	if (!v)
+		return 0;
+	fw = nova_fw(inode, v);
+	if (!nova_snapshot_shows(inode->i_sb, le64_to_cpu(fw->hdr.e_epoch_id)))
+		return 0;
 	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
 }
 
@@ -98,8 +119,7 @@ static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
 			    (pgoff - le64_to_cpu(fw->fw_pgoff));
 
 	/* The epoch check: a snapshot may still show the old page. */
-	if (!nova_snapshot_keep(inode->i_sb, blk,
-				le64_to_cpu(fw->hdr.e_epoch_id)))
+	if (!nova_snapshot_keep(inode, blk, le64_to_cpu(fw->hdr.e_epoch_id)))
 		nova_run_add(inode->i_sb, run, blk);
 	fw->fw_dead_pages = cpu_to_le32(dead);
 	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
@@ -162,47 +182,147 @@ void nova_file_free_index(struct inode *inode)
 }
 
 /*
- * Zero the bytes after @size in its last page, in place. They are beyond
- * the end of file, so nobody can observe the store, and the file can then
- * grow over them. Caller holds log_lock (or the file is otherwise stable).
+ * File page @pgoff (in block @old) is shown by a snapshot, so it cannot
+ * change in place: give the file a copy of its first @off bytes, zeroes
+ * after them, committed as a one-page write entry (with the keep record
+ * for the old page, nova_snapshot_stage_commit()). The size does not
+ * change. Used for the end-of-file page before it is zeroed and for DAX
+ * write faults (dax.c). Log lock held; the page is not mapped (the caller
+ * broke the layouts under the invalidate lock).
  */
-void nova_zero_eof_tail(struct inode *inode, loff_t size)
+int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
+		       u64 old)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_file_write_entry fw = { };
+	struct nova_snap_stage st;
+	u64 tail = 0, from = NOVA_I(inode)->log_tail;
+	unsigned long blk, got;
+	void *dst;
+	int err;
+
+	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
+	if (err)
+		return err;
+	/*
+	 * Stores through a writable mapping left @old's checksums stale
+	 * (protect.c); it is unmapped now and stays with the snapshot, which
+	 * reads it verified: seal what it holds before the copy.
+	 */
+	if (nova_prot_csum(sb) && atomic_read(&NOVA_I(inode)->wmaps))
+		nova_protect_block(sb, old);
+	dst = nova_block(sbi, blk);
+	nova_pmem_memcpy(dst, nova_block(sbi, old), off);
+	nova_pmem_memset(dst + off, 0, PAGE_SIZE - off);
+	nova_protect_blocks(sb, blk, 1);
+	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
+			  nova_next_trans(sbi));
+	fw.fw_pgoff = cpu_to_le64(pgoff);
+	fw.fw_num_pages = cpu_to_le32(1);
+	fw.fw_block = cpu_to_le64(blk);
+	fw.fw_size = cpu_to_le64(i_size_read(inode));
+	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
+	nova_snapshot_stage_init(&st);
+	/*
+	 * Copy, its checksums and parity, and the entry are durable before
+	 * the commit (it fences first).
+	 */
+	err = nova_log_append(inode, &fw, &tail);
+	if (!err)
+		err = nova_snapshot_stage_range(inode, &st, pgoff, pgoff);
+	if (!err)
+		err = nova_snapshot_stage_commit(inode, &st, tail);
+	if (!err)
+		nova_log_apply_range(inode, from, tail);
+	nova_snapshot_stage_done(inode, &st);
+	if (err)
+		nova_free_blocks(sb, blk, 1, NOVA_BLOCK_DATA);
+	return err;
+}
+
+/*
+ * Zero the bytes after @size in its last page, so the file can grow over
+ * them. They are beyond the end of file, so nobody can observe the store
+ * in place, unless a snapshot shows the page (with a larger size): then
+ * the page is copied on write. Caller holds log_lock and the invalidate
+ * lock, with the page's user mappings broken.
+ */
+int nova_zero_eof_tail(struct inode *inode, loff_t size)
 {
 	unsigned int off = size & (PAGE_SIZE - 1);
+	pgoff_t pgoff = size >> PAGE_SHIFT;
+	struct super_block *sb = inode->i_sb;
+	unsigned int s, from, to;
+	u8 *page;
 	u64 blk;
 
 	if (!off)
-		return;
-	blk = nova_file_block(inode, size >> PAGE_SHIFT);
+		return 0;
+	blk = nova_file_shown_block(inode, pgoff);
+	if (blk)
+		return nova_file_cow_page(inode, pgoff, off, blk);
+	blk = nova_file_block(inode, pgoff);
 	if (!blk)
-		return;
-	nova_pmem_memset(nova_block(NOVA_SB(inode->i_sb), blk) + off, 0,
-			 PAGE_SIZE - off);
-	nova_pmem_fence();
+		return 0;
+	page = nova_block(NOVA_SB(sb), blk);
+	/*
+	 * One strip at a time, each with its checksums and parity before the
+	 * next: a crash leaves at most one strip that matches no checksum,
+	 * and parity still rebuilds its old (invisible) contents.
+	 */
+	for (s = off >> NOVA_STRIP_SHIFT; s < NOVA_STRIPS; s++) {
+		from = max(off, s << NOVA_STRIP_SHIFT);
+		to = (s + 1) << NOVA_STRIP_SHIFT;
+		if (!memchr_inv(page + from, 0, to - from))
+			continue;
+		nova_pmem_memset(page + from, 0, to - from);
+		nova_pmem_fence();
+		nova_protect_strips(sb, blk, s, s + 1);
+		nova_pmem_fence();
+	}
+	return 0;
 }
 
 /*
  * Fill bytes [from, to) of new page @dst for file page @pgoff with the old
  * contents, or zeroes for a hole or for bytes past the old end of file.
  */
-static void nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
-			  unsigned int from, unsigned int to, loff_t oldsize)
+static int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
+			 unsigned int from, unsigned int to, loff_t oldsize)
 {
 	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
 	unsigned int valid = 0;
 	u64 blk = nova_file_block(inode, pgoff);
+	const void *src;
+	void *buf = NULL;
+	int err;
 
 	if (oldsize > start)
 		valid = min_t(loff_t, oldsize - start, PAGE_SIZE);
 	valid = clamp(valid, from, to);
-	if (blk && valid > from)
-		nova_pmem_memcpy(dst + from,
-				 nova_block(NOVA_SB(inode->i_sb), blk) + from,
-				 valid - from);
-	else
+	if (blk && valid > from) {
+		src = nova_block(NOVA_SB(inode->i_sb), blk);
+		/* Never carry damaged old data into the new, sealed page. */
+		if (!nova_prot_skip_verify(inode)) {
+			buf = kmalloc(PAGE_SIZE, GFP_NOFS);
+			if (!buf)
+				return -ENOMEM;
+			err = nova_read_verified(inode, blk, start, buf);
+			if (err) {
+				kfree(buf);
+				return err;
+			}
+			src = buf;
+		}
+		nova_pmem_memcpy(dst + from, src + from, valid - from);
+		kfree(buf);
+	} else {
 		valid = from;
+	}
 	if (to > valid)
 		nova_pmem_memset(dst + valid, 0, to - valid);
+	return 0;
 }
 
 /* Wait for pinned DAX pages (e.g. by O_DIRECT elsewhere) to be released. */
@@ -249,28 +369,44 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct timespec64 now = current_time(inode);
 	loff_t end = pos + len, oldsize;
-	u64 trans = nova_next_trans(sbi), tail = 0, from;
+	u64 trans, tail = 0, from;
 	unsigned int head = pos & (PAGE_SIZE - 1);
 	unsigned int tail_off = end & (PAGE_SIZE - 1);
-	int i, err;
+	struct nova_snap_stage st;
+	int i, j, err, err2 = 0;
 
 	filemap_invalidate_lock(inode->i_mapping);
-	err = nova_break_layouts(inode, pos & PAGE_MASK,
+	/* From the end-of-file page if it is zeroed (maybe copied). */
+	oldsize = i_size_read(inode);
+	err = nova_break_layouts(inode, min(pos, oldsize) & PAGE_MASK,
 				 round_up(end, PAGE_SIZE) - 1);
 	if (err)
 		goto out_unlock;
 	mutex_lock(&ni->log_lock);
-	oldsize = i_size_read(inode);
-	if (pos > oldsize)
-		nova_zero_eof_tail(inode, oldsize);
+	if (pos > oldsize) {
+		err = nova_zero_eof_tail(inode, oldsize);
+		if (err) {
+			mutex_unlock(&ni->log_lock);
+			goto out_unlock;
+		}
+	}
+	/* After a copy-on-write of the EOF page: ids grow along the log. */
+	trans = nova_next_trans(sbi);
 	if (head)
-		nova_fill_old(inode, nova_block(sbi, ext[0].blk), ext[0].pgoff,
-			      0, head, oldsize);
-	if (tail_off)
-		nova_fill_old(inode, nova_block(sbi, ext[n - 1].blk +
-						     ext[n - 1].nr - 1),
-			      ext[n - 1].pgoff + ext[n - 1].nr - 1, tail_off,
-			      PAGE_SIZE, oldsize);
+		err = nova_fill_old(inode, nova_block(sbi, ext[0].blk),
+				    ext[0].pgoff, 0, head, oldsize);
+	if (tail_off && !err)
+		err = nova_fill_old(inode, nova_block(sbi, ext[n - 1].blk +
+							   ext[n - 1].nr - 1),
+				    ext[n - 1].pgoff + ext[n - 1].nr - 1,
+				    tail_off, PAGE_SIZE, oldsize);
+	if (err) {
+		mutex_unlock(&ni->log_lock);
+		goto out_unlock;
+	}
+	/* Checksums and parity of the new pages, durable before the tail. */
+	for (i = 0; i < n; i++)
+		nova_protect_blocks(sb, ext[i].blk, ext[i].nr);
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
@@ -289,13 +425,22 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 		if (err)
 			break;
 	}
-	if (i == 0) {
+	/* Keep records for replaced pages a snapshot shows: see snapshot.c. */
+	nova_snapshot_stage_init(&st);
+	for (j = 0; j < i && !err2; j++)
+		err2 = nova_snapshot_stage_range(inode, &st, ext[j].pgoff,
+						 ext[j].pgoff + ext[j].nr - 1);
+	/* Data, entries and records durable (fence first), then the tails. */
+	if (i && !err2)
+		err2 = nova_snapshot_stage_commit(inode, &st, tail);
+	if (!i || err2) {
+		nova_snapshot_stage_done(inode, &st);
 		mutex_unlock(&ni->log_lock);
+		err = err2 ? err2 : err;
 		goto out_unlock;
 	}
-	/* Data and entries durable (fence in commit), then the tail. */
-	nova_log_commit(inode, tail);
 	nova_log_apply_range(inode, from, tail);
+	nova_snapshot_stage_done(inode, &st);
 	mutex_unlock(&ni->log_lock);
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (i < n) {
@@ -414,9 +559,17 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	u64 start = nova_op_start();
 	loff_t pos = iocb->ki_pos, size;
 	ssize_t done = 0;
+	bool verify = !nova_prot_skip_verify(inode);
+	void *buf = NULL;
+	int err;
 
 	if (!iov_iter_count(to))
 		return 0;
+	if (verify) {
+		buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock_shared(inode))
 			return -EAGAIN;
@@ -431,20 +584,28 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		size_t copied;
 
 		n = min(n, iov_iter_count(to));
-		if (blk)
+		err = 0;
+		if (blk && verify) {
+			/* Checked, repaired if need be, then copied out. */
+			err = nova_read_verified(inode, blk, pos & PAGE_MASK,
+						 buf);
+			copied = err ? 0 : copy_to_iter(buf + off, n, to);
+		} else if (blk) {
 			copied = _copy_mc_to_iter(nova_block(sbi, blk) + off, n,
 						  to);
-		else
+		} else {
 			copied = iov_iter_zero(n, to);
+		}
 		pos += copied;
 		done += copied;
 		if (copied < n) {
 			if (!done)
-				done = -EFAULT;
+				done = err ? err : -EFAULT;
 			break;
 		}
 	}
 	inode_unlock_shared(inode);
+	kfree(buf);
 	iocb->ki_pos = pos;
 	file_accessed(iocb->ki_filp);
 	nova_op_done(inode->i_sb, NOVA_CTL_OP_READ, start);
@@ -538,6 +699,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 		if (err)
 			return err;
 		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
+		nova_protect_blocks(sb, blk, got);
 		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
 				  trans);
 		fw.fw_pgoff = cpu_to_le64(pgoff);
@@ -547,7 +709,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 					   PAGE_SHIFT));
 		fw.fw_size = cpu_to_le64(cursize);
 		nova_ts_to_media(&fw.fw_mtime, &now);
-		/* Zeroes durable before the entry that points at them. */
+		/* Zeroes and their checksums durable before the entry. */
 		nova_pmem_fence();
 		err = nova_log_append(inode, &fw, tail);
 		if (err) {
@@ -581,11 +743,24 @@ static long nova_fallocate(struct file *file, int mode, loff_t offset,
 	if (err)
 		goto out;
 	filemap_invalidate_lock(inode->i_mapping);
-	mutex_lock(&ni->log_lock);
-	trans = nova_next_trans(NOVA_SB(inode->i_sb));
 	target = keep ? i_size_read(inode) : max(i_size_read(inode), end);
-	if (target > i_size_read(inode))
-		nova_zero_eof_tail(inode, i_size_read(inode));
+	if (target > i_size_read(inode)) {
+		/* The end-of-file page may be copied on write. */
+		err = nova_break_layouts(inode,
+					 i_size_read(inode) & PAGE_MASK,
+					 i_size_read(inode) | ~PAGE_MASK);
+		if (err)
+			goto out_unlock;
+	}
+	mutex_lock(&ni->log_lock);
+	if (target > i_size_read(inode)) {
+		err = nova_zero_eof_tail(inode, i_size_read(inode));
+		if (err) {
+			mutex_unlock(&ni->log_lock);
+			goto out_unlock;
+		}
+	}
+	trans = nova_next_trans(NOVA_SB(inode->i_sb));
 	from = ni->log_tail;
 	err = nova_falloc_range(inode, offset >> PAGE_SHIFT,
 				(end - 1) >> PAGE_SHIFT, target, trans, &tail);
@@ -609,6 +784,7 @@ static long nova_fallocate(struct file *file, int mode, loff_t offset,
 		nova_log_apply_range(inode, from, tail);
 	}
 	mutex_unlock(&ni->log_lock);
+out_unlock:
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (!err)
 		err = err2;

@@ -22,6 +22,8 @@
 
 #include "nova.h"
 #include "nova_ctl.h"
+#include "protect.h"
+#include "scrub.h"
 
 /* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
 struct nova_ctl_fs {
@@ -31,6 +33,11 @@ struct nova_ctl_fs {
 	u8			uuid[NOVA_GENL_UUID_LEN];
 	char			label[NOVA_GENL_LABEL_LEN];
 	u32			format_version;
+	/*
+	 * Created by the first SCRUB_START under nova_ctl_lock; freed by
+	 * nova_ctl_fs_unmounting() once off the list (the thread stopped).
+	 */
+	struct nova_scrub	*scrub;
 };
 
 static DEFINE_MUTEX(nova_ctl_lock);
@@ -95,6 +102,30 @@ static const struct nla_policy nova_gc_req_policy[NOVA_A_GC + 1] = {
 	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
 	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
 	[NOVA_A_GC]		= NLA_POLICY_NESTED(nova_gc_policy),
+};
+
+static const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
+	[NOVA_SCRUB_A_BANDWIDTH]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_RESTART]		= { .type = NLA_FLAG },
+};
+
+static const struct nla_policy nova_scrub_req_policy[NOVA_A_SCRUB + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_SCRUB]		= NLA_POLICY_NESTED(nova_scrub_policy),
+};
+
+static const struct nla_policy nova_inject_policy[NOVA_INJECT_A_MAX + 1] = {
+	[NOVA_INJECT_A_TARGET]	= NLA_POLICY_RANGE(NLA_U32, 1, NOVA_INJECT_MAX),
+	[NOVA_INJECT_A_INODE]	= { .type = NLA_U64 },
+	[NOVA_INJECT_A_OFFSET]	= { .type = NLA_U64 },
+	[NOVA_INJECT_A_COPY]	= NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+static const struct nla_policy nova_inject_req_policy[NOVA_A_INJECT + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_INJECT]		= NLA_POLICY_NESTED(nova_inject_policy),
 };
 
 /* Dump state, kept in cb->ctx. */
@@ -195,12 +226,41 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 			    st->gc_thorough_pages) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_GC_ENTRIES_COPIED,
 			    st->gc_entries_copied) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns)) {
+	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns) ||
+	    nla_put_u32(skb, NOVA_STATS_A_SCRUB_STATE, st->scrub_state) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_PASSES, st->scrub_passes) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_BYTES, st->scrub_bytes) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_ERRORS, st->scrub_errors) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_REPAIRED,
+			    st->scrub_repaired) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_UNRECOVERABLE,
+			    st->scrub_unrecoverable)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/* The scrub's share of the statistics; the status copy is big. */
+static void nova_get_scrub_stats(const struct nova_ctl_fs *fs,
+				 struct nova_fs_stats *st)
+{
+	struct nova_scrub_status *ss;
+
+	if (!fs->scrub)
+		return;
+	ss = kmalloc(sizeof(*ss), GFP_KERNEL);
+	if (!ss)
+		return;
+	nova_scrub_get_status(fs->scrub, ss);
+	st->scrub_state = ss->state;
+	st->scrub_passes = ss->passes;
+	st->scrub_bytes = ss->all_bytes;
+	st->scrub_errors = ss->all_errors;
+	st->scrub_repaired = ss->all_repaired;
+	st->scrub_unrecoverable = ss->all_unrecoverable;
+	kfree(ss);
 }
 
 static void nova_get_stats(const struct nova_ctl_fs *fs,
@@ -209,6 +269,7 @@ static void nova_get_stats(const struct nova_ctl_fs *fs,
 	lockdep_assert_held(&nova_ctl_lock);
 	memset(st, 0, sizeof(*st));
 	nova_fs_get_stats(fs->sb, st);
+	nova_get_scrub_stats(fs, st);
 }
 
 /* Find the file system a request names; sets extack on failure. */
@@ -641,6 +702,473 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/* ---- integrity scrub ---- */
+
+/* The identity read from the super block itself (events of a thread). */
+static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	char label[NOVA_GENL_LABEL_LEN];
+
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_uuid) != NOVA_GENL_UUID_LEN);
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_label) > sizeof(label));
+	memset(label, 0, sizeof(label));
+	memcpy(label, sbi->dsb.s_label, sizeof(sbi->dsb.s_label));
+	label[sizeof(label) - 1] = '\0';
+	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, new_encode_dev(sb->s_dev),
+			      NOVA_A_PAD) ||
+	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sbi->dsb.s_uuid) ||
+	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
+	    nla_put_string(skb, NOVA_A_FS_BDEV, sb->s_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int nova_put_bad(struct sk_buff *skb, int attr,
+			const struct nova_scrub_bad *bad)
+{
+	struct nlattr *nest = nla_nest_start(skb, attr);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
+	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int nova_put_scrub64(struct sk_buff *skb, int attr, u64 val)
+{
+	return nla_put_u64_64bit(skb, attr, val, NOVA_SCRUB_A_PAD);
+}
+
+static int nova_put_scrub(struct sk_buff *skb,
+			  const struct nova_scrub_status *st)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SCRUB);
+	u32 i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, NOVA_SCRUB_A_STATE, st->state) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BANDWIDTH, st->bandwidth) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_SCANNED,
+			     st->bytes_scanned) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_TOTAL, st->bytes_total) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_INODES_SCANNED,
+			     st->inodes_scanned) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_META_CHECKED,
+			     st->meta_checked) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_DATA_CHECKED,
+			     st->data_checked) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_ERRORS, st->errors) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_REPAIRED, st->repaired) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_UNRECOVERABLE,
+			     st->unrecoverable) ||
+	    (st->start_ns &&
+	     nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns)) ||
+	    (st->state == NOVA_SCRUB_FINISHED &&
+	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
+	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped))
+		goto fail;
+	for (i = 0; i < st->nr_bad && i < NOVA_GENL_SCRUB_BAD_MAX; i++)
+		if (nova_put_bad(skb, NOVA_SCRUB_A_BAD, &st->bad[i]))
+			goto fail;
+	nla_nest_end(skb, nest);
+	return 0;
+fail:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* Identity and NOVA_A_SCRUB, as a reply to @info. */
+static int nova_scrub_reply(struct genl_info *info,
+			    const struct nova_ctl_fs *fs, u8 cmd,
+			    const struct nova_scrub_status *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
+	if (!hdr || nova_put_identity(msg, fs) || nova_put_scrub(msg, st)) {
+		nlmsg_free(msg);
+		GENL_SET_ERR_MSG(info, "the scrub status does not fit in a message");
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * As nova_ctl_get_sb(), and the file system's scrub, created if @create
+ * (else NULL if none ran yet).
+ */
+static struct super_block *nova_ctl_get_scrub(struct genl_info *info,
+					      struct nova_ctl_fs *copy,
+					      struct nova_scrub **scrub,
+					      bool create)
+{
+	struct nova_ctl_fs *fs;
+	struct super_block *sb;
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		mutex_unlock(&nova_ctl_lock);
+		return ERR_CAST(fs);
+	}
+	sb = fs->sb;
+	if (create && !fs->scrub) {
+		fs->scrub = nova_scrub_alloc(sb);
+		if (!fs->scrub) {
+			mutex_unlock(&nova_ctl_lock);
+			GENL_SET_ERR_MSG(info, "out of memory");
+			return ERR_PTR(-ENOMEM);
+		}
+	}
+	if (!atomic_inc_not_zero(&sb->s_active)) {
+		mutex_unlock(&nova_ctl_lock);
+		GENL_SET_ERR_MSG(info, "the file system is being unmounted");
+		return ERR_PTR(-ENODEV);
+	}
+	*scrub = fs->scrub;
+	*copy = *fs;
+	mutex_unlock(&nova_ctl_lock);
+	return sb;
+}
+
+/* May a scrub (which repairs in place) run on @sb now? */
+static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
+{
+	int err = 0;
+
+	down_read(&sb->s_umount);
+	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE) {
+		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot): a scrub repairs in place");
+		err = -EROFS;
+	} else if (sb->s_writers.frozen != SB_UNFROZEN) {
+		GENL_SET_ERR_MSG(info, "the file system is frozen");
+		err = -EBUSY;
+	}
+	up_read(&sb->s_umount);
+	return err;
+}
+
+static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_SCRUB];
+	struct nova_scrub_status *st;
+	struct nova_scrub *scrub;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	if (nest) {
+		/* The policy admits BANDWIDTH and RESTART only (strict). */
+		err = nla_parse_nested(tb, NOVA_SCRUB_A_MAX, nest,
+				       nova_scrub_policy, info->extack);
+		if (err)
+			return err;
+	}
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	sb = nova_ctl_get_scrub(info, &fs, &scrub, true);
+	if (IS_ERR(sb)) {
+		kfree(st);
+		return PTR_ERR(sb);
+	}
+	err = nova_scrub_allowed(sb, info);
+	if (!err) {
+		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
+				       tb[NOVA_SCRUB_A_BANDWIDTH] ?
+				       nla_get_u64(tb[NOVA_SCRUB_A_BANDWIDTH]) : 0,
+				       tb[NOVA_SCRUB_A_RESTART]);
+		if (err == -EALREADY)
+			GENL_SET_ERR_MSG(info, "a scrub is already running");
+		else if (err)
+			GENL_SET_ERR_MSG(info, "cannot start the scrub thread");
+	}
+	if (!err) {
+		nova_scrub_get_status(scrub, st);
+		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_START, st);
+	}
+	deactivate_super(sb);
+	kfree(st);
+	return err;
+}
+
+static void nova_scrub_state_msg(struct genl_info *info, u32 state)
+{
+	switch (state) {
+	case NOVA_SCRUB_PAUSED:
+		GENL_SET_ERR_MSG(info, "no scrub is running (the last one is paused)");
+		break;
+	case NOVA_SCRUB_FINISHED:
+		GENL_SET_ERR_MSG(info, "no scrub is running (the last one finished)");
+		break;
+	default:
+		GENL_SET_ERR_MSG(info, "no scrub is running (none ran since mount)");
+		break;
+	}
+}
+
+static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_scrub_status *st;
+	struct nova_scrub *scrub;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	sb = nova_ctl_get_scrub(info, &fs, &scrub, false);
+	if (IS_ERR(sb)) {
+		kfree(st);
+		return PTR_ERR(sb);
+	}
+	/* No lock held: the thread may be sending an event as we wait. */
+	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
+	if (scrub)
+		nova_scrub_get_status(scrub, st);
+	if (err)
+		nova_scrub_state_msg(info, st->state);
+	else
+		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_STOP, st);
+	deactivate_super(sb);
+	kfree(st);
+	return err;
+}
+
+static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_scrub_status *st;
+	struct nova_ctl_fs *fs;
+	struct nova_ctl_fs copy;
+	int err;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_lookup(info);
+	if (IS_ERR(fs)) {
+		mutex_unlock(&nova_ctl_lock);
+		kfree(st);
+		return PTR_ERR(fs);
+	}
+	if (fs->scrub)
+		nova_scrub_get_status(fs->scrub, st);
+	copy = *fs;
+	/* The reply reads the super block: build it under the lock. */
+	err = nova_scrub_reply(info, &copy, NOVA_CMD_SCRUB_STATUS, st);
+	mutex_unlock(&nova_ctl_lock);
+	kfree(st);
+	return err;
+}
+
+void nova_ctl_scrub_finished(struct super_block *sb,
+			     const struct nova_scrub_status *st)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
+			  NOVA_CMD_SCRUB_FINISHED);
+	if (!hdr || nova_put_identity_sb(msg, sb) || nova_put_scrub(msg, st)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+				GFP_KERNEL);
+	if (err && err != -ESRCH)
+		nova_warn(sb, "cannot send event %u: %d",
+			  NOVA_CMD_SCRUB_FINISHED, err);
+}
+
+void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
+			       u64 offset, bool repaired)
+{
+	struct nova_scrub_bad bad = {
+		.ino = ino, .kind = kind, .offset = offset,
+		.repaired = repaired,
+	};
+	struct nova_scrub *s = nova_scrub_current(sb);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (s)
+		nova_scrub_note(s, &bad);
+	if (!genl_has_listeners(&nova_genl_family, &init_net,
+				NOVA_MCGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
+			  NOVA_CMD_CORRUPTION);
+	if (!hdr || nova_put_identity_sb(msg, sb) ||
+	    nova_put_bad(msg, NOVA_A_CORRUPTION, &bad)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	/* Lossy by design (see the uapi header): failures are not logged. */
+	genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
+			  GFP_ATOMIC);
+}
+
+/* ---- corruption injector (tests) ---- */
+
+struct nova_inject_req {
+	u32 target;
+	u64 ino;
+	u64 offset;
+	u32 copy;
+};
+
+static int nova_inject_reply(struct genl_info *info,
+			     const struct nova_ctl_fs *fs,
+			     const struct nova_inject_req *r)
+{
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
+				NOVA_CMD_INJECT);
+	if (!hdr || nova_put_identity(msg, fs))
+		goto fail;
+	nest = nla_nest_start(msg, NOVA_A_INJECT);
+	if (!nest ||
+	    nla_put_u32(msg, NOVA_INJECT_A_TARGET, r->target) ||
+	    nla_put_u64_64bit(msg, NOVA_INJECT_A_INODE, r->ino,
+			      NOVA_INJECT_A_PAD) ||
+	    nla_put_u64_64bit(msg, NOVA_INJECT_A_OFFSET, r->offset,
+			      NOVA_INJECT_A_PAD) ||
+	    nla_put_u32(msg, NOVA_INJECT_A_COPY, r->copy))
+		goto fail;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+fail:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+/* The request's NOVA_A_INJECT nest; sets extack on failure. */
+static int nova_inject_parse(struct genl_info *info,
+			     struct nova_inject_req *r)
+{
+	struct nlattr *tb[NOVA_INJECT_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_INJECT];
+	int err;
+
+	if (!nest) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_INJECT);
+		GENL_SET_ERR_MSG(info, "NOVA_A_INJECT is required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, NOVA_INJECT_A_MAX, nest, nova_inject_policy,
+			       info->extack);
+	if (err)
+		return err;
+	if (!tb[NOVA_INJECT_A_TARGET]) {
+		NL_SET_ERR_ATTR_MISS(info->extack, nest, NOVA_INJECT_A_TARGET);
+		GENL_SET_ERR_MSG(info, "NOVA_INJECT_A_TARGET is required");
+		return -EINVAL;
+	}
+	r->target = nla_get_u32(tb[NOVA_INJECT_A_TARGET]);
+	r->ino = tb[NOVA_INJECT_A_INODE] ?
+		 nla_get_u64(tb[NOVA_INJECT_A_INODE]) : 0;
+	r->offset = tb[NOVA_INJECT_A_OFFSET] ?
+		    nla_get_u64(tb[NOVA_INJECT_A_OFFSET]) : 0;
+	r->copy = tb[NOVA_INJECT_A_COPY] ?
+		  nla_get_u32(tb[NOVA_INJECT_A_COPY]) : 0;
+	return 0;
+}
+
+static void nova_inject_errmsg(struct genl_info *info, int err)
+{
+	switch (err) {
+	case -ENOENT:
+		GENL_SET_ERR_MSG(info, "no such inode, or it has no such object");
+		break;
+	case -ERANGE:
+		GENL_SET_ERR_MSG(info, "offset beyond the object");
+		break;
+	case -EINVAL:
+		GENL_SET_ERR_MSG(info, "the target has no such copy or object");
+		break;
+	case -EOPNOTSUPP:
+		GENL_SET_ERR_MSG(info, "the file system does not keep that object (protection off)");
+		break;
+	case -EROFS:
+		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
+		break;
+	default:
+		GENL_SET_ERR_MSG(info, "injection failed");
+		break;
+	}
+}
+
+static int nova_inject_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nova_inject_req r;
+	struct nova_ctl_fs fs;
+	struct super_block *sb;
+	int err;
+
+	if (!nova_inject_enabled()) {
+		GENL_SET_ERR_MSG(info, "the corruption injector is off (load nova.ko with inject=1)");
+		return -EPERM;
+	}
+	err = nova_inject_parse(info, &r);
+	if (err)
+		return err;
+	sb = nova_ctl_get_sb(info, &fs);
+	if (IS_ERR(sb))
+		return PTR_ERR(sb);
+	/* s_umount keeps remount and freezing away while the media changes. */
+	down_read(&sb->s_umount);
+	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
+		err = -EROFS;
+	else
+		err = nova_inject(sb, r.target, r.ino, r.offset, r.copy);
+	up_read(&sb->s_umount);
+	if (err)
+		nova_inject_errmsg(info, err);
+	else
+		err = nova_inject_reply(info, &fs, &r);
+	deactivate_super(sb);
+	return err;
+}
+
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nova_fs_stats *st;
@@ -821,6 +1349,33 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_stats_get_policy,
 		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
 	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_START,
+		.doit	= nova_scrub_start_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_scrub_req_policy,
+		.maxattr = ARRAY_SIZE(nova_scrub_req_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_STOP,
+		.doit	= nova_scrub_stop_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SCRUB_STATUS,
+		.doit	= nova_scrub_status_doit,
+		.policy	= nova_stats_get_policy,
+		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_INJECT,
+		.doit	= nova_inject_doit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_inject_req_policy,
+		.maxattr = ARRAY_SIZE(nova_inject_req_policy) - 1,
+	},
 };
 
 static struct genl_family nova_genl_family __ro_after_init = {
@@ -957,6 +1512,13 @@ void nova_ctl_fs_unmounting(struct super_block *sb)
 		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
 	}
 	mutex_unlock(&nova_ctl_lock);
+	/*
+	 * Off the list, nobody finds fs->scrub any more; stop its thread
+	 * without nova_ctl_lock (it may be sending an event) before the VFS
+	 * evicts inodes (the thread holds inode references).
+	 */
+	if (fs)
+		nova_scrub_free(fs->scrub);
 	kfree(fs);
 }
 

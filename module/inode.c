@@ -166,6 +166,22 @@ int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 	return 0;
 }
 
+/* Note the slot of inode @ino as in use (mount only, as above). */
+int nova_imap_mark_ino(struct super_block *sb, u64 ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 rel = ino - NOVA_FIRST_INO;
+
+	return nova_imap_mark_used(sb, rel % sbi->cpus, rel / sbi->cpus);
+}
+
+/* A removed inode a live snapshot keeps: its slot is not free. */
+static int nova_kept_slot(struct super_block *sb, struct nova_inode *pi,
+			  u64 ino, void *arg)
+{
+	return nova_imap_mark_ino(sb, ino);
+}
+
 /*
  * Mount: walk the chains and, with @slots, note which slots are in use
  * (crash recovery does that itself, in parallel with the log scan).
@@ -225,6 +241,8 @@ bad:
 			 i, n, blk);
 		return -EFSCORRUPTED;
 	}
+	if (slots)
+		return nova_snapshot_mark_inodes(sb, nova_kept_slot, NULL);
 	return 0;
 }
 
@@ -322,7 +340,7 @@ static int nova_alloc_ino(struct super_block *sb, u64 *ino)
 	return err;
 }
 
-static void nova_free_ino(struct super_block *sb, u64 ino)
+void nova_free_ino(struct super_block *sb, u64 ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	u64 rel = ino - NOVA_FIRST_INO;
@@ -527,6 +545,8 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->next_pos = 2;
 	ni->nr_entries = 0;
 	ni->parent = 0;
+	ni->snap_stage = NULL;
+	ni->snap_kept = false;
 	nova_gc_init_inode(ni);
 }
 
@@ -536,10 +556,17 @@ static int nova_read_inode(struct inode *inode)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct nova_inode *pi = nova_get_pinode(sb, inode->i_ino);
+	u64 valid;
 	u32 flags;
 	int err;
 
-	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) != 1)
+	if (!pi)
+		return -ESTALE;
+	/* A snapshot mount also shows inodes removed after the snapshot. */
+	valid = le64_to_cpu(READ_ONCE(pi->i_valid));
+	if (valid != 1 &&
+	    (valid || !nova_snapshot_shows_inode(sb, inode->i_ino,
+						 le32_to_cpu(pi->i_generation))))
 		return -ESTALE;
 	if (le32_to_cpu(pi->i_csum) != nova_inode_crc(pi) ||
 	    le64_to_cpu(pi->i_ino) != inode->i_ino) {
@@ -756,14 +783,18 @@ void nova_evict_inode(struct inode *inode)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info *ni = NOVA_I(inode);
-	bool dead = !inode->i_nlink && ni->pi_off && !is_bad_inode(inode);
+	bool dead = !inode->i_nlink && ni->pi_off && !is_bad_inode(inode) &&
+		    NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE;
 
 	truncate_inode_pages_final(&inode->i_data);
 	/*
 	 * A dead inode's i_valid is already 0 on media (committed with the
 	 * unlink, or never set for O_TMPFILE), so its blocks are unreferenced
-	 * and only the DRAM allocator needs to hear about them.
+	 * and only the DRAM allocator needs to hear about them. One that a
+	 * live snapshot shows keeps everything (snapshot.c reclaims it).
 	 */
+	if (dead && nova_snapshot_evict_inode(inode))
+		dead = false;
 	if (S_ISREG(inode->i_mode)) {
 		if (dead)
 			nova_file_drop_pages(inode, 0, true);
@@ -814,6 +845,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	unsigned int valid = attr->ia_valid;
 	struct nova_setattr_entry sa;
 	struct nova_attr_save save;
+	struct nova_snap_stage st;
 	u64 start = nova_op_start(), tail = 0;
 	loff_t oldsize = inode->i_size;
 	u32 mask = 0;
@@ -840,16 +872,23 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 			err = nova_break_layouts(inode,
 					round_up(attr->ia_size, PAGE_SIZE),
 					LLONG_MAX);
-			if (err) {
-				filemap_invalidate_unlock(inode->i_mapping);
-				return err;
-			}
-		} else {
-			nova_zero_eof_tail(inode, oldsize);
+		} else if (attr->ia_size > oldsize && (oldsize & ~PAGE_MASK)) {
+			/* The end-of-file page may be copied on write. */
+			err = nova_break_layouts(inode, oldsize & PAGE_MASK,
+						 oldsize | ~PAGE_MASK);
+		}
+		if (err) {
+			filemap_invalidate_unlock(inode->i_mapping);
+			return err;
 		}
 	}
 
 	mutex_lock(&ni->log_lock);
+	if ((valid & ATTR_SIZE) && attr->ia_size > oldsize) {
+		err = nova_zero_eof_tail(inode, oldsize);
+		if (err)
+			goto out;
+	}
 	save.mode = inode->i_mode;
 	save.uid = inode->i_uid;
 	save.gid = inode->i_gid;
@@ -874,7 +913,15 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		sa.sa_mask = cpu_to_le32(mask | NOVA_ATTR_SIZE);
 		sa.sa_size = cpu_to_le64(attr->ia_size);
 	}
+	nova_snapshot_stage_init(&st);
 	err = nova_log_append(inode, &sa, &tail);
+	/* Pages the size change drops that a snapshot shows: keep records. */
+	if (!err && (valid & ATTR_SIZE))
+		err = nova_snapshot_stage_range(inode, &st,
+				DIV_ROUND_UP(attr->ia_size, PAGE_SIZE), ULONG_MAX);
+	/* Entry and records durable; publish both, then drop pages. */
+	if (!err)
+		err = nova_snapshot_stage_commit(inode, &st, tail);
 	if (err) {
 		inode->i_mode = save.mode;
 		inode->i_uid = save.uid;
@@ -883,15 +930,15 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		inode->i_mtime = save.mtime;
 		inode->i_ctime = save.ctime;
 	} else {
-		/* Entry durable; publish, then drop truncated pages. */
 		u64 off = tail - sizeof(sa);
 
-		nova_log_commit(inode, tail);
 		nova_apply_entry(inode, off, nova_addr(NOVA_SB(inode->i_sb), off),
 				 NULL);
 		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
 				  (NOVA_BLOCK_SHIFT - 9);
 	}
+	nova_snapshot_stage_done(inode, &st);
+out:
 	mutex_unlock(&ni->log_lock);
 	if (valid & ATTR_SIZE)
 		filemap_invalidate_unlock(inode->i_mapping);

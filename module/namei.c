@@ -253,6 +253,10 @@ static int nova_op_drop_link(struct nova_op *op, struct inode *inode)
 	int err;
 
 	if (nova_last_link(inode)) {
+		/* A snapshot showing it keeps it: record that first. */
+		err = nova_snapshot_keep_inode(inode);
+		if (err)
+			return err;
 		nova_op_valid(op, inode, 0);
 		return 0;
 	}

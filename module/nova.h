@@ -85,6 +85,7 @@ struct nova_sb_info {
 	u64 size;			/* bytes */
 	unsigned long nblocks;
 	unsigned int cpus;		/* stripes on media */
+	struct nova_layout layout;	/* allocatable range, protection areas */
 
 	struct mutex sb_mutex;		/* superblock writes */
 	struct nova_super_block dsb;	/* DRAM copy of the superblock */
@@ -115,6 +116,14 @@ struct nova_sb_info {
 	/* inode tables (inode.c) and journals (journal.c) */
 	struct nova_inode_map *imaps;
 	struct nova_journal *journals;
+
+	/* data protection (protect.c) */
+	u32 prot;			/* NOVA_FEATURE_DATA_* on media */
+	bool verify;			/* verify reads (mount option verify=) */
+	struct mutex mmap_mutex;	/* the unprotected-inode list */
+	atomic64_t prot_verified;	/* strips verified since mount */
+	atomic64_t prot_repaired;	/* strips or checksum copies rewritten */
+	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
 
 	/* statistics (stats.c) */
 	struct nova_op_stats __percpu *op_stats;
@@ -169,6 +178,14 @@ struct nova_inode_info {
 	unsigned long gc_removals;	/* removals valid only as cancels */
 	struct xarray gc_cancels;	/* log block -> removals waiting on it */
 	unsigned long gc_thorough_at;	/* log pages worth a thorough GC */
+
+	/* snapshots (snapshot.c) */
+	struct nova_snap_stage *snap_stage;	/* keep records being applied */
+	bool snap_kept;			/* removed while a snapshot shows it */
+	u64 snap_born;			/* ... its NOVA_LOG_SNAPSHOT_INODE */
+	u64 snap_dead;
+	/* data protection (protect.c) */
+	atomic_t wmaps;			/* writable shared mappings */
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -194,8 +211,8 @@ static inline void *nova_block(struct nova_sb_info *sbi, unsigned long blk)
 
 static inline bool nova_block_ok(struct nova_sb_info *sbi, u64 blk, u64 n)
 {
-	return blk >= NOVA_FIRST_ALLOC_BLOCK && n <= sbi->nblocks &&
-	       blk <= sbi->nblocks - 1 - n;
+	return blk >= sbi->layout.alloc_start && n <= sbi->layout.alloc_end &&
+	       blk <= sbi->layout.alloc_end - n;
 }
 
 static inline struct nova_inode *nova_pi(struct inode *inode)
@@ -239,6 +256,7 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
+void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* balloc.c */
 int nova_balloc_init(struct super_block *sb);
@@ -300,6 +318,8 @@ int nova_inode_tables_format(struct super_block *sb);
 int nova_inode_tables_load(struct super_block *sb, bool slots);
 int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 			unsigned int idx);
+int nova_imap_mark_ino(struct super_block *sb, u64 ino);
+void nova_free_ino(struct super_block *sb, u64 ino);
 u32 nova_inode_crc(const struct nova_inode *pi);
 void nova_inode_tables_destroy(struct super_block *sb);
 void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
@@ -340,7 +360,10 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
 void nova_file_free_index(struct inode *inode);
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
-void nova_zero_eof_tail(struct inode *inode, loff_t size);
+int nova_zero_eof_tail(struct inode *inode, loff_t size);
+int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
+		       u64 old);
+u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff);
 u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
 
 /* dax.c */
@@ -360,8 +383,33 @@ int nova_snapshot_claim(struct super_block *sb, unsigned long *used,
 int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
 			 u64 id);
 unsigned int nova_snapshot_count(struct super_block *sb);
-bool nova_snapshot_keep(struct super_block *sb, unsigned long blk, u64 born);
+bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
+bool nova_snapshot_shows(struct super_block *sb, u64 born);
 bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
+
+/* Keep records staged by an operation, committed with its log tail. */
+struct nova_snap_stage {
+	bool locked;			/* holds the snapshot table lock */
+	struct list_head runs;		/* records to write */
+	struct xarray blocks;		/* block -> staged */
+};
+
+void nova_snapshot_stage_init(struct nova_snap_stage *st);
+int nova_snapshot_stage_range(struct inode *inode, struct nova_snap_stage *st,
+			      pgoff_t first, pgoff_t last);
+int nova_snapshot_stage_commit(struct inode *inode, struct nova_snap_stage *st,
+			       u64 tail);
+void nova_snapshot_stage_done(struct inode *inode, struct nova_snap_stage *st);
+
+/* Removed inodes a snapshot shows. */
+typedef int (*nova_kept_inode_fn)(struct super_block *sb,
+				  struct nova_inode *pi, u64 ino, void *arg);
+
+int nova_snapshot_keep_inode(struct inode *inode);
+bool nova_snapshot_evict_inode(struct inode *inode);
+bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen);
+int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
+			      void *arg);
 
 /* A mount showing a snapshot does not replay entries written after it. */
 static inline bool nova_snapshot_hides(struct nova_sb_info *sbi,

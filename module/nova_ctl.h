@@ -7,7 +7,9 @@
  *   nova_ctl_init()/nova_ctl_exit()   from module init (first) / exit (last)
  *   nova_ctl_fs_mounted(sb)           once a NOVA super block is fully set up
  *   nova_ctl_fs_unmounting(sb)        first thing in ->kill_sb(); idempotent,
- *                                     harmless for a sb never announced
+ *                                     harmless for a sb never announced;
+ *                                     stops a running scrub thread
+ *   nova_ctl_corruption_event(...)    a damaged object was found (below)
  *
  * Control plane -> core:
  *   nova_fs_get_stats(sb, st)         fill *st; may sleep; called with the
@@ -71,6 +73,13 @@ struct nova_fs_stats {
 	u64 gc_thorough_pages;		/* log pages thorough GC saved */
 	u64 gc_entries_copied;		/* entries thorough GC wrote */
 	u64 gc_time_ns;			/* time spent collecting */
+	/* integrity scrub since mount (scrub.c; filled by genl.c) */
+	u32 scrub_state;		/* enum nova_scrub_state */
+	u64 scrub_passes;		/* passes finished */
+	u64 scrub_bytes;		/* bytes read, all passes */
+	u64 scrub_errors;		/* bad objects found */
+	u64 scrub_repaired;
+	u64 scrub_unrecoverable;
 };
 
 /* One snapshot, as the control plane reports it. */
@@ -126,5 +135,33 @@ struct nova_gc_result {
  */
 int nova_gc_request(struct super_block *sb, u64 ino,
 		    struct nova_gc_result *res);
+
+/*
+ * Integrity scrub (scrub.c drives it; genl.c owns the per-fs struct
+ * nova_scrub, created on the first SCRUB_START, freed by
+ * nova_ctl_fs_unmounting() after the thread has stopped).
+ */
+struct nova_scrub_status;
+
+/*
+ * Announce a damaged object (NOVA_CMD_CORRUPTION, enum
+ * nova_corruption_kind in uapi/linux/nova_genl.h): the core calls it when
+ * a read, the mount or a verification helper finds corruption, with the
+ * inode it belongs to (0: none or unknown), the file offset (data, csum,
+ * parity) or device offset (other kinds), and whether it was repaired.
+ * Takes no lock and allocates with GFP_ATOMIC: callable from any context
+ * but hard interrupts, with any NOVA lock held. Called from the scrub
+ * thread (through a verification helper), it also records the object in
+ * the scrub's findings, filling in the inode and file offset it is
+ * checking where @ino is 0; the scrub counts its findings from the
+ * helpers' struct nova_verify_result, so the helpers must not count
+ * twice. Does not print; the caller logs (rate-limited) as it sees fit.
+ */
+void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
+			       u64 offset, bool repaired);
+
+/* A scrub pass of @sb reached its end: NOVA_CMD_SCRUB_FINISHED. May sleep. */
+void nova_ctl_scrub_finished(struct super_block *sb,
+			     const struct nova_scrub_status *st);
 
 #endif /* _NOVA_CTL_H */

@@ -25,7 +25,10 @@
  *     for transaction ids). The DRAM indexes are not built: nova_iget()
  *     still does that on first use.
  *     Data blocks that only live snapshots still use are claimed from
- *     the lists nova_snapshot_load() rebuilt from the snapshot log.
+ *     the lists nova_snapshot_load() rebuilt from the snapshot log, and
+ *     removed inodes a live snapshot keeps (i_valid 0) have their slot
+ *     marked and are claimed as live ones are (after the journal
+ *     rollback, which decides whether their removal committed).
  *  4. The blocks nobody claimed become the free ranges of the per-CPU
  *     allocator; the block counters and the next transaction id follow from
  *     the scan.
@@ -43,7 +46,8 @@
  * is allocated then.
  *
  * Recovery only reads PMEM, apart from the journal rollback (journal.c
- * orders its stores) and nothing it rebuilds is written back: the next
+ * orders its stores) and the checksums and parity of files that were
+ * mapped writable (protect.c), and nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.
  *
  * Lock order: the scan threads take no NOVA locks. Each stripe (its
@@ -61,6 +65,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* State shared by the scan threads of one recovery. */
 struct nova_rec {
@@ -201,6 +206,7 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 	case NOVA_LOG_SNAPSHOT:
 	case NOVA_LOG_SNAPSHOT_DEL:
 	case NOVA_LOG_SNAPSHOT_KEEP:
+	case NOVA_LOG_SNAPSHOT_INODE:
 		/* Checked by nova_snapshot_load() before recovery runs. */
 		if (t->ino != NOVA_SNAPSHOT_INO)
 			break;
@@ -244,6 +250,21 @@ out:
 	return err;
 }
 
+/*
+ * The file was mapped writable when the file system went down: its
+ * checksums and parity may be stale. Recompute them from the data its log
+ * maps (protect.c); durable before the list is cleared (nova_recover()).
+ */
+static void nova_rec_reprotect(struct nova_rec_thread *t)
+{
+	unsigned long idx;
+	void *v;
+
+	xa_for_each(&t->pages, idx, v)
+		nova_protect_block(t->rec->sb, xa_to_value(v));
+	nova_pmem_fence();
+}
+
 /* Claim everything live inode @ino at @pi references. */
 static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 			  u64 ino)
@@ -273,6 +294,8 @@ static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 		err = -EFSCORRUPTED;
 	}
 	if (S_ISREG(t->mode)) {
+		if (!err && nova_prot_was_mapped(sb, ino))
+			nova_rec_reprotect(t);
 		if (err)
 			xa_destroy(&t->pages);
 		else
@@ -414,10 +437,10 @@ static int nova_rec_journals(struct nova_rec_thread *t)
 static int nova_rec_free_space(struct nova_rec *rec)
 {
 	struct nova_sb_info *sbi = NOVA_SB(rec->sb);
-	unsigned long end = sbi->nblocks - 1, start, stop;
+	unsigned long end = sbi->layout.alloc_end, start, stop;
 	int err;
 
-	start = find_next_zero_bit(rec->used, end, NOVA_FIRST_ALLOC_BLOCK);
+	start = find_next_zero_bit(rec->used, end, sbi->layout.alloc_start);
 	while (start < end) {
 		stop = find_next_bit(rec->used, end, start);
 		err = nova_balloc_add_free(rec->sb, start, stop - start);
@@ -473,6 +496,21 @@ static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
 	return err;
 }
 
+/*
+ * A removed inode a live snapshot keeps (i_valid 0): its slot is in use
+ * and it references blocks as a live inode would (nova_rec_inode()).
+ */
+static int nova_rec_kept_inode(struct super_block *sb, struct nova_inode *pi,
+			       u64 ino, void *arg)
+{
+	int err;
+
+	err = nova_imap_mark_ino(sb, ino);
+	if (!err)
+		err = nova_rec_inode(arg, pi, ino);
+	return err;
+}
+
 /* Rebuild the DRAM state a clean unmount would have saved. */
 static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 {
@@ -508,7 +546,14 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 		meta += t[i].table_blocks;
 		trans = max(trans, t[i].max_trans);
 	}
-	/* Blocks only snapshots use belong to no live inode. */
+	/* Removed inodes and blocks only snapshots use: not seen above. */
+	t[0].inodes = t[0].log_pages = t[0].data_pages = 0;
+	err = nova_snapshot_mark_inodes(sb, nova_rec_kept_inode, &t[0]);
+	if (err)
+		goto out;
+	inodes += t[0].inodes;
+	logp += t[0].log_pages;
+	datap += t[0].data_pages;
 	err = nova_snapshot_claim(sb, rec.used, &datap);
 	if (err)
 		goto out;
@@ -566,6 +611,8 @@ int nova_recover(struct super_block *sb)
 		return err;
 	err = nova_rec_rebuild(sb, start);
 	if (!err) {
+		/* Files that were mapped writable are protected again. */
+		nova_prot_clear_mapped(sb);
 		sbi->recovered = true;
 		return 0;
 	}

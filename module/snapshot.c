@@ -30,6 +30,7 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -43,12 +44,24 @@ struct nova_snap_keep {
 	unsigned long count;
 	u64 born;
 	u64 dead;
+	struct nova_snapshot *owner;	/* while staged (nova_snap_stage) */
+};
+
+/* A removed inode a snapshot shows (one NOVA_LOG_SNAPSHOT_INODE record). */
+struct nova_snap_inode {
+	struct list_head list;		/* on nova_snap_table.inodes */
+	u64 ino;
+	u32 gen;
+	u64 born;
+	u64 dead;
+	struct nova_snapshot *owner;	/* newest live snapshot showing it */
 };
 
 struct nova_snapshot {
 	struct list_head list;		/* on nova_snap_table.live, by epoch */
 	u64 id;
 	u64 epoch;
+	u64 trans;			/* e_trans_id of its record */
 	struct timespec64 ctime;
 	char name[NOVA_SNAPSHOT_NAME_LEN];
 	struct list_head keep;		/* blocks this is the newest user of */
@@ -58,6 +71,7 @@ struct nova_snapshot {
 struct nova_snap_table {
 	struct mutex lock;
 	struct list_head live;		/* oldest first */
+	struct list_head inodes;	/* struct nova_snap_inode */
 	unsigned int nr;
 	u64 next_id;
 	u64 tail;			/* committed tail of the snapshot log */
@@ -185,10 +199,12 @@ static int nova_snap_new_page(struct super_block *sb, u64 *page)
 }
 
 /*
- * Append @entry (header filled, not sealed) to the snapshot log and commit
- * it: the entry is durable and visible on return. Table lock held.
+ * Write @entry (header filled, not sealed) to the snapshot log at *@pos
+ * (0: the committed tail) and advance *@pos past it. The entry is durable
+ * on return but not visible until the log tail reaches *@pos. Table lock
+ * held (nobody else writes past the tail meanwhile).
  */
-static int nova_snap_append(struct super_block *sb, void *entry)
+static int nova_snap_write(struct super_block *sb, void *entry, u64 *pos)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap_table *t = sbi->snaps;
@@ -196,25 +212,25 @@ static int nova_snap_append(struct super_block *sb, void *entry)
 	struct nova_log_entry_header *h = entry;
 	unsigned int size = le16_to_cpu(h->e_size);
 	struct nova_log_page_tail *lt;
-	u64 pos = t->tail, page;
+	u64 at = *pos ? *pos : t->tail, page;
 	int err;
 
 	lockdep_assert_held(&t->lock);
-	if (!pos) {
-		pos = le64_to_cpu(pi->i_log_head);
-		if (!pos) {
-			err = nova_snap_new_page(sb, &pos);
+	if (!at) {
+		at = le64_to_cpu(pi->i_log_head);
+		if (!at) {
+			err = nova_snap_new_page(sb, &at);
 			if (err)
 				return err;
 			/* Page durable, then the head that reaches it. */
-			nova_pmem_commit64(&pi->i_log_head, pos);
+			nova_pmem_commit64(&pi->i_log_head, at);
 		}
 	}
-	page = pos & ~((u64)NOVA_BLOCK_SIZE - 1);
-	if (pos + size > page + NOVA_LOG_DATA_SIZE) {
+	page = at & ~((u64)NOVA_BLOCK_SIZE - 1);
+	if (at + size > page + NOVA_LOG_DATA_SIZE) {
 		lt = nova_snap_lt(sbi, page);
-		if (pos < page + NOVA_LOG_DATA_SIZE)
-			nova_pmem_memset(nova_addr(sbi, pos), NOVA_LOG_PAD, 1);
+		if (at < page + NOVA_LOG_DATA_SIZE)
+			nova_pmem_memset(nova_addr(sbi, at), NOVA_LOG_PAD, 1);
 		page = le64_to_cpu(lt->lt_next);
 		if (!page) {
 			err = nova_snap_new_page(sb, &page);
@@ -223,17 +239,34 @@ static int nova_snap_append(struct super_block *sb, void *entry)
 			/* New page durable, then the link to it. */
 			nova_pmem_commit64(&lt->lt_next, page);
 		}
-		pos = page;
+		at = page;
 	}
 	nova_entry_seal(entry);
-	nova_pmem_memcpy(nova_addr(sbi, pos), entry, size);
+	nova_pmem_memcpy(nova_addr(sbi, at), entry, size);
 	lt = nova_snap_lt(sbi, page);
 	le32_add_cpu(&lt->lt_entries, 1);
 	le32_add_cpu(&lt->lt_valid, 1);
 	nova_pmem_flush(lt, 16);
+	*pos = at + size;
+	return 0;
+}
+
+/*
+ * Append @entry to the snapshot log and commit it: the entry is durable
+ * and visible on return. Table lock held.
+ */
+static int nova_snap_append(struct super_block *sb, void *entry)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 pos = 0;
+	int err;
+
+	err = nova_snap_write(sb, entry, &pos);
+	if (err)
+		return err;
 	/* Entry durable (fence inside), then the tail that publishes it. */
-	nova_pmem_commit64(&pi->i_log_tail, pos + size);
-	t->tail = pos + size;
+	nova_pmem_commit64(&nova_snap_pi(sbi)->i_log_tail, pos);
+	sbi->snaps->tail = pos;
 	return 0;
 }
 
@@ -331,6 +364,46 @@ out:
 
 /* ---- mount ---- */
 
+static struct nova_snap_inode *nova_snap_find_inode(struct nova_snap_table *t,
+						    u64 ino)
+{
+	struct nova_snap_inode *ki;
+
+	list_for_each_entry(ki, &t->inodes, list)
+		if (ki->ino == ino)
+			return ki;
+	return NULL;
+}
+
+/*
+ * A removed inode: kept if a live snapshot shows it. A later record for
+ * the same inode replaces an earlier one (whose removal may not have
+ * committed, see nova_snapshot_keep_inode()).
+ */
+static int nova_snap_load_inode(struct nova_snap_table *t,
+				struct nova_snapshot_inode_entry *si)
+{
+	u64 born = le64_to_cpu(si->si_born), dead = le64_to_cpu(si->si_dead);
+	struct nova_snapshot *s = nova_snap_owner(t, born, dead);
+	struct nova_snap_inode *ki;
+
+	if (!s)
+		return 0;	/* history: reclaimed when its owner went */
+	ki = nova_snap_find_inode(t, le64_to_cpu(si->si_ino));
+	if (!ki) {
+		ki = kmalloc(sizeof(*ki), GFP_KERNEL);
+		if (!ki)
+			return -ENOMEM;
+		list_add_tail(&ki->list, &t->inodes);
+	}
+	ki->ino = le64_to_cpu(si->si_ino);
+	ki->gen = le32_to_cpu(si->si_generation);
+	ki->born = born;
+	ki->dead = dead;
+	ki->owner = s;
+	return 0;
+}
+
 static int nova_snap_load_entry(struct super_block *sb, u64 off, void *entry,
 				void *arg)
 {
@@ -354,6 +427,7 @@ static int nova_snap_load_entry(struct super_block *sb, u64 off, void *entry,
 				    sn->sn_name);
 		if (!s)
 			return -ENOMEM;
+		s->trans = le64_to_cpu(sn->hdr.e_trans_id);
 		nova_snap_insert(t, s);
 		t->next_id = id + 1;
 		if (!t->any_epoch || s->epoch > t->max_epoch)
@@ -399,6 +473,10 @@ static int nova_snap_load_entry(struct super_block *sb, u64 off, void *entry,
 		s->kept += n;
 		return 0;
 	}
+	case NOVA_LOG_SNAPSHOT_INODE:
+		if (size != sizeof(struct nova_snapshot_inode_entry))
+			break;
+		return nova_snap_load_inode(t, entry);
 	}
 	nova_err(sb, "snapshot log: bad entry (type %u) at %llu", h->e_type,
 		 off);
@@ -417,7 +495,8 @@ static int nova_snap_load_keep(struct super_block *sb, u64 off, void *entry,
 {
 	struct nova_log_entry_header *h = entry;
 
-	if (h->e_type != NOVA_LOG_SNAPSHOT_KEEP)
+	if (h->e_type != NOVA_LOG_SNAPSHOT_KEEP &&
+	    h->e_type != NOVA_LOG_SNAPSHOT_INODE)
 		return 0;
 	return nova_snap_load_entry(sb, off, entry, arg);
 }
@@ -434,13 +513,24 @@ static int nova_snap_load_table(struct super_block *sb, u64 off, void *entry,
 			return nova_snap_load_entry(sb, off, entry, arg);
 		return 0;
 	}
+	if (h->e_type == NOVA_LOG_SNAPSHOT_INODE) {
+		if (le16_to_cpu(h->e_size) !=
+		    sizeof(struct nova_snapshot_inode_entry))
+			return nova_snap_load_entry(sb, off, entry, arg);
+		return 0;
+	}
 	return nova_snap_load_entry(sb, off, entry, arg);
 }
 
 static void nova_snap_destroy_table(struct nova_snap_table *t)
 {
 	struct nova_snapshot *s, *tmp;
+	struct nova_snap_inode *ki, *ktmp;
 
+	list_for_each_entry_safe(ki, ktmp, &t->inodes, list) {
+		list_del(&ki->list);
+		kfree(ki);
+	}
 	list_for_each_entry_safe(s, tmp, &t->live, list) {
 		list_del(&s->list);
 		nova_snap_free(s);
@@ -462,11 +552,13 @@ int nova_snapshot_load(struct super_block *sb)
 	struct nova_snap_table *t;
 	int err = 0;
 
+	BUILD_BUG_ON(sizeof(struct nova_snapshot_inode_entry) != 56);
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	mutex_init(&t->lock);
 	INIT_LIST_HEAD(&t->live);
+	INIT_LIST_HEAD(&t->inodes);
 	t->next_id = 1;
 	t->gen = 1;
 	sbi->snaps = t;
@@ -588,6 +680,45 @@ static int nova_snap_name_ok(const char *name)
 }
 
 /*
+ * Pages mapped writable through shared DAX mappings are now in a snapshot,
+ * but user stores would change them in place. The freeze wrote back the
+ * dirty DAX entries, which write-protects their pages already; do not
+ * depend on that: unmap every shared writable mapping of the file
+ * system's files while it is frozen (no fault can run), so the next store
+ * faults and copies the page on write (dax.c). Mappings are unmapped
+ * whole: this is rare and the cost is refaults. The inode
+ * list walk follows drop_pagecache_sb(); the table lock is not held (an
+ * iput() may evict).
+ */
+static void nova_snap_wrprotect(struct super_block *sb)
+{
+	struct inode *inode, *toput = NULL;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		spin_lock(&inode->i_lock);
+		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
+		    !S_ISREG(inode->i_mode) ||
+		    !mapping_writably_mapped(inode->i_mapping)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		__iget(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+
+		unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+		iput(toput);
+		toput = inode;
+
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	iput(toput);
+}
+
+/*
  * Take a snapshot. The file system is frozen meanwhile, so no operation
  * straddles the epoch change: each one's entries are all before or all
  * after it. On success *@info describes the new snapshot.
@@ -627,8 +758,8 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 		goto out;
 	}
 	memset(&sn, 0, sizeof(sn));
-	nova_entry_header(sbi, &sn, NOVA_LOG_SNAPSHOT, sizeof(sn),
-			  nova_next_trans(sbi));
+	s->trans = nova_next_trans(sbi);
+	nova_entry_header(sbi, &sn, NOVA_LOG_SNAPSHOT, sizeof(sn), s->trans);
 	sn.sn_id = cpu_to_le64(s->id);
 	sn.sn_epoch = cpu_to_le64(s->epoch);
 	nova_ts_to_media(&sn.sn_ctime, &now);
@@ -658,6 +789,8 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	strscpy(info->name, s->name, sizeof(info->name));
 out:
 	mutex_unlock(&t->lock);
+	if (!err)
+		nova_snap_wrprotect(sb);
 	ret = thaw_super(sb);
 	if (ret)
 		nova_warn(sb, "cannot thaw after taking a snapshot: %d", ret);
@@ -686,6 +819,282 @@ int nova_snapshot_lookup(struct super_block *sb, u64 id, const char *name,
 	}
 	mutex_unlock(&t->lock);
 	return err;
+}
+
+/* ---- removed inodes ---- */
+
+/* What a removed inode's log references, gathered to free it. */
+struct nova_snap_reclaim {
+	struct xarray pages;		/* pgoff -> block, after the whole log */
+	struct list_head log;		/* struct nova_snap_keep, one per page */
+};
+
+static int nova_snap_reclaim_entry(struct super_block *sb, u64 off,
+				   void *entry, void *arg)
+{
+	struct nova_snap_reclaim *r = arg;
+	struct nova_log_entry_header *h = entry;
+	unsigned long idx;
+	void *v;
+
+	if (h->e_type == NOVA_LOG_FILE_WRITE &&
+	    le16_to_cpu(h->e_size) == sizeof(struct nova_file_write_entry)) {
+		struct nova_file_write_entry *fw = entry;
+		u64 pgoff = le64_to_cpu(fw->fw_pgoff);
+		u64 blk = le64_to_cpu(fw->fw_block);
+		u32 i, n = le32_to_cpu(fw->fw_num_pages);
+
+		if (!nova_block_ok(NOVA_SB(sb), blk, n))
+			return -EFSCORRUPTED;
+		for (i = 0; i < n; i++) {
+			v = xa_store(&r->pages, pgoff + i, xa_mk_value(blk + i),
+				     GFP_KERNEL);
+			if (xa_is_err(v))
+				return xa_err(v);
+		}
+	} else if (h->e_type == NOVA_LOG_SETATTR &&
+		   le16_to_cpu(h->e_size) == sizeof(struct nova_setattr_entry)) {
+		struct nova_setattr_entry *sa = entry;
+
+		if (!(le32_to_cpu(sa->sa_mask) & NOVA_ATTR_SIZE))
+			return 0;
+		xa_for_each_start(&r->pages, idx, v,
+				  DIV_ROUND_UP(le64_to_cpu(sa->sa_size),
+					       PAGE_SIZE))
+			xa_erase(&r->pages, idx);
+	}
+	return 0;
+}
+
+static int nova_snap_reclaim_page(struct super_block *sb, u64 page, void *arg)
+{
+	struct nova_snap_reclaim *r = arg;
+
+	return nova_snap_page_cb(sb, page, &r->log);
+}
+
+/*
+ * Free a removed inode no live snapshot shows any more: the data blocks
+ * its log maps at its end, its log pages, a block symlink's target, its
+ * slot. Only DRAM allocator state changes: after a crash, recovery does
+ * not claim what no live snapshot keeps. A slot that does not match the
+ * record is left alone (its blocks stay allocated: fsck finds them).
+ */
+static void nova_snap_reclaim_inode(struct super_block *sb,
+				    struct nova_snap_inode *ki)
+{
+	struct nova_inode *pi = nova_get_pinode(sb, ki->ino);
+	struct nova_snap_reclaim r;
+	struct nova_snap_keep *k, *tmp;
+	unsigned long idx;
+	u64 head;
+	void *v;
+	int err = -EFSCORRUPTED;
+
+	xa_init(&r.pages);
+	INIT_LIST_HEAD(&r.log);
+	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) ||
+	    le64_to_cpu(pi->i_ino) != ki->ino ||
+	    le32_to_cpu(pi->i_generation) != ki->gen)
+		goto out;
+	head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	err = 0;
+	if (head)
+		err = nova_log_walk_raw(sb, ki->ino, head,
+					le64_to_cpu(READ_ONCE(pi->i_log_tail)),
+					nova_snap_reclaim_entry,
+					nova_snap_reclaim_page, &r);
+	if (err)
+		goto out;
+	xa_for_each(&r.pages, idx, v)
+		nova_free_blocks(sb, xa_to_value(v), 1, NOVA_BLOCK_DATA);
+	list_for_each_entry(k, &r.log, list)
+		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
+	if (S_ISLNK(le16_to_cpu(pi->i_mode)) &&
+	    (le32_to_cpu(pi->i_flags) & NOVA_INODE_BLOCK_SYMLINK))
+		nova_free_blocks(sb, le64_to_cpu(*(__le64 *)pi->i_inline), 1,
+				 NOVA_BLOCK_DATA);
+	nova_free_ino(sb, ki->ino);
+out:
+	if (err)
+		nova_err(sb, "snapshot: cannot reclaim removed inode %llu (%d); its blocks stay allocated",
+			 ki->ino, err);
+	xa_destroy(&r.pages);
+	list_for_each_entry_safe(k, tmp, &r.log, list) {
+		list_del(&k->list);
+		kfree(k);
+	}
+}
+
+/*
+ * Snapshot @s is going: each removed inode it was the newest to show moves
+ * to @older if that one shows it too, else it is reclaimed. Table lock
+ * held.
+ */
+static void nova_snap_pass_inodes(struct super_block *sb,
+				  struct nova_snapshot *s,
+				  struct nova_snapshot *older)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_inode *ki, *tmp;
+
+	list_for_each_entry_safe(ki, tmp, &t->inodes, list) {
+		if (ki->owner != s)
+			continue;
+		if (older && older->epoch >= ki->born) {
+			ki->owner = older;
+			continue;
+		}
+		list_del(&ki->list);
+		nova_snap_reclaim_inode(sb, ki);
+		kfree(ki);
+	}
+}
+
+/*
+ * The last link of @inode is about to go (unlink, rmdir, rename over it),
+ * in an operation whose journal transaction stores i_valid = 0. If a live
+ * snapshot shows the inode, commit a NOVA_LOG_SNAPSHOT_INODE record first,
+ * so no crash can free what the snapshot reads; evict then keeps the
+ * inode (nova_snapshot_evict_inode()). Should the operation not commit
+ * after all, the record is void: the slot stays live (i_valid 1) with the
+ * same generation, and nova_snapshot_mark_inodes() drops it at the next
+ * mount. Caller holds the inode's log_lock.
+ *
+ * The inode exists in every snapshot taken after its creation: the
+ * snapshot record's transaction id is larger than i_create_trans (a
+ * snapshot is taken with the file system frozen). So its first epoch is
+ * one past that of the newest live snapshot older than it, or 0.
+ */
+int nova_snapshot_keep_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	u64 created = le64_to_cpu(nova_pi(inode)->i_create_trans);
+	struct nova_snapshot_inode_entry si;
+	struct nova_snapshot *s;
+	u64 born = 0, dead = READ_ONCE(sbi->epoch_id);
+	int err = 0;
+
+	ni->snap_kept = false;
+	if (!t || !READ_ONCE(t->nr))
+		return 0;
+	mutex_lock(&t->lock);
+	list_for_each_entry(s, &t->live, list)
+		if (s->trans < created)
+			born = s->epoch + 1;
+	if (!nova_snap_owner(t, born, dead))
+		goto out;
+	memset(&si, 0, sizeof(si));
+	nova_entry_header(sbi, &si, NOVA_LOG_SNAPSHOT_INODE, sizeof(si),
+			  nova_next_trans(sbi));
+	si.si_ino = cpu_to_le64(inode->i_ino);
+	si.si_generation = cpu_to_le32(inode->i_generation);
+	si.si_born = cpu_to_le64(born);
+	si.si_dead = cpu_to_le64(dead);
+	/* Durable and committed before the caller's i_valid = 0. */
+	err = nova_snap_append(sb, &si);
+	if (err)
+		goto out;
+	ni->snap_kept = true;
+	ni->snap_born = born;
+	ni->snap_dead = dead;
+out:
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
+ * Evict of a removed inode recorded by nova_snapshot_keep_inode(): if a
+ * live snapshot still shows it, it stays (slot, log, data) on that
+ * snapshot's account and true is returned; else the caller frees it.
+ */
+bool nova_snapshot_evict_inode(struct inode *inode)
+{
+	struct nova_snap_table *t = NOVA_SB(inode->i_sb)->snaps;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_snapshot *s;
+	struct nova_snap_inode *ki;
+
+	if (!t || !ni->snap_kept)
+		return false;
+	mutex_lock(&t->lock);
+	s = nova_snap_owner(t, ni->snap_born, ni->snap_dead);
+	if (s) {
+		ki = kmalloc(sizeof(*ki), GFP_NOFS | __GFP_NOFAIL);
+		ki->ino = inode->i_ino;
+		ki->gen = inode->i_generation;
+		ki->born = ni->snap_born;
+		ki->dead = ni->snap_dead;
+		ki->owner = s;
+		list_add_tail(&ki->list, &t->inodes);
+	}
+	mutex_unlock(&t->lock);
+	return s;
+}
+
+/*
+ * On a snapshot mount: is removed inode @ino (slot generation @gen) part
+ * of the snapshot shown?
+ */
+bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	struct nova_snap_inode *ki;
+	bool ok;
+
+	if (!t || sbi->view_epoch == NOVA_EPOCH_LIVE)
+		return false;
+	mutex_lock(&t->lock);
+	ki = nova_snap_find_inode(t, ino);
+	ok = ki && ki->gen == gen && ki->born <= sbi->view_epoch &&
+	     sbi->view_epoch < ki->dead;
+	mutex_unlock(&t->lock);
+	return ok;
+}
+
+/*
+ * Mount, once the journals are rolled back and the inode tables loaded:
+ * check every kept removed inode against its slot, drop void records
+ * (slot still live with the same generation: the removal never
+ * committed), and call @fn for the others (mark the slot used; recovery
+ * also claims their blocks). A slot that holds something else is
+ * corruption.
+ */
+int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
+			      void *arg)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_inode *ki, *tmp;
+	struct nova_inode *pi;
+	u64 valid;
+	int err;
+
+	list_for_each_entry_safe(ki, tmp, &t->inodes, list) {
+		pi = nova_get_pinode(sb, ki->ino);
+		if (!pi || ki->ino < NOVA_FIRST_INO)
+			goto bad;
+		valid = le64_to_cpu(READ_ONCE(pi->i_valid));
+		if (le64_to_cpu(pi->i_ino) != ki->ino ||
+		    le32_to_cpu(pi->i_generation) != ki->gen || valid > 1)
+			goto bad;
+		if (valid) {
+			list_del(&ki->list);
+			kfree(ki);
+			continue;
+		}
+		err = fn(sb, pi, ki->ino, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+bad:
+	nova_err(sb, "snapshot %llu keeps removed inode %llu, but its slot holds something else",
+		 ki->owner->id, ki->ino);
+	return -EFSCORRUPTED;
 }
 
 /*
@@ -740,6 +1149,7 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 		nova_free_blocks(sb, k->blk, k->count, NOVA_BLOCK_DATA);
 		kfree(k);
 	}
+	nova_snap_pass_inodes(sb, s, older);
 	if (!t->nr)
 		nova_snap_compact(sb, s);
 	kfree(s);
@@ -779,21 +1189,28 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 }
 
 /*
- * The epoch check. Block @blk of a file, written in epoch @born, is no
+ * The epoch check. Block @blk of @inode, written in epoch @born, is no
  * longer used by the live file system. If a live snapshot still shows it,
  * record it for that snapshot and return true: the caller must not free
- * it. Runs under the file's log_lock.
+ * it. While an operation applies what it committed with staged keep
+ * records (nova_snapshot_stage_commit()), the answer is whether the block
+ * was staged: its record is already durable. Runs under the file's
+ * log_lock.
  */
-bool nova_snapshot_keep(struct super_block *sb, unsigned long blk, u64 born)
+bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born)
 {
+	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap_table *t = sbi->snaps;
+	struct nova_snap_stage *st = NOVA_I(inode)->snap_stage;
 	struct nova_snapshot_keep_entry sk;
 	struct nova_snapshot *s;
 	struct nova_snap_keep *k;
 	u64 dead = READ_ONCE(sbi->epoch_id);
 	int err;
 
+	if (st)
+		return xa_load(&st->blocks, blk) != NULL;
 	if (!t || !READ_ONCE(t->nr))
 		return false;
 	mutex_lock(&t->lock);
@@ -830,6 +1247,185 @@ bool nova_snapshot_keep(struct super_block *sb, unsigned long blk, u64 born)
 	s->kept++;
 	mutex_unlock(&t->lock);
 	return true;
+}
+
+/* Does a live snapshot show data written in epoch @born? */
+bool nova_snapshot_shows(struct super_block *sb, u64 born)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	bool ret;
+
+	if (!t || !READ_ONCE(t->nr))
+		return false;
+	mutex_lock(&t->lock);
+	ret = nova_snap_owner(t, born, READ_ONCE(sbi->epoch_id));
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* ---- staged keep records ---- */
+
+/*
+ * An operation that supersedes file pages (write, truncate) closes the
+ * crash window between its commit and the keep records this way:
+ *
+ *   1. nova_snapshot_stage_range() for each page range it replaces, after
+ *      its own entries are appended (appending may run log GC, which
+ *      takes the table lock) and before its tail is committed: notes the
+ *      blocks a live snapshot shows, taking the table lock on the first.
+ *   2. nova_snapshot_stage_commit(): writes one keep record per run past
+ *      the snapshot log tail (durable, not visible), then publishes both
+ *      the file's log tail and the snapshot log tail in one lite-journal
+ *      transaction. A crash leaves both or neither. Drops the table lock.
+ *   3. The caller applies its entries: nova_page_gone() asks
+ *      nova_snapshot_keep(), which answers from the staged set.
+ *   4. nova_snapshot_stage_done().
+ *
+ * Between 1 and 2 the table lock pins the owners (a concurrent delete
+ * waits); snapshot creation cannot start, the caller being a writer of
+ * the frozen-able file system.
+ */
+void nova_snapshot_stage_init(struct nova_snap_stage *st)
+{
+	st->locked = false;
+	INIT_LIST_HEAD(&st->runs);
+	xa_init(&st->blocks);
+}
+
+/* Step 1 for the pages [@first, @last] of @inode. Log lock held. */
+int nova_snapshot_stage_range(struct inode *inode, struct nova_snap_stage *st,
+			      pgoff_t first, pgoff_t last)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	struct nova_snap_table *t = sbi->snaps;
+	u64 dead = READ_ONCE(sbi->epoch_id);
+	struct nova_file_write_entry *fw;
+	struct nova_snapshot *s;
+	struct nova_snap_keep *k;
+	unsigned long idx, blk;
+	void *v, *old;
+	u64 born;
+
+	if (!t || !READ_ONCE(t->nr))
+		return 0;
+	if (!st->locked) {
+		mutex_lock(&t->lock);
+		st->locked = true;
+	}
+	xa_for_each_range(&NOVA_I(inode)->pages, idx, v, first, last) {
+		fw = nova_addr(sbi, xa_to_value(v));
+		born = le64_to_cpu(fw->hdr.e_epoch_id);
+		s = nova_snap_owner(t, born, dead);
+		if (!s)
+			continue;
+		blk = le64_to_cpu(fw->fw_block) +
+		      (idx - le64_to_cpu(fw->fw_pgoff));
+		old = xa_store(&st->blocks, blk, xa_mk_value(1), GFP_NOFS);
+		if (xa_is_err(old))
+			return xa_err(old);
+		if (old)
+			continue;
+		k = list_empty(&st->runs) ? NULL :
+		    list_last_entry(&st->runs, struct nova_snap_keep, list);
+		if (k && k->owner == s && k->born == born &&
+		    k->blk + k->count == blk) {
+			k->count++;
+			continue;
+		}
+		k = kmalloc(sizeof(*k), GFP_NOFS);
+		if (!k)
+			return -ENOMEM;
+		k->blk = blk;
+		k->count = 1;
+		k->born = born;
+		k->dead = dead;
+		k->owner = s;
+		list_add_tail(&k->list, &st->runs);
+	}
+	return 0;
+}
+
+/*
+ * Step 2: commit @inode's log up to @tail together with the staged keep
+ * records. On error nothing is published (the caller undoes its appends
+ * as if its own append had failed). Log lock held.
+ */
+int nova_snapshot_stage_commit(struct inode *inode, struct nova_snap_stage *st,
+			       u64 tail)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	struct nova_snapshot_keep_entry sk;
+	struct nova_snap_keep *k, *tmp, *last;
+	struct nova_jword w[2];
+	u64 pos = 0;
+	int err;
+
+	if (list_empty(&st->runs)) {
+		nova_log_commit(inode, tail);
+		goto out;
+	}
+	list_for_each_entry(k, &st->runs, list) {
+		memset(&sk, 0, sizeof(sk));
+		nova_entry_header(sbi, &sk, NOVA_LOG_SNAPSHOT_KEEP, sizeof(sk),
+				  nova_next_trans(sbi));
+		sk.sk_block = cpu_to_le64(k->blk);
+		sk.sk_count = cpu_to_le32(k->count);
+		sk.sk_born = cpu_to_le64(k->born);
+		sk.sk_dead = cpu_to_le64(k->dead);
+		err = nova_snap_write(sb, &sk, &pos);
+		if (err)
+			return err;
+	}
+	/* Records and the file's entries durable (journal fences first). */
+	w[0].word = &nova_pi(inode)->i_log_tail;
+	w[0].val = tail;
+	w[1].word = &nova_snap_pi(sbi)->i_log_tail;
+	w[1].val = pos;
+	nova_journal_commit(sb, w, 2);
+	NOVA_I(inode)->log_tail = tail;
+	t->tail = pos;
+	list_for_each_entry_safe(k, tmp, &st->runs, list) {
+		struct nova_snapshot *s = k->owner;
+
+		list_del(&k->list);
+		s->kept += k->count;
+		last = list_empty(&s->keep) ? NULL :
+		       list_last_entry(&s->keep, struct nova_snap_keep, list);
+		if (last && last->blk + last->count == k->blk &&
+		    last->born == k->born && last->dead == k->dead) {
+			last->count += k->count;
+			kfree(k);
+			continue;
+		}
+		list_add_tail(&k->list, &s->keep);
+	}
+out:
+	if (st->locked) {
+		mutex_unlock(&t->lock);
+		st->locked = false;
+	}
+	NOVA_I(inode)->snap_stage = st;
+	return 0;
+}
+
+/* Step 4, also the way out after an error at any step. */
+void nova_snapshot_stage_done(struct inode *inode, struct nova_snap_stage *st)
+{
+	struct nova_snap_keep *k, *tmp;
+
+	NOVA_I(inode)->snap_stage = NULL;
+	if (st->locked) {
+		mutex_unlock(&NOVA_SB(inode->i_sb)->snaps->lock);
+		st->locked = false;
+	}
+	list_for_each_entry_safe(k, tmp, &st->runs, list) {
+		list_del(&k->list);
+		kfree(k);
+	}
+	xa_destroy(&st->blocks);
 }
 
 /*

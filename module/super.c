@@ -29,6 +29,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 #define NOVA_LINK_MAX	65000
 
@@ -48,7 +49,10 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_uuid) != 48);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_label) != 64);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_trans_id) != 128);
-	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 168);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_alloc_start) != 168);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_csum_blocks) != 216);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 224);
+	BUILD_BUG_ON(NOVA_STRIPS != 8 || NOVA_CSUM_SLOT != 32);
 
 	BUILD_BUG_ON(sizeof(struct nova_timespec) != 16);
 	BUILD_BUG_ON(sizeof(struct nova_inode) != NOVA_INODE_SIZE);
@@ -180,15 +184,27 @@ static int nova_make_clean(struct super_block *sb)
 
 struct nova_fs_context {
 	bool init;
+	bool no_protection;		/* -o init,protection=off */
+	bool no_verify;			/* -o verify=off */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: the live fs */
 };
 
-enum { Opt_init, Opt_cpus, Opt_label, Opt_snapshot };
+enum {
+	Opt_init, Opt_cpus, Opt_label, Opt_snapshot, Opt_protection, Opt_verify,
+};
+
+static const struct constant_table nova_param_onoff[] = {
+	{ "on",		1 },
+	{ "off",	0 },
+	{}
+};
 
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
+	fsparam_enum("protection", Opt_protection, nova_param_onoff),
+	fsparam_enum("verify", Opt_verify, nova_param_onoff),
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
 	fsparam_u64("snapshot", Opt_snapshot),
@@ -207,6 +223,12 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	switch (opt) {
 	case Opt_init:
 		ctx->init = true;
+		break;
+	case Opt_protection:
+		ctx->no_protection = !result.uint_32;
+		break;
+	case Opt_verify:
+		ctx->no_verify = !result.uint_32;
 		break;
 	case Opt_cpus:
 		if (!result.uint_32 || result.uint_32 > NOVA_MAX_CPUS)
@@ -264,6 +286,12 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 
 	sbi->cpus = ctx->cpus ? ctx->cpus :
 		    min_t(unsigned int, num_online_cpus(), NOVA_MAX_CPUS);
+	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_INCOMPAT_SUPP;
+	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
+	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
+		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
+		return -ENOSPC;
+	}
 
 	/* Old superblocks go first: a crash mid-format leaves no file system. */
 	nova_pmem_memset(nova_block(sbi, NOVA_SB_BLOCK), 0, NOVA_BLOCK_SIZE);
@@ -271,12 +299,16 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	nova_pmem_fence();
 	nova_pmem_memset(nova_block(sbi, NOVA_RESERVED_INODE_BLOCK), 0,
 			 3 * NOVA_BLOCK_SIZE);
+	/* No file is mapped: the unprotected-inode list starts empty. */
+	if (sbi->layout.mmap)
+		nova_pmem_memset(nova_block(sbi, sbi->layout.mmap), 0,
+				 NOVA_BLOCK_SIZE);
 	nova_pmem_fence();
 
 	err = nova_balloc_init(sb);
 	if (err)
 		return err;
-	err = nova_balloc_add_free(sb, NOVA_FIRST_ALLOC_BLOCK, sbi->managed);
+	err = nova_balloc_add_free(sb, sbi->layout.alloc_start, sbi->managed);
 	if (err)
 		return err;
 	err = nova_journal_format(sb);
@@ -297,6 +329,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
+	d->s_feature_incompat = cpu_to_le32(sbi->prot);
+	nova_layout_to_sb(d, &sbi->layout);
 	generate_random_uuid(d->s_uuid);
 	memcpy(d->s_label, ctx->label, NOVA_LABEL_LEN);
 	d->s_mkfs_time = cpu_to_le64(ktime_get_real_seconds());
@@ -305,12 +339,43 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	mutex_lock(&sbi->sb_mutex);
 	nova_write_super(sb, NOVA_STATE_CLEAN);
 	mutex_unlock(&sbi->sb_mutex);
-	nova_info(sb, "formatted: %llu MiB, %u CPU stripes", sbi->size >> 20,
-		  sbi->cpus);
+	nova_info(sb, "formatted: %llu MiB, %u CPU stripes, data checksums %s, parity %s",
+		  sbi->size >> 20, sbi->cpus,
+		  sbi->prot & NOVA_FEATURE_DATA_CSUM ? "on" : "off",
+		  sbi->prot & NOVA_FEATURE_DATA_PARITY ? "on" : "off");
 	return 0;
 }
 
-enum nova_sb_check { NOVA_SB_OK, NOVA_SB_NOT_NOVA, NOVA_SB_BAD };
+enum nova_sb_check { NOVA_SB_OK, NOVA_SB_NOT_NOVA, NOVA_SB_BAD,
+		     NOVA_SB_FEATURES };
+
+void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l)
+{
+	d->s_alloc_start = cpu_to_le64(l->alloc_start);
+	d->s_alloc_end = cpu_to_le64(l->alloc_end);
+	d->s_csum_start = cpu_to_le64(l->csum);
+	d->s_csum_replica_start = cpu_to_le64(l->csum_replica);
+	d->s_parity_start = cpu_to_le64(l->parity);
+	d->s_mmap_block = cpu_to_le64(l->mmap);
+	d->s_csum_blocks = cpu_to_le32(l->csum_blocks);
+	d->s_parity_blocks = cpu_to_le32(l->parity_blocks);
+}
+
+/* 1.2: the stored layout must be the one the size and features give. */
+static bool nova_sb_layout_ok(const struct nova_super_block *s)
+{
+	struct nova_super_block t = { };
+	struct nova_layout l;
+
+	if (le16_to_cpu(s->s_version_minor) < 2)
+		return !s->s_feature_incompat;
+	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
+			    le32_to_cpu(s->s_feature_incompat), &l);
+	nova_layout_to_sb(&t, &l);
+	return !memcmp(&t.s_alloc_start, &s->s_alloc_start,
+		       offsetof(struct nova_super_block, s_reserved) -
+		       offsetof(struct nova_super_block, s_alloc_start));
+}
 
 static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 					const struct nova_super_block *s,
@@ -328,6 +393,13 @@ static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 	    size < (u64)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE ||
 	    !cpus || cpus > NOVA_MAX_CPUS)
 		return NOVA_SB_BAD;
+	if (le32_to_cpu(s->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
+		return NOVA_SB_FEATURES;
+	if ((le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_DATA_PARITY) &&
+	    !(le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_DATA_CSUM))
+		return NOVA_SB_BAD;
+	if (!nova_sb_layout_ok(s))
+		return NOVA_SB_BAD;
 	return NOVA_SB_OK;
 }
 
@@ -342,6 +414,16 @@ static int nova_read_super(struct super_block *sb, struct fs_context *fc)
 	if (pc == NOVA_SB_OK) {
 		sbi->dsb = *p;
 		return 0;
+	}
+	if (pc == NOVA_SB_FEATURES) {
+		nova_warn(sb, "unknown incompatible features 0x%x: not mounting",
+			  le32_to_cpu(p->s_feature_incompat) &
+			  ~NOVA_FEATURE_INCOMPAT_SUPP);
+		errorfc(fc, "%s: unknown incompatible features 0x%x (this module knows 0x%x): not mounting",
+			sb->s_id, le32_to_cpu(p->s_feature_incompat) &
+			~NOVA_FEATURE_INCOMPAT_SUPP,
+			NOVA_FEATURE_INCOMPAT_SUPP);
+		return -EINVAL;
 	}
 	/*
 	 * Without the NOVA magic the device was reformatted (or never was
@@ -376,6 +458,8 @@ static int nova_load(struct super_block *sb, struct fs_context *fc)
 	sbi->size = le64_to_cpu(sbi->dsb.s_size);
 	sbi->nblocks = sbi->size >> NOVA_BLOCK_SHIFT;
 	sbi->cpus = le32_to_cpu(sbi->dsb.s_cpus);
+	sbi->prot = le32_to_cpu(sbi->dsb.s_feature_incompat);
+	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	sbi->epoch_id = le64_to_cpu(sbi->dsb.s_epoch_id);
 	clean = le32_to_cpu(sbi->dsb.s_state) == NOVA_STATE_CLEAN;
 
@@ -474,6 +558,10 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 			   sbi->dsb.s_label);
 	if (sbi->view_epoch != NOVA_EPOCH_LIVE)
 		seq_printf(seq, ",snapshot=%llu", sbi->view_id);
+	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
+		seq_puts(seq, ",protection=off");
+	else if (!sbi->verify)
+		seq_puts(seq, ",verify=off");
 	return 0;
 }
 
@@ -570,6 +658,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	sbi->sb = sb;
 	mutex_init(&sbi->sb_mutex);
+	mutex_init(&sbi->mmap_mutex);
+	sbi->verify = !ctx->no_verify;
 	sb->s_fs_info = sbi;
 	err = nova_gc_init(sb);
 	if (err)
@@ -597,6 +687,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	} else {
 		err = nova_load(sb, fc);
 	}
+	if (!err)
+		err = nova_prot_load(sb);
 	if (err)
 		return err;
 	if (ctx->snapshot) {
@@ -659,6 +751,8 @@ static int nova_get_tree(struct fs_context *fc)
 			       ctx->snapshot);
 	if (ctx->snapshot && ctx->init)
 		return invalfc(fc, "snapshot and init exclude each other");
+	if (ctx->no_protection && !ctx->init)
+		return invalfc(fc, "protection= chooses the format: it needs init (verify=off turns off read verification)");
 	err = get_tree_bdev(fc, nova_fill_super);
 	if (err)
 		return err;
@@ -688,6 +782,9 @@ static int nova_reconfigure(struct fs_context *fc)
 
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
+	if (ctx->no_protection)
+		return invalfc(fc, "protection= cannot be changed on remount");
+	sbi->verify = !ctx->no_verify;
 	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
 			      ctx->snapshot != sbi->view_id))
 		return invalfc(fc, "snapshot= cannot be changed on remount");

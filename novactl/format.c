@@ -112,6 +112,15 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_u64(gc, "entries_copied", st->gc_entries_copied);
 	nctl_json_add_u64(gc, "time_ns", st->gc_time_ns);
 	json_object_object_add(o, "gc", gc);
+	gc = json_object_new_object();
+	json_object_object_add(gc, "state",
+			       json_object_new_string(nova_scrub_state_name(st->scrub_state)));
+	nctl_json_add_u64(gc, "passes", st->scrub_passes);
+	nctl_json_add_u64(gc, "bytes", st->scrub_bytes);
+	nctl_json_add_u64(gc, "errors", st->scrub_errors);
+	nctl_json_add_u64(gc, "repaired", st->scrub_repaired);
+	nctl_json_add_u64(gc, "unrecoverable", st->scrub_unrecoverable);
+	json_object_object_add(o, "scrub", gc);
 	return o;
 }
 
@@ -148,5 +157,88 @@ struct json_object *nctl_json_event(const struct nova_event *ev,
 	json_object_object_add(o, "event",
 			       json_object_new_string(nova_event_name(ev->kind)));
 	nctl_json_add_id(o, &ev->id);
+	return o;
+}
+
+struct json_object *nctl_json_corruption(const struct nova_corruption *b)
+{
+	struct json_object *o = json_object_new_object();
+
+	nctl_json_add_u64(o, "inode", b->ino);
+	json_object_object_add(o, "kind",
+			       json_object_new_string(nova_corruption_kind_name(b->kind)));
+	nctl_json_add_u64(o, "offset", b->offset);
+	json_object_object_add(o, "repaired",
+			       json_object_new_boolean(b->repaired));
+	return o;
+}
+
+/* Nanoseconds since the Unix epoch as ISO 8601 UTC; JSON null for 0. */
+static struct json_object *nctl_json_time(uint64_t ns)
+{
+	char buf[40];
+
+	if (!ns)
+		return NULL;
+	nctl_fmt_time(ns, buf, sizeof(buf));
+	return json_object_new_string(buf);
+}
+
+struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *bad = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "state",
+			       json_object_new_string(nova_scrub_state_name(si->state)));
+	nctl_json_add_u64(o, "bandwidth", si->bandwidth);
+	nctl_json_add_u64(o, "bytes_scanned", si->bytes_scanned);
+	nctl_json_add_u64(o, "bytes_total", si->bytes_total);
+	nctl_json_add_u64(o, "inodes_scanned", si->inodes_scanned);
+	nctl_json_add_u64(o, "meta_checked", si->meta_checked);
+	nctl_json_add_u64(o, "data_checked", si->data_checked);
+	nctl_json_add_u64(o, "errors", si->errors);
+	nctl_json_add_u64(o, "repaired", si->repaired);
+	nctl_json_add_u64(o, "unrecoverable", si->unrecoverable);
+	json_object_object_add(o, "start_time", nctl_json_time(si->start_ns));
+	json_object_object_add(o, "finish_time", nctl_json_time(si->finish_ns));
+	nctl_json_add_u64(o, "start_ns", si->start_ns);
+	nctl_json_add_u64(o, "finish_ns", si->finish_ns);
+	json_object_object_add(o, "errno", json_object_new_int((int)si->err));
+	nctl_json_add_u64(o, "bad_dropped", si->bad_dropped);
+	for (i = 0; i < si->n_bad; i++)
+		json_object_array_add(bad, nctl_json_corruption(&si->bad[i]));
+	json_object_object_add(o, "bad", bad);
+	return o;
+}
+
+struct json_object *nctl_json_scrub(const struct nova_scrub_info *si)
+{
+	struct json_object *doc = nctl_json_doc();
+	struct json_object *fs = json_object_new_object();
+
+	nctl_json_add_id(fs, &si->id);
+	json_object_object_add(doc, "filesystem", fs);
+	json_object_object_add(doc, "scrub", nctl_json_scrub_status(si));
+	return doc;
+}
+
+struct json_object *nctl_json_scrub_event(const struct nova_scrub_event *ev,
+					  const char *time)
+{
+	struct json_object *o = nctl_json_doc();
+
+	json_object_object_add(o, "time", json_object_new_string(time));
+	json_object_object_add(o, "event",
+			       json_object_new_string(ev->cmd == NOVA_CMD_CORRUPTION ?
+						      "corruption" : "scrub-finished"));
+	nctl_json_add_id(o, &ev->id);
+	if (ev->cmd == NOVA_CMD_CORRUPTION)
+		json_object_object_add(o, "corruption",
+				       nctl_json_corruption(&ev->corruption));
+	else
+		json_object_object_add(o, "scrub",
+				       nctl_json_scrub_status(&ev->scrub));
 	return o;
 }

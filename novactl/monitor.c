@@ -39,6 +39,50 @@ static void monitor_time(char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
+/* SCRUB_FINISHED and CORRUPTION; other unknown ones are skipped. */
+static int monitor_scrub_event(struct monitor *m, const struct nlmsghdr *nlh)
+{
+	struct nova_scrub_event *ev = malloc(sizeof(*ev));
+	char t[40], dev[32];
+	int err;
+
+	if (!ev)
+		return -ENOMEM;
+	err = nova_decode_scrub_event(nlh, ev);
+	if (err) {
+		free(ev);
+		return err == -ENOENT ? 0 : err;	/* newer than us: skip */
+	}
+	monitor_time(t, sizeof(t));
+	if (m->c->json) {
+		struct json_object *doc = nctl_json_scrub_event(ev, t);
+
+		nctl_json_print(m->c, doc);
+		json_object_put(doc);
+	} else if (ev->cmd == NOVA_CMD_CORRUPTION) {
+		nctl_fmt_dev(ev->id.dev, dev, sizeof(dev));
+		printf("%s %-12s %s %s kind %s inode %llu offset %llu %s\n", t,
+		       "corruption", dev, ev->id.bdev,
+		       nova_corruption_kind_name(ev->corruption.kind),
+		       (unsigned long long)ev->corruption.ino,
+		       (unsigned long long)ev->corruption.offset,
+		       ev->corruption.repaired ? "repaired" : "unrepaired");
+	} else {
+		nctl_fmt_dev(ev->id.dev, dev, sizeof(dev));
+		printf("%s %-12s %s %s state %s errors %llu repaired %llu unrecoverable %llu\n",
+		       t, "scrub-finished", dev, ev->id.bdev,
+		       nova_scrub_state_name(ev->scrub.state),
+		       (unsigned long long)ev->scrub.errors,
+		       (unsigned long long)ev->scrub.repaired,
+		       (unsigned long long)ev->scrub.unrecoverable);
+	}
+	fflush(stdout);
+	free(ev);
+	if (m->limited && !--m->left)
+		return 1;	/* stop */
+	return 0;
+}
+
 static int monitor_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct monitor *m = arg;
@@ -48,7 +92,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *arg)
 
 	err = nova_decode_event(nlh, &ev);
 	if (err == -ENOENT)
-		return 0;	/* a notification newer than this program */
+		return monitor_scrub_event(m, nlh);
 	if (err)
 		return err;
 	monitor_time(t, sizeof(t));

@@ -82,6 +82,8 @@ void nctl_kv(int indent, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *nctl_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 const char *nctl_fmt_ns(uint64_t ns, char *buf, size_t len);
+/* ns since the Unix epoch as ISO 8601 UTC, e.g. 2026-12-03T10:00:00Z. */
+const char *nctl_fmt_time(uint64_t ns, char *buf, size_t len);
 
 /* format.c: JSON members of the output schema */
 struct json_object *nctl_json_error(int err, const char *msg);
@@ -92,6 +94,11 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 struct json_object *nctl_json_event(const struct nova_event *ev,
 				    const char *time);
 struct json_object *nctl_json_gc(const struct nova_gc_report *r);
+struct json_object *nctl_json_corruption(const struct nova_corruption *b);
+struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si);
+struct json_object *nctl_json_scrub(const struct nova_scrub_info *si);
+struct json_object *nctl_json_scrub_event(const struct nova_scrub_event *ev,
+					  const char *time);
 void nctl_fmt_dev(uint64_t dev, char *buf, size_t len);
 
 /* Mount points of DEV (at most NCTL_MAX_MNTS), freed by nctl_mnts_free. */
@@ -105,5 +112,10 @@ int nctl_cmd_stats(struct nctl *c, int argc, char **argv);
 int nctl_cmd_monitor(struct nctl *c, int argc, char **argv);
 int nctl_cmd_snapshot(struct nctl *c, int argc, char **argv);
 int nctl_cmd_gc(struct nctl *c, int argc, char **argv);
+int nctl_cmd_scrub(struct nctl *c, int argc, char **argv);
+int nctl_cmd_debug(struct nctl *c, int argc, char **argv);
+
+/* scrub.c: "64M", "512K", "1G", "1000" -> bytes/s (binary multiples). */
+int nctl_parse_rate(const char *s, uint64_t *bps);
 
 #endif /* NOVACTL_H */

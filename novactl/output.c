@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "novactl.h"
 
@@ -135,6 +136,16 @@ const char *nctl_fmt_ns(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%.1f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.2f s", ns / 1e9);
+	return buf;
+}
+
+const char *nctl_fmt_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "-");
 	return buf;
 }
 

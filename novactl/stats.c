@@ -64,6 +64,13 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 		(unsigned long long)st->gc_thorough_pages,
 		(unsigned long long)st->gc_entries_copied,
 		nctl_fmt_ns(st->gc_time_ns, b1, sizeof(b1)));
+	nctl_kv(2, "Scrub", "%s, %llu passes, %s read, %llu errors (%llu repaired, %llu unrecoverable)",
+		nova_scrub_state_name(st->scrub_state),
+		(unsigned long long)st->scrub_passes,
+		nctl_fmt_bytes(st->scrub_bytes, b1, sizeof(b1)),
+		(unsigned long long)st->scrub_errors,
+		(unsigned long long)st->scrub_repaired,
+		(unsigned long long)st->scrub_unrecoverable);
 	nctl_kv(2, "Epoch", "%llu", (unsigned long long)st->epoch);
 	nctl_kv(2, "Snapshots", "%llu", (unsigned long long)st->snapshots);
 	nctl_kv(2, "Mount time", "%s",

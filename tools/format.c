@@ -135,6 +135,42 @@ void nova_entry_seal(void *entry)
 	h->e_csum = cpu32(nova_entry_csum(entry, le16(h->e_size)));
 }
 
+const char *nova_protection_name(uint32_t incompat)
+{
+	if (incompat & NOVA_FEATURE_DATA_PARITY)
+		return "checksums+parity";
+	if (incompat & NOVA_FEATURE_DATA_CSUM)
+		return "checksums";
+	return "off";
+}
+
+void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l)
+{
+	sb->s_alloc_start = cpu64(l->alloc_start);
+	sb->s_alloc_end = cpu64(l->alloc_end);
+	sb->s_csum_start = cpu64(l->csum);
+	sb->s_csum_replica_start = cpu64(l->csum_replica);
+	sb->s_parity_start = cpu64(l->parity);
+	sb->s_mmap_block = cpu64(l->mmap);
+	sb->s_csum_blocks = cpu32((uint32_t)l->csum_blocks);
+	sb->s_parity_blocks = cpu32((uint32_t)l->parity_blocks);
+}
+
+/* 1.2: the stored layout is the one size and features give. */
+static bool nova_sb_layout_ok(const struct nova_super_block *sb)
+{
+	struct nova_super_block t;
+	struct nova_layout l;
+
+	memset(&t, 0, sizeof(t));
+	nova_layout_compute(le64(sb->s_size) >> NOVA_BLOCK_SHIFT,
+			    le32(sb->s_feature_incompat), &l);
+	nova_layout_to_sb(&t, &l);
+	return !memcmp(&t.s_alloc_start, &sb->s_alloc_start,
+		       offsetof(struct nova_super_block, s_reserved) -
+		       offsetof(struct nova_super_block, s_alloc_start));
+}
+
 bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		   char *why, size_t why_len)
 {
@@ -161,6 +197,18 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		BAD("bad number of CPU stripes %u", cpus);
 	if (state != NOVA_STATE_CLEAN && state != NOVA_STATE_DIRTY)
 		BAD("bad state %u", state);
+	if (le32(sb->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
+		BAD("unknown incompatible features 0x%x",
+		    le32(sb->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP);
+	if ((le32(sb->s_feature_incompat) & NOVA_FEATURE_DATA_PARITY) &&
+	    !(le32(sb->s_feature_incompat) & NOVA_FEATURE_DATA_CSUM))
+		BAD("data parity without data checksums");
+	if (le16(sb->s_version_minor) < 2 && sb->s_feature_incompat)
+		BAD("format %u.%u has no features, but 0x%x are set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor),
+		    le32(sb->s_feature_incompat));
+	if (le16(sb->s_version_minor) >= 2 && !nova_sb_layout_ok(sb))
+		BAD("the layout fields do not match the size and features");
 #undef BAD
 	if (why_len)
 		why[0] = 0;
@@ -195,6 +243,8 @@ unsigned int nova_entry_expected_size(const void *entry)
 		return sizeof(struct nova_snapshot_del_entry);
 	case NOVA_LOG_SNAPSHOT_KEEP:
 		return sizeof(struct nova_snapshot_keep_entry);
+	case NOVA_LOG_SNAPSHOT_INODE:
+		return sizeof(struct nova_snapshot_inode_entry);
 	default:
 		return 0;
 	}
@@ -229,6 +279,7 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SNAPSHOT:		return "snapshot";
 	case NOVA_LOG_SNAPSHOT_DEL:	return "snapshot delete";
 	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
+	case NOVA_LOG_SNAPSHOT_INODE:	return "snapshot inode";
 	default:			return "unknown";
 	}
 }

@@ -27,6 +27,9 @@ uint32_t nova_lt_csum(const struct nova_log_page_tail *lt);
 /* Entry of @size bytes: e_csum, e_flags and hint fields taken as zero. */
 uint32_t nova_entry_csum(const void *entry, unsigned int size);
 
+/* The 1.2 layout fields of a superblock (mkfs). */
+void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l);
+
 /* Store the checksum into the structure (mkfs, repairs). */
 void nova_sb_seal(struct nova_super_block *sb);
 void nova_inode_seal(struct nova_inode *pi);
@@ -83,6 +86,9 @@ static inline uint64_t nova_slot_off(unsigned int slot)
 
 /* Offset of the tail in an inode table block. */
 #define NOVA_ITT_OFF	((uint64_t)NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE)
+
+/* "checksums+parity", "checksums" or "off", from s_feature_incompat. */
+const char *nova_protection_name(uint32_t incompat);
 
 /* Name of a log entry type, for messages. */
 const char *nova_entry_type_name(unsigned int type);

@@ -7,6 +7,7 @@
  *   fsck_log.c     walking one inode's log, replaying its entries
  *   fsck_tree.c    the namespace: dentries, link counts, orphans
  *   fsck_space.c   block ownership, saved allocator state, leaks, counters
+ *   fsck_prot.c    data checksums and parity (format 1.2)
  *   fsck_repair.c  the few repairs that are safe
  *   fsck_run.c     the order of the phases, messages, exit status
  *
@@ -109,6 +110,7 @@ struct fsck {
 	struct nova_super_block orig_sb_hints;	/* before hint fixes */
 	bool primary_ok, replica_ok;
 	uint64_t nblocks;		/* of the file system */
+	struct nova_layout layout;	/* allocatable range, protection areas */
 	unsigned int cpus;
 	bool clean;			/* s_state says clean */
 
@@ -178,8 +180,8 @@ static inline bool fsck_can_repair(const struct fsck *f)
 static inline bool fsck_blocks_ok(const struct fsck *f, uint64_t blk,
 				  uint64_t n)
 {
-	return blk >= NOVA_FIRST_ALLOC_BLOCK && n <= f->nblocks &&
-	       blk <= f->nblocks - 1 - n;
+	return blk >= f->layout.alloc_start && n <= f->layout.alloc_end &&
+	       blk <= f->layout.alloc_end - n;
 }
 
 /* Phases. Each returns false if the checker cannot go on. */
@@ -190,11 +192,15 @@ bool fsck_check_logs(struct fsck *f);
 void fsck_check_tree(struct fsck *f);
 void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in);
 void fsck_check_space(struct fsck *f);
+void fsck_check_protection(struct fsck *f);
 void fsck_repair(struct fsck *f);
 
 /* Inodes and names (fsck_tables.c, fsck_tree.c). */
 struct fsck_inode *fsck_inode_add(struct fsck *f, uint64_t ino);
 struct fsck_inode *fsck_inode_find(struct fsck *f, uint64_t ino);
+uint64_t fsck_slot_off(struct fsck *f, uint64_t ino);
+/* A removed inode a live snapshot keeps (fsck_log.c, from fsck_snap.c). */
+void fsck_check_kept_inode(struct fsck *f, uint64_t ino, uint64_t off);
 bool fsck_dent_add(struct fsck *f, const struct fsck_dent *d);
 
 /*

@@ -111,9 +111,11 @@ static bool setup_maps(struct fsck *f)
 			  (unsigned long long)f->nblocks);
 		return false;
 	}
-	for (b = 0; b < NOVA_FIRST_ALLOC_BLOCK; b++)
+	/* Fixed blocks, protection areas, replica superblock. */
+	for (b = 0; b < f->layout.alloc_start; b++)
 		f->bkind[b] = BK_FIXED;
-	f->bkind[f->nblocks - 1] = BK_FIXED;
+	for (b = f->layout.alloc_end; b < f->nblocks; b++)
+		f->bkind[b] = BK_FIXED;
 	return true;
 }
 
@@ -169,7 +171,9 @@ static void summary(struct fsck *f)
 		fprintf(f->o.out, "%s: no problems, %llu inodes, %llu blocks referenced of %llu%s\n",
 			dev, (unsigned long long)f->nr_inodes,
 			(unsigned long long)(f->meta_blocks + f->log_pages +
-					     f->data_pages + NOVA_FIRST_ALLOC_BLOCK + 1),
+					     f->data_pages + f->nblocks -
+					     (f->layout.alloc_end -
+					      f->layout.alloc_start)),
 			(unsigned long long)f->nblocks,
 			f->clean ? "" : " (dirty: free space not checked)");
 		return;
@@ -225,6 +229,9 @@ int fsck_run(struct nova_dev *dev, const struct fsck_opts *o)
 	if (cancelled(&f))
 		goto out;
 	fsck_check_space(&f);
+	if (cancelled(&f))
+		goto out;
+	fsck_check_protection(&f);
 	if (cancelled(&f))
 		goto out;
 	if (f.problems && fsck_can_repair(&f))

@@ -7,6 +7,10 @@
  * NOVA_MAX_SNAPSHOTS live); then each keep record whose blocks a live
  * snapshot still needs (born <= epoch < dead) owns those data blocks.
  * Keep records no live snapshot needs are history and own nothing.
+ * Inode records (format 1.2) a live snapshot needs keep a removed inode:
+ * its slot (i_valid 0, same generation) owns its log and data as a live
+ * inode would; a record whose slot is still live is void (the removal did
+ * not commit), and a later record for an inode replaces an earlier one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,8 @@ struct snap_ctx {
 	uint64_t next_id;
 	uint64_t *keeps;		/* offsets of keep records */
 	uint64_t nr_keeps, cap_keeps;
+	uint64_t *inodes;		/* offsets of inode records */
+	uint64_t nr_inodes, cap_inodes;
 	bool bad;
 };
 
@@ -35,6 +41,24 @@ static bool snap_bad(struct fsck *f, struct snap_ctx *c, uint64_t off,
 		     (unsigned long long)off);
 	c->bad = true;
 	return false;
+}
+
+static bool push_off(struct fsck *f, uint64_t **v, uint64_t *nr,
+		     uint64_t *cap, uint64_t off)
+{
+	if (*nr == *cap) {
+		uint64_t ncap = *cap ? *cap * 2 : 256;
+		uint64_t *k = realloc(*v, ncap * sizeof(*k));
+
+		if (!k) {
+			fsck_oper(f, "out of memory");
+			return false;
+		}
+		*v = k;
+		*cap = ncap;
+	}
+	(*v)[(*nr)++] = off;
+	return true;
 }
 
 static bool snap_entry(struct fsck *f, uint64_t off,
@@ -87,19 +111,12 @@ static bool snap_entry(struct fsck *f, uint64_t off,
 	case NOVA_LOG_SNAPSHOT_KEEP:
 		if (size != sizeof(struct nova_snapshot_keep_entry))
 			return snap_bad(f, c, off, "keep record of the wrong size");
-		if (c->nr_keeps == c->cap_keeps) {
-			uint64_t cap = c->cap_keeps ? c->cap_keeps * 2 : 256;
-			uint64_t *k = realloc(c->keeps, cap * sizeof(*k));
-
-			if (!k) {
-				fsck_oper(f, "out of memory");
-				return false;
-			}
-			c->keeps = k;
-			c->cap_keeps = cap;
-		}
-		c->keeps[c->nr_keeps++] = off;
-		return true;
+		return push_off(f, &c->keeps, &c->nr_keeps, &c->cap_keeps, off);
+	case NOVA_LOG_SNAPSHOT_INODE:
+		if (size != sizeof(struct nova_snapshot_inode_entry))
+			return snap_bad(f, c, off, "inode record of the wrong size");
+		return push_off(f, &c->inodes, &c->nr_inodes, &c->cap_inodes,
+				off);
 	default:
 		return snap_bad(f, c, off, "entry that is not a snapshot record");
 	}
@@ -114,6 +131,55 @@ static bool needed(const struct snap_ctx *c, uint64_t born, uint64_t dead)
 		if (c->live[i].epoch >= born && c->live[i].epoch < dead)
 			return true;
 	return false;
+}
+
+/* Is inode record @i replaced by a later one for the same inode? */
+static bool replaced(struct fsck *f, const struct snap_ctx *c, uint64_t i)
+{
+	const struct nova_snapshot_inode_entry *si =
+		fsck_ptr(f, c->inodes[i], sizeof(*si));
+	uint64_t j;
+
+	for (j = i + 1; j < c->nr_inodes; j++) {
+		const struct nova_snapshot_inode_entry *sj =
+			fsck_ptr(f, c->inodes[j], sizeof(*sj));
+
+		if (le64(sj->si_ino) == le64(si->si_ino) &&
+		    needed(c, le64(sj->si_born), le64(sj->si_dead)))
+			return true;
+	}
+	return false;
+}
+
+/* The removed inodes live snapshots keep. */
+static void check_kept_inodes(struct fsck *f, const struct snap_ctx *c)
+{
+	uint64_t i;
+
+	for (i = 0; i < c->nr_inodes; i++) {
+		const struct nova_snapshot_inode_entry *si =
+			fsck_ptr(f, c->inodes[i], sizeof(*si));
+		uint64_t ino = le64(si->si_ino), off, valid;
+		const struct nova_inode *pi;
+
+		if (!needed(c, le64(si->si_born), le64(si->si_dead)) ||
+		    replaced(f, c, i))
+			continue;
+		off = fsck_slot_off(f, ino);
+		pi = off ? fsck_ptr(f, off, sizeof(*pi)) : NULL;
+		if (!pi || le64(pi->i_ino) != ino ||
+		    le32(pi->i_generation) != le32(si->si_generation)) {
+			fsck_problem(f, "snapshot log: removed inode %llu is kept, but its slot holds something else",
+				     (unsigned long long)ino);
+			continue;
+		}
+		valid = fsck_word(f, &pi->i_valid);
+		if (valid == 1)
+			continue;	/* void: the removal did not commit */
+		if (valid)
+			continue;	/* reported by the table check */
+		fsck_check_kept_inode(f, ino, off);
+	}
 }
 
 void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in)
@@ -158,8 +224,11 @@ void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in)
 	in->data_pages = kept;
 	f->data_pages += kept;
 	f->live_snapshots = c.nr;
+	if (!in->bad)
+		check_kept_inodes(f, &c);
 	fsck_info(f, 1, "snapshots: %u live, %llu kept data blocks",
 		  c.nr, (unsigned long long)kept);
 	free(c.live);
 	free(c.keeps);
+	free(c.inodes);
 }

@@ -81,14 +81,17 @@ bool fsck_check_super(struct fsck *f)
 
 	f->nblocks = le64(f->sb.s_size) >> NOVA_BLOCK_SHIFT;
 	f->cpus = le32(f->sb.s_cpus);
+	nova_layout_compute(f->nblocks, le32(f->sb.s_feature_incompat),
+			    &f->layout);
 	f->clean = le32(f->sb.s_state) == NOVA_STATE_CLEAN;
 	if (le64(f->sb.s_size) < f->dev->size)
 		fsck_info(f, 1, "file system is %llu bytes, the device %llu",
 			  (unsigned long long)le64(f->sb.s_size),
 			  (unsigned long long)f->dev->size);
-	fsck_info(f, 1, "superblock: format %u.%u, %llu blocks, %u CPU stripes, %s",
+	fsck_info(f, 1, "superblock: format %u.%u, %llu blocks, %u CPU stripes, protection: %s, %s",
 		  le16(f->sb.s_version_major), le16(f->sb.s_version_minor),
 		  (unsigned long long)f->nblocks, f->cpus,
+		  nova_protection_name(le32(f->sb.s_feature_incompat)),
 		  f->clean ? "clean" : "dirty (mounted or not cleanly unmounted)");
 	return true;
 }

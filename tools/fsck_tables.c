@@ -309,6 +309,32 @@ static void check_chain(struct fsck *f, unsigned int cpu)
 	}
 }
 
+/* Offset of inode @ino's slot (>= NOVA_FIRST_INO), 0 if not in a table. */
+uint64_t fsck_slot_off(struct fsck *f, uint64_t ino)
+{
+	const struct nova_inode_table *it;
+	const struct nova_inode_table_tail *itt;
+	struct nova_ino_loc loc;
+	uint64_t blk, pos;
+
+	if (ino < NOVA_FIRST_INO || !f->cpus)
+		return 0;
+	nova_ino_locate(ino, f->cpus, &loc);
+	it = fsck_ptr(f, NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) +
+		      loc.cpu * sizeof(*it), sizeof(*it));
+	blk = le64(it->it_head);
+	for (pos = 0; blk && pos < loc.table; pos++) {
+		if (pos > f->nblocks / NOVA_INODE_TABLE_BLOCKS ||
+		    !fsck_blocks_ok(f, blk, NOVA_INODE_TABLE_BLOCKS))
+			return 0;
+		itt = fsck_ptr(f, NOVA_OFF(blk) + NOVA_ITT_OFF, sizeof(*itt));
+		blk = fsck_word(f, &itt->itt_next);
+	}
+	if (!blk || !fsck_blocks_ok(f, blk, NOVA_INODE_TABLE_BLOCKS))
+		return 0;
+	return NOVA_OFF(blk) + nova_slot_off(loc.slot);
+}
+
 bool fsck_check_tables(struct fsck *f)
 {
 	unsigned int cpu;

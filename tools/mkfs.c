@@ -11,15 +11,18 @@
 #include <string.h>
 
 #include "dev.h"
+#include "format.h"
 #include "mkfs.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-f] [-n] [-q] DEVICE|FILE\n"
+		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|csum|off] [-f] [-n] [-q] DEVICE|FILE\n"
 		"  -L label   file system label, at most %u bytes\n"
 		"  -U uuid    file system UUID (default: random)\n"
 		"  -c cpus    per-CPU stripes, 1..%u (default: this machine's CPUs)\n"
+		"  -p mode    data protection: all (checksums and parity, default),\n"
+		"             csum (checksums only) or off\n"
 		"  -f         overwrite a device that holds another file system\n"
 		"  -n         check everything, write nothing\n"
 		"  -q         quiet\n",
@@ -99,6 +102,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)lay.nblocks, NOVA_BLOCK_SIZE,
 		       (unsigned long long)(p.size >> 20));
 		printf("  CPU stripes:  %u\n", p.cpus);
+		printf("  protection:   %s\n",
+		       nova_protection_name(p.features));
 		printf("  UUID:         %s\n", uuid);
 		if (o.label)
 			printf("  label:        %s\n", o.label);

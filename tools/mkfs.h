@@ -21,6 +21,7 @@ struct mkfs_params {
 	int64_t now;			/* seconds since the epoch */
 	uint32_t now_nsec;
 	uint32_t uid, gid;		/* owner of the root directory */
+	uint32_t features;		/* s_feature_incompat (protection) */
 };
 
 /* What was written, for messages and tests. */
@@ -62,6 +63,7 @@ struct mkfs_opts {
 	bool dry_run;			/* -n */
 	bool quiet;			/* -q */
 	long alloc_lists;		/* hidden -A: free lists to simulate */
+	const char *protection;		/* -p all|csum|off, NULL: all */
 };
 
 /*

@@ -61,10 +61,11 @@ static int sim_push(struct sim_list *l, uint64_t start, uint64_t end)
 	return 0;
 }
 
-/* nova_balloc_init() + nova_balloc_add_free(FIRST_ALLOC, n - 5). */
-static int sim_init(struct sim *s, uint64_t nblocks, unsigned int lists)
+/* nova_balloc_init() + nova_balloc_add_free() of the allocatable range. */
+static int sim_init(struct sim *s, uint64_t nblocks, unsigned int lists,
+		    const struct nova_layout *lay)
 {
-	uint64_t blk = NOVA_FIRST_ALLOC_BLOCK, n = nblocks - NOVA_FIRST_ALLOC_BLOCK - 1;
+	uint64_t blk = lay->alloc_start, n = lay->alloc_end - lay->alloc_start;
 
 	s->nr = lists;
 	s->nblocks = nblocks;
@@ -155,6 +156,7 @@ struct image {
 	uint8_t fixed[NOVA_FIRST_ALLOC_BLOCK * NOVA_BLOCK_SIZE];	/* 0..3 */
 	uint64_t trans;			/* last transaction id used */
 	uint64_t nblocks;
+	struct nova_layout layout;	/* allocatable range, protection areas */
 };
 
 static void *fixed_at(struct image *im, unsigned int blk, size_t off)
@@ -384,6 +386,8 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);
 	sb->s_state = cpu32(NOVA_STATE_CLEAN);
+	sb->s_feature_incompat = cpu32(p->features);
+	nova_layout_to_sb(sb, &im->layout);
 	memcpy(sb->s_uuid, p->uuid, sizeof(sb->s_uuid));
 	memcpy(sb->s_label, p->label, sizeof(sb->s_label));
 	sb->s_mkfs_time = cpu64((uint64_t)p->now);
@@ -399,7 +403,12 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	out->free_blocks = nfree;
 
 	/* Metadata durable, then the primary, durable, then the replica. */
-	err = ndev_write(im->d, NOVA_OFF(NOVA_RESERVED_INODE_BLOCK),
+	err = 0;
+	if (im->layout.mmap)	/* the unprotected-inode list starts empty */
+		err = ndev_zero(im->d, NOVA_OFF(im->layout.mmap),
+				NOVA_BLOCK_SIZE, im->e);
+	if (!err)
+		err = ndev_write(im->d, NOVA_OFF(NOVA_RESERVED_INODE_BLOCK),
 			 fixed_at(im, NOVA_RESERVED_INODE_BLOCK, 0),
 			 (NOVA_FIRST_ALLOC_BLOCK - 1) * NOVA_BLOCK_SIZE, im->e);
 	if (!err)
@@ -493,8 +502,14 @@ int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
 		err = too_small(im, p);
 		goto out;
 	}
+	nova_layout_compute(im->nblocks, p->features, &im->layout);
+	if (im->layout.alloc_end < im->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
+		err = too_small(im, p);
+		goto out;
+	}
 	err = sim_init(&im->sim, im->nblocks,
-		       p->alloc_lists ? p->alloc_lists : nova_possible_cpus());
+		       p->alloc_lists ? p->alloc_lists : nova_possible_cpus(),
+		       &im->layout);
 	if (err) {
 		nerr_set(e, "out of memory");
 		goto out;

@@ -90,7 +90,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":L:U:c:fnqA:hV")) != -1) {
+	while ((c = getopt(argc, argv, ":L:U:c:fnqA:p:hV")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -119,6 +119,9 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 			break;
 		case 'f':
 			o->force = true;
+			break;
+		case 'p':
+			o->protection = optarg;
 			break;
 		case 'n':
 			o->dry_run = true;
@@ -197,6 +200,17 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		return -EINVAL;
 	}
 	p->alloc_lists = (unsigned int)o->alloc_lists;
+	if (!o->protection || !strcmp(o->protection, "all"))
+		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY;
+	else if (!strcmp(o->protection, "csum"))
+		p->features = NOVA_FEATURE_DATA_CSUM;
+	else if (!strcmp(o->protection, "off"))
+		p->features = 0;
+	else {
+		nerr_set(e, "-p %s: protection must be all, csum or off",
+			 o->protection);
+		return -EINVAL;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->now = now.tv_sec;
 	p->now_nsec = (uint32_t)now.tv_nsec;

@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	1
+#define NOVA_FORMAT_MINOR	2
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -46,7 +46,7 @@
 #define NOVA_RESERVED_INODE_BLOCK	1	/* reserved inodes */
 #define NOVA_JOURNAL_PTR_BLOCK		2	/* per-CPU journal pointers */
 #define NOVA_INODE_TABLE_PTR_BLOCK	3	/* per-CPU inode table heads */
-#define NOVA_FIRST_ALLOC_BLOCK		4	/* first block the allocator owns */
+#define NOVA_FIRST_ALLOC_BLOCK		4	/* first block after them */
 /* The replica superblock is the last block of the device. */
 
 /* Smallest device worth formatting: fixed blocks, tables, journals, logs. */
@@ -91,8 +91,82 @@ struct nova_super_block {
 	__le64	s_log_pages;		/* valid if clean */
 	__le64	s_data_pages;		/* valid if clean */
 	__le64	s_free_blocks;		/* valid if clean (informational) */
-	__u8	s_reserved[344];
+	/* 1.2: the device layout, as nova_layout_compute() gives it */
+	__le64	s_alloc_start;		/* first block the allocator owns */
+	__le64	s_alloc_end;		/* first block past it */
+	__le64	s_csum_start;		/* primary strip checksums, 0 none */
+	__le64	s_csum_replica_start;	/* replica strip checksums, 0 none */
+	__le64	s_parity_start;		/* parity strips, 0 none */
+	__le64	s_mmap_block;		/* unprotected-inode list, 0 none */
+	__le32	s_csum_blocks;		/* blocks of each checksum copy */
+	__le32	s_parity_blocks;	/* blocks of the parity area */
+	__u8	s_reserved[288];
 };
+
+/*
+ * s_feature_incompat (1.2). A kernel or tool that finds a bit it does not
+ * know must not mount or change the file system. DATA_PARITY needs
+ * DATA_CSUM (parity can rebuild a strip only once a checksum names it).
+ */
+#define NOVA_FEATURE_DATA_CSUM		0x1	/* crc32c per 512-byte strip */
+#define NOVA_FEATURE_DATA_PARITY	0x2	/* XOR parity strip per block */
+#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_DATA_CSUM | \
+					 NOVA_FEATURE_DATA_PARITY)
+
+/*
+ * Data protection areas (1.2). Every block of the device has a slot, so a
+ * block number indexes them directly:
+ *  - checksums: NOVA_STRIPS crc32c values (__le32) per block, 32 bytes,
+ *    slot of block b at byte b * NOVA_CSUM_SLOT of the area; two copies,
+ *    the primary right after the fixed blocks, the replica right before
+ *    the replica superblock;
+ *  - parity: one NOVA_STRIP_SIZE strip per block, the XOR of its
+ *    NOVA_STRIPS strips, slot of block b at byte b * NOVA_STRIP_SIZE;
+ *  - the unprotected-inode list: one block of __le64 inode numbers of
+ *    files mapped writable (their checksums are stale while mapped);
+ *    slot 0 counts files that did not fit (recovery then re-protects every
+ *    file). Each slot is a commit word.
+ * Layout, from low to high block numbers:
+ *   0-3 fixed | checksums | list | allocatable | parity | checksum
+ *   replica | replica superblock
+ * Only blocks mapped by committed file write entries have meaningful
+ * slots; the slots of every other block are unspecified.
+ */
+#define NOVA_STRIP_SHIFT	9
+#define NOVA_STRIP_SIZE		(1U << NOVA_STRIP_SHIFT)
+#define NOVA_STRIPS		(NOVA_BLOCK_SIZE / NOVA_STRIP_SIZE)
+#define NOVA_CSUM_SLOT		(NOVA_STRIPS * 4)
+#define NOVA_CSUM_SLOTS_PER_BLOCK	(NOVA_BLOCK_SIZE / NOVA_CSUM_SLOT)
+#define NOVA_PARITY_PER_BLOCK	(NOVA_BLOCK_SIZE / NOVA_STRIP_SIZE)
+#define NOVA_MMAP_SLOTS		(NOVA_BLOCK_SIZE / 8)
+
+struct nova_layout {
+	__u64	alloc_start, alloc_end;
+	__u64	csum, csum_replica, parity, mmap;	/* block numbers, 0 none */
+	__u64	csum_blocks, parity_blocks;
+};
+
+/* The layout of a device of @nblocks blocks with features @incompat. */
+static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
+				       struct nova_layout *l)
+{
+	__u64 c = 0, p = 0;
+
+	if (incompat & NOVA_FEATURE_DATA_CSUM)
+		c = (nblocks + NOVA_CSUM_SLOTS_PER_BLOCK - 1) /
+		    NOVA_CSUM_SLOTS_PER_BLOCK;
+	if (incompat & NOVA_FEATURE_DATA_PARITY)
+		p = (nblocks + NOVA_PARITY_PER_BLOCK - 1) /
+		    NOVA_PARITY_PER_BLOCK;
+	l->csum_blocks = c;
+	l->parity_blocks = p;
+	l->csum = c ? NOVA_FIRST_ALLOC_BLOCK : 0;
+	l->mmap = c ? NOVA_FIRST_ALLOC_BLOCK + c : 0;
+	l->alloc_start = NOVA_FIRST_ALLOC_BLOCK + (c ? c + 1 : 0);
+	l->csum_replica = c ? nblocks - 1 - c : 0;
+	l->parity = p ? nblocks - 1 - c - p : 0;
+	l->alloc_end = nblocks - 1 - c - p;
+}
 
 /* Reserved inode numbers, stored in NOVA_RESERVED_INODE_BLOCK. */
 #define NOVA_ROOT_INO		1	/* root directory */
@@ -238,6 +312,7 @@ struct nova_log_page_tail {
 #define NOVA_LOG_SNAPSHOT	6	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_DEL	7	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_KEEP	8	/* since 1.1, NOVA_SNAPSHOT_INO only */
+#define NOVA_LOG_SNAPSHOT_INODE	9	/* since 1.2, NOVA_SNAPSHOT_INO only */
 
 /* Entry header flags (hints, outside the checksum). */
 #define NOVA_ENTRY_INVALID	0x1	/* superseded, may be collected */
@@ -383,6 +458,30 @@ struct nova_snapshot_keep_entry {
 	__le32	sk_pad;
 	__le64	sk_born;
 	__le64	sk_dead;
+};
+
+/*
+ * A whole inode that the live file system removed (last link dropped:
+ * unlink, rmdir, rename over it) while a snapshot still shows it (format
+ * 1.2). Inode si_ino with generation si_generation existed from epoch
+ * si_born and its last name went in epoch si_dead; snapshot S needs it iff
+ * si_born <= S.sn_epoch < si_dead. While a live snapshot needs it, its
+ * slot (i_valid 0, static fields intact), its log chain and the data
+ * blocks the committed log maps at its end (plus a block symlink's target)
+ * are in use, and the inode number is not reused.
+ *
+ * The record is committed before the transaction that stores i_valid = 0.
+ * A record whose slot is still live (i_valid 1, same generation) is void:
+ * the removal did not commit. A later record for the same inode replaces
+ * an earlier one.
+ */
+struct nova_snapshot_inode_entry {
+	struct nova_log_entry_header hdr;
+	__le64	si_ino;
+	__le32	si_generation;
+	__le32	si_pad;
+	__le64	si_born;
+	__le64	si_dead;
 };
 
 #endif /* _UAPI_NOVA_FORMAT_H */

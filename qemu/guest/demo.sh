@@ -42,6 +42,36 @@ cat "$mnt/docs/hello.txt"
 [ "$(sha256sum < "$mnt/random.bin")" = "$sum" ] && echo "random.bin: sha256 matches"
 echo "notes: $(ls "$mnt/docs/notes" | wc -l) files"
 
+step "novactl snapshot create, list"
+novactl snapshot create --name before-edit "$mnt"
+novactl snapshot list "$mnt"
+
+step "overwrite a file and remove another in the live file system"
+echo "edited after the snapshot" > "$mnt/docs/hello.txt"
+rm "$mnt/random.bin"
+cat "$mnt/docs/hello.txt"
+
+step "read the old contents from the snapshot (mount -o snapshot=1,ro)"
+umount "$mnt"
+mkdir -p /mnt/snap
+mount -t NOVA -o snapshot=1,ro "$dev" /mnt/snap
+cat /mnt/snap/docs/hello.txt
+[ "$(sha256sum < /mnt/snap/random.bin)" = "$sum" ] &&
+	echo "random.bin (removed live): sha256 matches in the snapshot"
+if touch /mnt/snap/x 2>/dev/null; then
+	echo "a snapshot must be read-only" >&2
+	exit 1
+fi
+echo "writes to the snapshot are refused (read-only)"
+umount /mnt/snap
+mount -t NOVA "$dev" "$mnt"
+cat "$mnt/docs/hello.txt"
+
+step "delete the snapshot: its space returns"
+df -k "$mnt" | tail -1
+novactl snapshot delete "$mnt" before-edit
+df -k "$mnt" | tail -1
+
 step "fsck.NOVA after a clean unmount"
 umount "$mnt"
 fsck.NOVA -n "$dev"

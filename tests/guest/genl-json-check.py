@@ -22,10 +22,13 @@ STATS = dict(ID, mountpoints=LIST, format_version=INT, cpus=INT,
              block_size=INT, blocks_total=INT, blocks_free=INT,
              inodes_total=INT, inodes_free=INT, log_pages=INT,
              data_pages=INT, epoch=INT, snapshots=INT, mount_time_ns=INT,
-             recovered=BOOL, read_only=BOOL, operations=LIST, gc=OBJ)
+             recovered=BOOL, read_only=BOOL, operations=LIST, gc=OBJ,
+             scrub=OBJ)
 OP = {"name": STR, "count": INT, "time_ns": INT}
 GC_STATS = {"fast_pages": INT, "thorough_runs": INT, "thorough_pages": INT,
             "entries_copied": INT, "time_ns": INT}
+SCRUB_STATS = {"state": STR, "passes": INT, "bytes": INT, "errors": INT,
+               "repaired": INT, "unrecoverable": INT}
 GC = {"inode": INT_OR_NULL, "inodes": INT, "log_pages_before": INT,
       "log_pages_after": INT, "fast_pages": INT, "thorough_runs": INT,
       "entries_copied": INT, "time_ns": INT}
@@ -132,6 +135,9 @@ def main():
                         check(op, OP, "filesystems[%d].operations[%d]" % (j, k))
                     if "gc" in fs:
                         check(fs["gc"], GC_STATS, "filesystems[%d].gc" % j)
+                    if "scrub" in fs:
+                        check(fs["scrub"], SCRUB_STATS,
+                              "filesystems[%d].scrub" % j)
     for e in errors:
         print("schema: " + e, file=sys.stderr)
     return 1 if errors else 0

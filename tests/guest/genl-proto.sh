@@ -36,7 +36,13 @@ t_is "SNAPSHOT_LIST is dump-only with a policy, open to all" \
 	"$(jget "$fam" 'd["ops"].get("7")')" 12
 # Every op other than the read-only ones must need CAP_NET_ADMIN.
 t_is "every state-changing op has GENL_ADMIN_PERM" \
-	"$(jget "$fam" '[k for k, f in d["ops"].items() if k not in ("1", "2", "7") and not f & 1]')" "[]"
+	"$(jget "$fam" '[k for k, f in d["ops"].items() if k not in ("1", "2", "7", "14") and not f & 1]')" "[]"
+t_is "SCRUB_START/STOP are admin-only do with a policy" \
+	"$(jget "$fam" '[d["ops"].get("12"), d["ops"].get("13")]')" "[11, 11]"
+t_is "SCRUB_STATUS is do with a policy, open to all" \
+	"$(jget "$fam" 'd["ops"].get("14")')" 10
+t_is "scrub and corruption notifications are not requests" \
+	"$(jget "$fam" '[k for k in ("15", "16") if k in d["ops"]]')" "[]"
 
 # --- the header, the client's numbers and the YAML spec agree ---
 t_ok "genl-client.py numbers match the uapi header" python3 - "$H" "$G" <<'EOF'
@@ -71,7 +77,10 @@ for m in re.finditer(r"^  -\s*name:\s*([\w-]+)\n(?:    .*\n)*?    attributes:\n(
 want = {"nova": ("NOVA_A_", enum("nova_attr")),
         "stats": ("NOVA_STATS_A_", enum("nova_stats_attr")),
         "op": ("NOVA_OP_A_", enum("nova_op_attr")),
-        "snapshot": ("NOVA_SNAPSHOT_A_", enum("nova_snapshot_attr"))}
+        "snapshot": ("NOVA_SNAPSHOT_A_", enum("nova_snapshot_attr")),
+        "scrub": ("NOVA_SCRUB_A_", enum("nova_scrub_attr")),
+        "corruption": ("NOVA_CORRUPTION_A_", enum("nova_corruption_attr")),
+        "inject": ("NOVA_INJECT_A_", enum("nova_inject_attr"))}
 for s, (prefix, names) in want.items():
     exp = [yname(prefix, n) for n in names if n != prefix + "UNSPEC"]
     if sets.get(s) != exp:

@@ -64,5 +64,24 @@ t_ok "fsck -t NOVA (util-linux) runs fsck.NOVA" fsck -t NOVA "$D"
 t_ok "fsck -t NOVA -- -f -n" fsck -t NOVA -- -f -n "$D"
 t_ok "the result mounts" mount -t NOVA "$D" "$M"
 t_ok "umount" umount "$M"
+
+# Data protection chosen at mkfs time (format 1.2 feature bits).
+media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
+incompat() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['incompat'])"; }
+t_ok "mkfs.NOVA says protection is on by default" sh -c "mkfs.NOVA -f $D | grep -q 'protection: *checksums+parity'"
+t_is "... checksums and parity feature bits" "$(incompat)" 3
+t_ok "mkfs.NOVA -p csum" sh -c "mkfs.NOVA -f -p csum $D | grep -q 'protection: *checksums$'"
+t_is "... the checksum bit only" "$(incompat)" 1
+t_ok "mkfs.NOVA -p off" sh -c "mkfs.NOVA -f -p off $D | grep -q 'protection: *off'"
+t_is "... no feature bits" "$(incompat)" 0
+t_fail "mkfs.NOVA -p bogus is refused" mkfs.NOVA -f -p bogus "$D"
+for mode in all csum off; do
+	t_ok "-p $mode: mkfs" mkfs.NOVA -q -f -p "$mode" "$D"
+	t_ok "-p $mode: mount, write, read" sh -c "mount -t NOVA $D $M &&
+		dd if=/dev/urandom of=$T/p bs=4k count=40 status=none && cp $T/p $M/p &&
+		umount $M && mount -t NOVA $D $M && cmp $T/p $M/p && umount $M"
+	t_ok "-p $mode: fsck.NOVA clean" fsck.NOVA -f -n "$D"
+	t_ok "-p $mode: fsck -v reports the protection" sh -c "fsck.NOVA -f -n -v $D | grep -q 'protection: '"
+done
 rm -rf "$T"
 t_done

@@ -225,6 +225,74 @@ static void test_object_usage_errors(void **state)
 	assert_int_equal(r2, NCTL_EXIT_OK);
 }
 
+/* Scrub and inject grammar: every mistake is a usage error, no netlink. */
+static void test_scrub_usage_errors(void **state)
+{
+	static char *bad[][11] = {
+		{ "scrub", NULL },
+		{ "scrub", "frob", "/m", NULL },
+		{ "scrub", "start", NULL },
+		{ "scrub", "start", "/a", "/b", NULL },
+		{ "scrub", "start", "--bandwidth", "12Q", "/m", NULL },
+		{ "scrub", "start", "/m", "--bandwidth", NULL },
+		{ "scrub", "stop", "--bandwidth", "1M", "/m", NULL },
+		{ "scrub", "status", "--wait", "/m", NULL },
+		{ "scrub", "status", "-r", "/m", NULL },
+		{ "debug", NULL },
+		{ "debug", "inject", "/m", NULL },
+		{ "debug", "inject", "bogus", "--ino", "16", "--offset", "0",
+		  "/m", NULL },
+		{ "debug", "inject", "data", "--offset", "0", "/m", NULL },
+		{ "debug", "inject", "data", "--ino", "16", "/m", NULL },
+		{ "debug", "inject", "csum", "--ino", "16", "--offset", "0",
+		  "--copy", "2", "/m", NULL },
+		{ "debug", "inject", "data", "--ino", "x", "--offset", "0",
+		  "/m", NULL },
+	};
+	struct nctl c = { .prog = "novactl" };
+	size_t i;
+	int argc, r;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (argc = 0; bad[i][argc]; argc++)
+			;
+		quiet_begin();
+		r = !strcmp(bad[i][0], "scrub") ?
+		    nctl_cmd_scrub(&c, argc, bad[i]) :
+		    nctl_cmd_debug(&c, argc, bad[i]);
+		quiet_end();
+		if (r != NCTL_EXIT_USAGE)
+			fail_msg("case %zu (%s %s): status %d, want usage error",
+				 i, bad[i][0], bad[i][1] ? bad[i][1] : "", r);
+	}
+}
+
+/* Bandwidth arguments: plain bytes or binary K/M/G multiples. */
+static void test_parse_rate(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(nctl_parse_rate("0", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(nctl_parse_rate("1000", &v), 0);
+	assert_true(v == 1000);
+	assert_int_equal(nctl_parse_rate("64M", &v), 0);
+	assert_true(v == 64ULL << 20);
+	assert_int_equal(nctl_parse_rate("512k", &v), 0);
+	assert_true(v == 512ULL << 10);
+	assert_int_equal(nctl_parse_rate("2G", &v), 0);
+	assert_true(v == 2ULL << 30);
+	assert_int_equal(nctl_parse_rate("", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("M", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("-1M", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("12Q", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("1.5M", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("99999999999999999999G", &v), -EINVAL);
+	assert_int_equal(nctl_parse_rate("17179869184G", &v), -EINVAL);
+}
+
 /* Options may follow the arguments of a command. */
 static void test_options_after_arguments(void **state)
 {
@@ -255,6 +323,8 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_uint, setup),
 		cmocka_unit_test_setup(test_object_usage_errors, setup),
 		cmocka_unit_test_setup(test_options_after_arguments, setup),
+		cmocka_unit_test_setup(test_scrub_usage_errors, setup),
+		cmocka_unit_test_setup(test_parse_rate, setup),
 	};
 
 	return cmocka_run_group_tests_name("novactl-args", tests, NULL, NULL);

@@ -218,6 +218,79 @@ static void test_fmt(void **state)
 	assert_string_equal(nctl_fmt_ns(3000000000ULL, buf, sizeof(buf)), "3.00 s");
 }
 
+/* scrub status: every member, the bad list, null times while unset. */
+static void test_scrub(void **state)
+{
+	struct nova_scrub_info si;
+	struct json_object *doc, *sc, *bad, *b, *v;
+
+	(void)state;
+	memset(&si, 0, sizeof(si));
+	fill_id(&si.id);
+	si.state = NOVA_SCRUB_PAUSED;
+	si.bandwidth = 1 << 20;
+	si.bytes_scanned = 4096;
+	si.bytes_total = 8192;
+	si.inodes_scanned = 3;
+	si.meta_checked = 9;
+	si.data_checked = 1;
+	si.errors = 2;
+	si.repaired = 1;
+	si.unrecoverable = 1;
+	si.start_ns = 1764756000ULL * 1000000000ULL;
+	si.n_bad = 2;
+	si.bad[0] = (struct nova_corruption){ 16, NOVA_CORRUPT_LOG_ENTRY,
+					      81920, false };
+	si.bad[1] = (struct nova_corruption){ 0, NOVA_CORRUPT_SUPER, 0, true };
+	doc = nctl_json_scrub(&si);
+	assert_int_equal(u64_member(doc, "version"), NOVACTL_JSON_VERSION);
+	check_id(member(doc, "filesystem", json_type_object));
+	sc = member(doc, "scrub", json_type_object);
+	assert_string_equal(str_member(sc, "state"), "paused");
+	assert_int_equal(u64_member(sc, "bandwidth"), 1 << 20);
+	assert_int_equal(u64_member(sc, "bytes_scanned"), 4096);
+	assert_int_equal(u64_member(sc, "bytes_total"), 8192);
+	assert_int_equal(u64_member(sc, "inodes_scanned"), 3);
+	assert_int_equal(u64_member(sc, "meta_checked"), 9);
+	assert_int_equal(u64_member(sc, "data_checked"), 1);
+	assert_int_equal(u64_member(sc, "errors"), 2);
+	assert_int_equal(u64_member(sc, "repaired"), 1);
+	assert_int_equal(u64_member(sc, "unrecoverable"), 1);
+	assert_string_equal(str_member(sc, "start_time"), "2025-12-03T10:00:00Z");
+	assert_true(json_object_object_get_ex(sc, "finish_time", &v) && !v);
+	assert_int_equal(u64_member(sc, "finish_ns"), 0);
+	assert_int_equal(u64_member(sc, "errno"), 0);
+	bad = member(sc, "bad", json_type_array);
+	assert_int_equal(json_object_array_length(bad), 2);
+	b = json_object_array_get_idx(bad, 0);
+	assert_int_equal(u64_member(b, "inode"), 16);
+	assert_string_equal(str_member(b, "kind"), "log-entry");
+	assert_int_equal(u64_member(b, "offset"), 81920);
+	assert_false(json_object_get_boolean(member(b, "repaired",
+						    json_type_boolean)));
+	b = json_object_array_get_idx(bad, 1);
+	assert_string_equal(str_member(b, "kind"), "super");
+	json_object_put(doc);
+}
+
+/* Names shared by the CLI and the protocol. */
+static void test_scrub_names(void **state)
+{
+	(void)state;
+	assert_string_equal(nova_scrub_state_name(NOVA_SCRUB_IDLE), "idle");
+	assert_string_equal(nova_scrub_state_name(NOVA_SCRUB_FINISHED), "finished");
+	assert_string_equal(nova_scrub_state_name(99), "unknown");
+	assert_string_equal(nova_corruption_kind_name(NOVA_CORRUPT_INODE_TABLE),
+			    "inode-table");
+	assert_string_equal(nova_corruption_kind_name(0), "unknown");
+	assert_int_equal(nova_inject_target_parse("log-tail"), NOVA_INJECT_LOG_TAIL);
+	assert_int_equal(nova_inject_target_parse("parity"), NOVA_INJECT_PARITY);
+	assert_int_equal(nova_inject_target_parse("journal"), -EINVAL);
+	assert_int_equal(nova_inject_target_parse(""), -EINVAL);
+	assert_string_equal(nova_inject_target_name(NOVA_INJECT_CSUM), "csum");
+	assert_string_equal(nova_inject_target_name(8), "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_error),
 		cmocka_unit_test(test_print_roundtrip),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_scrub),
+		cmocka_unit_test(test_scrub_names),
 	};
 
 	return cmocka_run_group_tests_name("novactl-json", tests, NULL, NULL);

@@ -129,6 +129,13 @@
  *        NOVA_STATS_A_GC_ENTRIES_COPIED: NLA_U64, log entries thorough GC
  *                                        copied
  *        NOVA_STATS_A_GC_TIME_NS: NLA_U64, time spent collecting logs
+ *        NOVA_STATS_A_SCRUB_STATE: NLA_U32, enum nova_scrub_state
+ *        NOVA_STATS_A_SCRUB_PASSES: NLA_U64, scrub passes finished
+ *        NOVA_STATS_A_SCRUB_BYTES: NLA_U64, bytes scrubbed, all passes
+ *        NOVA_STATS_A_SCRUB_ERRORS: NLA_U64, bad objects scrubs found
+ *        NOVA_STATS_A_SCRUB_REPAIRED: NLA_U64, of which repaired
+ *        NOVA_STATS_A_SCRUB_UNRECOVERABLE: NLA_U64, of which not
+ *                                          repairable
  *
  * Counters start at zero at mount time. The set of operations may grow;
  * receivers must accept names they do not know. Errors (plain request):
@@ -225,6 +232,125 @@
  *   meanwhile), -ENOSPC (no room for the copy), -ENOMEM, -EUCLEAN (a
  *   damaged log, named in the kernel log), plus the selector errors.
  *
+ * Integrity scrub
+ * ---------------
+ *
+ * A scrub reads every object of a mounted file system and checks it
+ * against its checksum (docs/scrub.md): the superblock and its replica,
+ * the journals and inode-table heads, every valid inode slot, every page
+ * of every inode log (page tail and each entry) and every data block a
+ * file maps. What can be repaired (from a replica, from parity) is
+ * repaired in place. One scrub per file system runs at a time, in a kernel
+ * thread, in the background; it can be paused and resumed and is
+ * rate-limited. A scrub is described by
+ *
+ *    NOVA_A_SCRUB: NLA_NESTED
+ *        NOVA_SCRUB_A_STATE: NLA_U32, enum nova_scrub_state
+ *        NOVA_SCRUB_A_BANDWIDTH: NLA_U64, bytes per second, 0 = unlimited
+ *        NOVA_SCRUB_A_BYTES_SCANNED: NLA_U64, metadata and data bytes read
+ *                                    so far in this pass
+ *        NOVA_SCRUB_A_BYTES_TOTAL: NLA_U64, metadata and data bytes in use
+ *                                  when the pass began (the goal; the
+ *                                  file system may change meanwhile)
+ *        NOVA_SCRUB_A_INODES_SCANNED: NLA_U64, valid inodes visited
+ *        NOVA_SCRUB_A_META_CHECKED: NLA_U64, metadata objects checked
+ *                                   (superblock copies, journal and
+ *                                   table heads, inodes, log pages,
+ *                                   log entries)
+ *        NOVA_SCRUB_A_DATA_CHECKED: NLA_U64, data blocks checked
+ *        NOVA_SCRUB_A_ERRORS: NLA_U64, bad objects found
+ *        NOVA_SCRUB_A_REPAIRED: NLA_U64, of which repaired
+ *        NOVA_SCRUB_A_UNRECOVERABLE: NLA_U64, of which not repairable
+ *        NOVA_SCRUB_A_START_TIME: NLA_U64, when the pass began, ns since
+ *                                 the Unix epoch (CLOCK_REALTIME); absent
+ *                                 while idle
+ *        NOVA_SCRUB_A_FINISH_TIME: NLA_U64, when it finished, same clock;
+ *                                  only in state FINISHED
+ *        NOVA_SCRUB_A_ERRNO: NLA_U32, 0, or the positive errno that ended
+ *                            the pass early (e.g. ENOMEM, EROFS)
+ *        NOVA_SCRUB_A_BAD_DROPPED: NLA_U64, bad objects beyond the first
+ *                                  NOVA_GENL_SCRUB_BAD_MAX, not listed
+ *        NOVA_SCRUB_A_BAD: NLA_NESTED, once per bad object, at most
+ *                          NOVA_GENL_SCRUB_BAD_MAX times, in order found
+ *            NOVA_CORRUPTION_A_INODE, _KIND, _OFFSET, _REPAIRED as below
+ *        NOVA_SCRUB_A_BAD: ...
+ *
+ * Counters and the list belong to the current or last pass and are reset
+ * when a pass begins (not when a paused pass resumes).
+ *
+ * A corrupted object is described by
+ *
+ *    NOVA_A_CORRUPTION: NLA_NESTED
+ *        NOVA_CORRUPTION_A_INODE: NLA_U64, the inode the object belongs to
+ *                                 (its st_ino), 0 for objects of no inode
+ *                                 (superblock, journals, table heads)
+ *        NOVA_CORRUPTION_A_KIND: NLA_U32, enum nova_corruption_kind
+ *        NOVA_CORRUPTION_A_OFFSET: NLA_U64, bytes: for DATA, CSUM and
+ *                                  PARITY the offset in the file of the
+ *                                  damaged page; for every other kind the
+ *                                  offset of the damaged object on the
+ *                                  device
+ *        NOVA_CORRUPTION_A_REPAIRED: NLA_U8, 1 if the object was rewritten
+ *                                    from a good copy, 0 if it is lost
+ *                                    (readers of it then get EIO)
+ *
+ * NOVA_CMD_SCRUB_START
+ *
+ *   Plain request, GENL_ADMIN_PERM. Names one file system and may carry
+ *   NOVA_A_SCRUB with NOVA_SCRUB_A_BANDWIDTH (bytes per second, 0 =
+ *   unlimited, the default) and NOVA_SCRUB_A_RESTART (NLA_FLAG); other
+ *   members are rejected with -EINVAL. A paused pass resumes from where it
+ *   stopped (with the new bandwidth if one is given) unless RESTART is
+ *   given; otherwise a new pass begins. The reply, sent at once, carries
+ *   the identity and NOVA_A_SCRUB as NOVA_CMD_SCRUB_STATUS does. Errors:
+ *   -EALREADY (a pass is running; the extack says so), -EROFS (mounted
+ *   read-only or a snapshot mount: a scrub repairs in place and is
+ *   refused there), -EBUSY (frozen), -ENOMEM, plus the selector errors.
+ *
+ * NOVA_CMD_SCRUB_STOP
+ *
+ *   Plain request, GENL_ADMIN_PERM. Names one file system; takes nothing
+ *   else. Pauses the running pass and keeps its position, so that
+ *   NOVA_CMD_SCRUB_START resumes it. The reply, sent once the thread has
+ *   stopped, carries the identity and NOVA_A_SCRUB (state PAUSED).
+ *   Errors: -EALREADY if no pass is running (the extack says whether it
+ *   is idle, paused or finished), plus the selector errors.
+ *
+ * NOVA_CMD_SCRUB_STATUS
+ *
+ *   Plain request, open to every user. Names one file system; takes
+ *   nothing else. The reply carries the identity and NOVA_A_SCRUB.
+ *   Errors: the selector errors, -ENOMEM.
+ *
+ * Debugging: corruption injector
+ * ------------------------------
+ *
+ *    NOVA_A_INJECT: NLA_NESTED
+ *        NOVA_INJECT_A_TARGET: NLA_U32, enum nova_inject_target (required)
+ *        NOVA_INJECT_A_INODE: NLA_U64, the inode (st_ino) whose object is
+ *                             damaged; ignored for SUPER
+ *        NOVA_INJECT_A_OFFSET: NLA_U64, where, by target: SUPER and INODE
+ *                              the byte in the superblock / 256-byte inode
+ *                              slot; LOG_ENTRY the index of the entry in
+ *                              the inode's log (0 = first); LOG_TAIL the
+ *                              index of the log page in the chain; DATA,
+ *                              CSUM and PARITY a byte offset in the file
+ *                              (the strip holding it, its checksum, the
+ *                              page's parity strip)
+ *        NOVA_INJECT_A_COPY: NLA_U32, 0 = the primary copy, 1 = the
+ *                            replica (SUPER, INODE and CSUM have one)
+ *
+ * NOVA_CMD_INJECT
+ *
+ *   Plain request, GENL_ADMIN_PERM, a test tool (docs/scrub.md). Refused
+ *   with -EPERM and an extack message unless the module was loaded with
+ *   inject=1. Names one file system and carries NOVA_A_INJECT; flips bytes
+ *   of the chosen object on the media, bypassing checksums, without
+ *   telling the file system (in-DRAM copies stay as they are). The reply
+ *   carries the identity and NOVA_A_INJECT as given. Errors: -EINVAL
+ *   (missing target, or an offset/copy the object does not have), -ENOENT
+ *   (no such inode, or no such object in it: the extack says which),
+ *   -EROFS (read-only or snapshot mount), plus the selector errors.
  *
  * Any user may subscribe. Notifications are never replies; sending their
  * command numbers as requests fails with -EOPNOTSUPP.
@@ -239,6 +365,14 @@
  *    NOVA_CMD_GC_FINISHED: a NOVA_CMD_GC request finished successfully
  *                          (the collection the kernel does by itself as
  *                          logs grow is not announced).
+ * *
+ *    NOVA_CMD_SCRUB_FINISHED: a scrub pass reached its end (not when it is
+ *                             paused, nor when unmount interrupts it);
+ *                             carries NOVA_A_SCRUB as NOVA_CMD_SCRUB_STATUS.
+ *    NOVA_CMD_CORRUPTION: a damaged object was found, by a reader, at
+ *                         mount, or by a scrub; carries NOVA_A_CORRUPTION.
+ *                         A burst of them may be thinned out (the scrub
+ *                         status keeps the count).
  *
  * All carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
  * NOVA_A_FS_BDEV; the snapshot ones also NOVA_A_SNAPSHOT with all four
@@ -251,14 +385,6 @@
  *
  * Command and attribute numbers are ABI: new ones are only ever appended to
  * the enums below, never renumbered, and nothing is reserved in advance.
- * The planned additions, all addressed with the selector above:
- *
- * - Scrub: start / stop (admin-only) and status (a NOVA_A_SCRUB nest with
- *   state, progress, errors found / repaired), plus a "scrub finished"
- *   notification.
- * - Corruption: a notification per corruption found or repaired, carrying a
- *   NOVA_A_CORRUPTION nest {kind, inode, block offset, repaired}.
- *
  * New top-level nests get their own NOVA_<NEST>_A_* enum, like
  * NOVA_STATS_A_* below, so each object's attribute space grows on its own.
  */
@@ -277,6 +403,8 @@
 #define NOVA_GENL_SNAPSHOT_NAME_LEN	64
 /* Live snapshots per file system. */
 #define NOVA_GENL_SNAPSHOTS_MAX	256
+/* Bad objects listed in a scrub status (NOVA_SCRUB_A_BAD). */
+#define NOVA_GENL_SCRUB_BAD_MAX	32
 
 enum nova_cmd {
 	NOVA_CMD_UNSPEC,
@@ -291,6 +419,12 @@ enum nova_cmd {
 	NOVA_CMD_SNAPSHOT_DELETED,	/* notification */
 	NOVA_CMD_GC,
 	NOVA_CMD_GC_FINISHED,		/* notification */
+	NOVA_CMD_SCRUB_START,
+	NOVA_CMD_SCRUB_STOP,
+	NOVA_CMD_SCRUB_STATUS,
+	NOVA_CMD_SCRUB_FINISHED,	/* notification */
+	NOVA_CMD_CORRUPTION,		/* notification */
+	NOVA_CMD_INJECT,		/* debugging, needs inject=1 */
 
 	__NOVA_CMD_MAX
 };
@@ -308,6 +442,9 @@ enum nova_attr {
 	NOVA_A_STATS,
 	NOVA_A_SNAPSHOT,
 	NOVA_A_GC,
+	NOVA_A_SCRUB,
+	NOVA_A_CORRUPTION,
+	NOVA_A_INJECT,
 
 	__NOVA_A_MAX
 };
@@ -336,6 +473,12 @@ enum nova_stats_attr {
 	NOVA_STATS_A_GC_THOROUGH_PAGES,
 	NOVA_STATS_A_GC_ENTRIES_COPIED,
 	NOVA_STATS_A_GC_TIME_NS,
+	NOVA_STATS_A_SCRUB_STATE,
+	NOVA_STATS_A_SCRUB_PASSES,
+	NOVA_STATS_A_SCRUB_BYTES,
+	NOVA_STATS_A_SCRUB_ERRORS,
+	NOVA_STATS_A_SCRUB_REPAIRED,
+	NOVA_STATS_A_SCRUB_UNRECOVERABLE,
 
 	__NOVA_STATS_A_MAX
 };
@@ -379,5 +522,87 @@ enum nova_gc_attr {
 	__NOVA_GC_A_MAX
 };
 #define NOVA_GC_A_MAX (__NOVA_GC_A_MAX - 1)
+
+enum nova_scrub_state {
+	NOVA_SCRUB_IDLE,		/* no pass since mount */
+	NOVA_SCRUB_RUNNING,
+	NOVA_SCRUB_PAUSED,		/* stopped, resumable */
+	NOVA_SCRUB_FINISHED,		/* the last pass ended */
+};
+
+enum nova_scrub_attr {
+	NOVA_SCRUB_A_UNSPEC,
+	NOVA_SCRUB_A_PAD,
+	NOVA_SCRUB_A_STATE,
+	NOVA_SCRUB_A_BANDWIDTH,
+	NOVA_SCRUB_A_RESTART,
+	NOVA_SCRUB_A_BYTES_SCANNED,
+	NOVA_SCRUB_A_BYTES_TOTAL,
+	NOVA_SCRUB_A_INODES_SCANNED,
+	NOVA_SCRUB_A_META_CHECKED,
+	NOVA_SCRUB_A_DATA_CHECKED,
+	NOVA_SCRUB_A_ERRORS,
+	NOVA_SCRUB_A_REPAIRED,
+	NOVA_SCRUB_A_UNRECOVERABLE,
+	NOVA_SCRUB_A_START_TIME,
+	NOVA_SCRUB_A_FINISH_TIME,
+	NOVA_SCRUB_A_ERRNO,
+	NOVA_SCRUB_A_BAD_DROPPED,
+	NOVA_SCRUB_A_BAD,
+
+	__NOVA_SCRUB_A_MAX
+};
+#define NOVA_SCRUB_A_MAX (__NOVA_SCRUB_A_MAX - 1)
+
+/* What a NOVA_CMD_CORRUPTION or NOVA_SCRUB_A_BAD is about. */
+enum nova_corruption_kind {
+	NOVA_CORRUPT_SUPER = 1,		/* a superblock copy */
+	NOVA_CORRUPT_INODE = 2,		/* an inode slot */
+	NOVA_CORRUPT_LOG_ENTRY = 3,	/* one entry of an inode log */
+	NOVA_CORRUPT_LOG_TAIL = 4,	/* the tail of a log page */
+	NOVA_CORRUPT_DATA = 5,		/* a strip of a data page */
+	NOVA_CORRUPT_CSUM = 6,		/* the checksums of a data page */
+	NOVA_CORRUPT_PARITY = 7,	/* the parity strip of a data page */
+	NOVA_CORRUPT_JOURNAL = 8,	/* a per-CPU journal head */
+	NOVA_CORRUPT_INODE_TABLE = 9,	/* an inode-table head */
+};
+
+enum nova_corruption_attr {
+	NOVA_CORRUPTION_A_UNSPEC,
+	NOVA_CORRUPTION_A_PAD,
+	NOVA_CORRUPTION_A_INODE,
+	NOVA_CORRUPTION_A_KIND,
+	NOVA_CORRUPTION_A_OFFSET,
+	NOVA_CORRUPTION_A_REPAIRED,
+
+	__NOVA_CORRUPTION_A_MAX
+};
+#define NOVA_CORRUPTION_A_MAX (__NOVA_CORRUPTION_A_MAX - 1)
+
+/* The object NOVA_CMD_INJECT damages (numbered as the corruption kinds). */
+enum nova_inject_target {
+	NOVA_INJECT_SUPER = 1,
+	NOVA_INJECT_INODE = 2,
+	NOVA_INJECT_LOG_ENTRY = 3,
+	NOVA_INJECT_LOG_TAIL = 4,
+	NOVA_INJECT_DATA = 5,
+	NOVA_INJECT_CSUM = 6,
+	NOVA_INJECT_PARITY = 7,
+
+	__NOVA_INJECT_MAX
+};
+#define NOVA_INJECT_MAX (__NOVA_INJECT_MAX - 1)
+
+enum nova_inject_attr {
+	NOVA_INJECT_A_UNSPEC,
+	NOVA_INJECT_A_PAD,
+	NOVA_INJECT_A_TARGET,
+	NOVA_INJECT_A_INODE,
+	NOVA_INJECT_A_OFFSET,
+	NOVA_INJECT_A_COPY,
+
+	__NOVA_INJECT_A_MAX
+};
+#define NOVA_INJECT_A_MAX (__NOVA_INJECT_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_NOVA_GENL_H */

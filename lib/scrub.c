@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * libnova: integrity scrub (start, stop, status), its notifications and
+ * the test-only corruption injector.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <netlink/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
+#include "libnova.h"
+#include "decode.h"
+
+static struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
+	[NOVA_SCRUB_A_STATE]		= { .type = NLA_U32 },
+	[NOVA_SCRUB_A_BANDWIDTH]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_BYTES_SCANNED]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_BYTES_TOTAL]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_INODES_SCANNED]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_META_CHECKED]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_DATA_CHECKED]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_ERRORS]		= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_REPAIRED]		= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_UNRECOVERABLE]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_START_TIME]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_FINISH_TIME]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_ERRNO]		= { .type = NLA_U32 },
+	[NOVA_SCRUB_A_BAD_DROPPED]	= { .type = NLA_U64 },
+	[NOVA_SCRUB_A_BAD]		= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_corruption_policy[NOVA_CORRUPTION_A_MAX + 1] = {
+	[NOVA_CORRUPTION_A_INODE]	= { .type = NLA_U64 },
+	[NOVA_CORRUPTION_A_KIND]	= { .type = NLA_U32 },
+	[NOVA_CORRUPTION_A_OFFSET]	= { .type = NLA_U64 },
+	[NOVA_CORRUPTION_A_REPAIRED]	= { .type = NLA_U8 },
+};
+
+const char *nova_scrub_state_name(uint32_t state)
+{
+	switch (state) {
+	case NOVA_SCRUB_IDLE:
+		return "idle";
+	case NOVA_SCRUB_RUNNING:
+		return "running";
+	case NOVA_SCRUB_PAUSED:
+		return "paused";
+	case NOVA_SCRUB_FINISHED:
+		return "finished";
+	}
+	return "unknown";
+}
+
+/* Names of the corruption kinds and inject targets (same numbers). */
+static const char *const nova_kind_names[] = {
+	[NOVA_CORRUPT_SUPER]		= "super",
+	[NOVA_CORRUPT_INODE]		= "inode",
+	[NOVA_CORRUPT_LOG_ENTRY]	= "log-entry",
+	[NOVA_CORRUPT_LOG_TAIL]		= "log-tail",
+	[NOVA_CORRUPT_DATA]		= "data",
+	[NOVA_CORRUPT_CSUM]		= "csum",
+	[NOVA_CORRUPT_PARITY]		= "parity",
+	[NOVA_CORRUPT_JOURNAL]		= "journal",
+	[NOVA_CORRUPT_INODE_TABLE]	= "inode-table",
+};
+
+#define NOVA_N_KINDS (sizeof(nova_kind_names) / sizeof(nova_kind_names[0]))
+
+const char *nova_corruption_kind_name(uint32_t kind)
+{
+	if (kind < NOVA_N_KINDS && nova_kind_names[kind])
+		return nova_kind_names[kind];
+	return "unknown";
+}
+
+const char *nova_inject_target_name(uint32_t target)
+{
+	if (target < 1 || target > NOVA_INJECT_MAX)
+		return "unknown";
+	return nova_kind_names[target];
+}
+
+int nova_inject_target_parse(const char *name)
+{
+	for (uint32_t t = 1; t <= NOVA_INJECT_MAX; t++)
+		if (!strcmp(name, nova_kind_names[t]))
+			return (int)t;
+	return -EINVAL;
+}
+
+static int nova_decode_bad(struct nlattr *nest, struct nova_corruption *c)
+{
+	struct nlattr *tb[NOVA_CORRUPTION_A_MAX + 1];
+
+	memset(c, 0, sizeof(*c));
+	if (nla_parse_nested(tb, NOVA_CORRUPTION_A_MAX, nest,
+			     nova_corruption_policy) ||
+	    !tb[NOVA_CORRUPTION_A_KIND])
+		return -EBADMSG;
+	c->ino = nova_u64(tb, NOVA_CORRUPTION_A_INODE);
+	c->kind = nla_get_u32(tb[NOVA_CORRUPTION_A_KIND]);
+	c->offset = nova_u64(tb, NOVA_CORRUPTION_A_OFFSET);
+	if (tb[NOVA_CORRUPTION_A_REPAIRED])
+		c->repaired = nla_get_u8(tb[NOVA_CORRUPTION_A_REPAIRED]);
+	return 0;
+}
+
+static int nova_decode_scrub_nest(struct nlattr *nest,
+				  struct nova_scrub_info *si)
+{
+	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1], *a;
+	int rem;
+
+	if (nla_parse_nested(tb, NOVA_SCRUB_A_MAX, nest, nova_scrub_policy) ||
+	    !tb[NOVA_SCRUB_A_STATE])
+		return -EBADMSG;
+	si->state = nla_get_u32(tb[NOVA_SCRUB_A_STATE]);
+	if (tb[NOVA_SCRUB_A_ERRNO])
+		si->err = nla_get_u32(tb[NOVA_SCRUB_A_ERRNO]);
+	si->bandwidth = nova_u64(tb, NOVA_SCRUB_A_BANDWIDTH);
+	si->bytes_scanned = nova_u64(tb, NOVA_SCRUB_A_BYTES_SCANNED);
+	si->bytes_total = nova_u64(tb, NOVA_SCRUB_A_BYTES_TOTAL);
+	si->inodes_scanned = nova_u64(tb, NOVA_SCRUB_A_INODES_SCANNED);
+	si->meta_checked = nova_u64(tb, NOVA_SCRUB_A_META_CHECKED);
+	si->data_checked = nova_u64(tb, NOVA_SCRUB_A_DATA_CHECKED);
+	si->errors = nova_u64(tb, NOVA_SCRUB_A_ERRORS);
+	si->repaired = nova_u64(tb, NOVA_SCRUB_A_REPAIRED);
+	si->unrecoverable = nova_u64(tb, NOVA_SCRUB_A_UNRECOVERABLE);
+	si->start_ns = nova_u64(tb, NOVA_SCRUB_A_START_TIME);
+	si->finish_ns = nova_u64(tb, NOVA_SCRUB_A_FINISH_TIME);
+	si->bad_dropped = nova_u64(tb, NOVA_SCRUB_A_BAD_DROPPED);
+	/* NOVA_SCRUB_A_BAD repeats: walk the nest. */
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != NOVA_SCRUB_A_BAD)
+			continue;
+		if (si->n_bad == NOVA_GENL_SCRUB_BAD_MAX)
+			break;
+		if (nova_decode_bad(a, &si->bad[si->n_bad]))
+			return -EBADMSG;
+		si->n_bad++;
+	}
+	return 0;
+}
+
+int nova_decode_scrub(const struct nlmsghdr *nlh, struct nova_scrub_info *si)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1];
+
+	memset(si, 0, sizeof(*si));
+	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &si->id) ||
+	    !tb[NOVA_A_SCRUB])
+		return -EBADMSG;
+	return nova_decode_scrub_nest(tb[NOVA_A_SCRUB], si);
+}
+
+int nova_decode_scrub_event(const struct nlmsghdr *nlh,
+			    struct nova_scrub_event *ev)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *tb[NOVA_A_MAX + 1];
+
+	memset(ev, 0, sizeof(*ev));
+	if (!genlmsg_valid_hdr((struct nlmsghdr *)nlh, 0))
+		return -EBADMSG;
+	if (gh->cmd != NOVA_CMD_SCRUB_FINISHED && gh->cmd != NOVA_CMD_CORRUPTION)
+		return -ENOENT;
+	ev->cmd = gh->cmd;
+	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &ev->id))
+		return -EBADMSG;
+	if (gh->cmd == NOVA_CMD_CORRUPTION)
+		return tb[NOVA_A_CORRUPTION] ?
+		       nova_decode_bad(tb[NOVA_A_CORRUPTION], &ev->corruption) :
+		       -EBADMSG;
+	ev->scrub.id = ev->id;
+	return tb[NOVA_A_SCRUB] ?
+	       nova_decode_scrub_nest(tb[NOVA_A_SCRUB], &ev->scrub) : -EBADMSG;
+}
+
+struct nova_one_scrub {
+	struct nova_scrub_info *si;
+	int got;
+};
+
+static int nova_one_scrub_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct nova_one_scrub *o = arg;
+
+	if (o->got++)
+		return -EBADMSG;
+	return nova_decode_scrub(nlh, o->si);
+}
+
+/* One scrub request; NEST_BW/NEST_RESTART go into a NOVA_A_SCRUB nest. */
+static int nova_scrub_do(struct nova_ipc *ipc, uint8_t cmd,
+			 const struct nova_sel *sel, bool set_bw, uint64_t bw,
+			 bool restart, struct nova_scrub_info *si,
+			 struct nova_err *e)
+{
+	struct nova_one_scrub o = { .si = si };
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, cmd, false);
+	if (!msg) {
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_put_sel(msg, sel);
+	if (!err && (set_bw || restart)) {
+		nest = nla_nest_start(msg, NOVA_A_SCRUB | NLA_F_NESTED);
+		err = !nest ? -ENOMEM : 0;
+		if (!err && set_bw)
+			err = nla_put_u64(msg, NOVA_SCRUB_A_BANDWIDTH, bw);
+		if (!err && restart)
+			err = nla_put_flag(msg, NOVA_SCRUB_A_RESTART);
+		if (!err)
+			nla_nest_end(msg, nest);
+	}
+	if (err) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_ipc_transact(ipc, msg, nova_one_scrub_cb, &o, e);
+	if (!err && !o.got) {
+		nova_err_set(e, -EBADMSG, "the kernel sent no scrub status");
+		err = -EBADMSG;
+	}
+	return err;
+}
+
+int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
+		     bool set_bw, uint64_t bw, bool restart,
+		     struct nova_scrub_info *si, struct nova_err *e)
+{
+	return nova_scrub_do(ipc, NOVA_CMD_SCRUB_START, sel, set_bw, bw,
+			     restart, si, e);
+}
+
+int nova_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
+		    struct nova_scrub_info *si, struct nova_err *e)
+{
+	return nova_scrub_do(ipc, NOVA_CMD_SCRUB_STOP, sel, false, 0, false,
+			     si, e);
+}
+
+int nova_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
+		      struct nova_scrub_info *si, struct nova_err *e)
+{
+	return nova_scrub_do(ipc, NOVA_CMD_SCRUB_STATUS, sel, false, 0, false,
+			     si, e);
+}
+
+static int nova_inject_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	return 0;
+}
+
+int nova_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
+		uint32_t target, uint64_t ino, uint64_t offset, uint32_t copy,
+		struct nova_err *e)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, NOVA_CMD_INJECT, false);
+	if (!msg) {
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_put_sel(msg, sel);
+	nest = err ? NULL : nla_nest_start(msg, NOVA_A_INJECT | NLA_F_NESTED);
+	if (!nest || nla_put_u32(msg, NOVA_INJECT_A_TARGET, target) ||
+	    nla_put_u64(msg, NOVA_INJECT_A_INODE, ino) ||
+	    nla_put_u64(msg, NOVA_INJECT_A_OFFSET, offset) ||
+	    nla_put_u32(msg, NOVA_INJECT_A_COPY, copy)) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	nla_nest_end(msg, nest);
+	return nova_ipc_transact(ipc, msg, nova_inject_cb, NULL, e);
+}

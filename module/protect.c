@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: data protection. Every data block is 8 strips of 512 bytes; each
+ * strip has a crc32c in two checksum areas (primary low on the device,
+ * replica high) and the block has one parity strip, the XOR of its 8
+ * strips (uapi/nova_format.h, docs/protection.md).
+ *
+ * Writing (nova_protect_blocks(), nova_protect_strips()): file data is
+ * copy-on-write, so the new blocks are private until the write entry's
+ * log tail is committed. Their checksums and parity are computed from
+ * what is on PMEM and written with the data, before the caller's commit:
+ *
+ *	data (flushed) -> primary checksums (flushed) -> fence ->
+ *	replica checksums + parity (flushed) -> [caller] fence -> tail
+ *
+ * A crash before the tail store leaves the old blocks, the old checksums
+ * (the slots written belong to blocks nothing references yet) and the old
+ * parity; after it, all of the new ones. The fence between the two
+ * checksum copies matters only for in-place updates (the bytes past the
+ * end of file, nova_zero_eof_tail()): a torn update leaves one copy that
+ * matches the data, and a strip matching either copy is good.
+ *
+ * Reading (nova_read_verified()): a block is copied strip by strip with
+ * copy_mc_to_kernel(), so poisoned media becomes a bad strip rather than
+ * a machine check, and each strip is compared with both checksum copies.
+ * One bad strip is rebuilt from parity and the other seven, checked
+ * against the checksums and written back; a checksum copy that disagrees
+ * with good data is rewritten from the data. Two or more bad strips (or a
+ * bad strip whose rebuild does not match) fail the read with -EIO and are
+ * reported once per page, rate-limited; wrong data is never returned. A
+ * parity strip that disagrees with eight good strips is rewritten.
+ *
+ * Writable shared mappings store to the blocks behind our back, so a file
+ * mapped writable is unprotected: its inode number is in the
+ * unprotected-inode list on media while any such mapping exists, reads do
+ * not verify it, and when the last such mapping goes away (or recovery
+ * finds it listed after a crash) all its checksums and parity are
+ * recomputed before the entry is removed.
+ *
+ * Lock order: log_lock -> nova_sb_info.mmap_mutex. Repairs from readers
+ * (i_rwsem shared) may race with each other or with the scrub; they write
+ * the same bytes. In-place changes of a block's contents (writers) hold
+ * i_rwsem exclusively and log_lock.
+ */
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "nova.h"
+#include "pmem.h"
+#include "protect.h"
+
+static __le32 *nova_csum_slot(struct nova_sb_info *sbi, unsigned long blk,
+			      unsigned int copy)
+{
+	u64 area = copy ? sbi->layout.csum_replica : sbi->layout.csum;
+
+	return nova_block(sbi, area) + (u64)blk * NOVA_CSUM_SLOT;
+}
+
+static void *nova_parity_slot(struct nova_sb_info *sbi, unsigned long blk)
+{
+	return nova_block(sbi, sbi->layout.parity) + (u64)blk * NOVA_STRIP_SIZE;
+}
+
+bool nova_prot_csum(struct super_block *sb)
+{
+	return NOVA_SB(sb)->prot & NOVA_FEATURE_DATA_CSUM;
+}
+
+static bool nova_prot_parity(struct nova_sb_info *sbi)
+{
+	return sbi->prot & NOVA_FEATURE_DATA_PARITY;
+}
+
+static u32 nova_strip_crc(const void *strip)
+{
+	return nova_crc(strip, NOVA_STRIP_SIZE);
+}
+
+/* XOR of the NOVA_STRIPS strips of @block into @out. */
+static void nova_xor_strips(u64 *out, const void *block)
+{
+	const u64 *s = block;
+	unsigned int i, w, words = NOVA_STRIP_SIZE / sizeof(u64);
+
+	memcpy(out, s, NOVA_STRIP_SIZE);
+	for (i = 1; i < NOVA_STRIPS; i++)
+		for (w = 0; w < words; w++)
+			out[w] ^= s[i * words + w];
+}
+
+static void nova_write_parity(struct nova_sb_info *sbi, unsigned long blk)
+{
+	u64 p[NOVA_STRIP_SIZE / sizeof(u64)];
+
+	nova_xor_strips(p, nova_block(sbi, blk));
+	nova_pmem_memcpy(nova_parity_slot(sbi, blk), p, sizeof(p));
+}
+
+/*
+ * Recompute the checksums of strips [@from, @to) and the parity of block
+ * @blk from its contents on PMEM. Durable after the caller's next fence.
+ */
+void nova_protect_strips(struct super_block *sb, unsigned long blk,
+			 unsigned int from, unsigned int to)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	const u8 *data = nova_block(sbi, blk);
+	__le32 c[NOVA_STRIPS];
+	unsigned int i;
+
+	if (!nova_prot_csum(sb) || from >= to)
+		return;
+	for (i = from; i < to; i++)
+		c[i] = cpu_to_le32(nova_strip_crc(data + i * NOVA_STRIP_SIZE));
+	nova_pmem_memcpy(nova_csum_slot(sbi, blk, 0) + from, c + from,
+			 (to - from) * sizeof(c[0]));
+	/* One copy complete before the other changes (in-place updates). */
+	nova_pmem_fence();
+	nova_pmem_memcpy(nova_csum_slot(sbi, blk, 1) + from, c + from,
+			 (to - from) * sizeof(c[0]));
+	if (nova_prot_parity(sbi))
+		nova_write_parity(sbi, blk);
+}
+
+void nova_protect_block(struct super_block *sb, unsigned long blk)
+{
+	nova_protect_strips(sb, blk, 0, NOVA_STRIPS);
+}
+
+/*
+ * Protect @n new blocks from @blk (not yet reachable from any log): both
+ * copies and the parity of every block, with one fence between the copies.
+ * Durable after the caller's next fence, which precedes its tail commit.
+ */
+void nova_protect_blocks(struct super_block *sb, unsigned long blk,
+			 unsigned long n)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le32 c[NOVA_STRIPS];
+	unsigned long b;
+	unsigned int i;
+
+	if (!nova_prot_csum(sb))
+		return;
+	for (b = blk; b < blk + n; b++) {
+		const u8 *data = nova_block(sbi, b);
+
+		for (i = 0; i < NOVA_STRIPS; i++)
+			c[i] = cpu_to_le32(nova_strip_crc(data +
+							  i * NOVA_STRIP_SIZE));
+		nova_pmem_memcpy(nova_csum_slot(sbi, b, 0), c, sizeof(c));
+		nova_pmem_memcpy(nova_csum_slot(sbi, b, 1), c, sizeof(c));
+		if (nova_prot_parity(sbi))
+			nova_write_parity(sbi, b);
+	}
+}
+
+/* ---- verification and repair ---- */
+
+struct nova_block_check {
+	u8 *buf;			/* NOVA_BLOCK_SIZE: the block's data */
+	__le32 c[2][NOVA_STRIPS];	/* the two checksum copies */
+	bool copy_ok[2];		/* the copy could be read */
+	unsigned long bad;		/* bitmap: strips matching no copy */
+	unsigned long fix[2];		/* bitmap: checksum slots to rewrite */
+	bool fix_parity;		/* parity disagrees with good strips */
+};
+
+/* Copy the block and its checksums out of PMEM, marking poisoned strips. */
+static void nova_check_read(struct nova_sb_info *sbi, unsigned long blk,
+			    struct nova_block_check *k)
+{
+	const u8 *data = nova_block(sbi, blk);
+	unsigned int i, copy;
+
+	for (copy = 0; copy < 2; copy++)
+		k->copy_ok[copy] = !nova_pmem_read(k->c[copy],
+				nova_csum_slot(sbi, blk, copy),
+				sizeof(k->c[copy]));
+	k->bad = 0;
+	k->fix[0] = 0;
+	k->fix[1] = 0;
+	for (i = 0; i < NOVA_STRIPS; i++) {
+		u8 *s = k->buf + i * NOVA_STRIP_SIZE;
+		bool m0, m1;
+		u32 crc;
+
+		if (nova_pmem_read(s, data + i * NOVA_STRIP_SIZE,
+				   NOVA_STRIP_SIZE)) {
+			__set_bit(i, &k->bad);
+			continue;
+		}
+		crc = nova_strip_crc(s);
+		m0 = k->copy_ok[0] && le32_to_cpu(k->c[0][i]) == crc;
+		m1 = k->copy_ok[1] && le32_to_cpu(k->c[1][i]) == crc;
+		if (!m0 && !m1) {
+			__set_bit(i, &k->bad);
+			continue;
+		}
+		if (!m0)
+			__set_bit(i, &k->fix[0]);
+		if (!m1)
+			__set_bit(i, &k->fix[1]);
+		k->c[0][i] = cpu_to_le32(crc);
+		k->c[1][i] = cpu_to_le32(crc);
+	}
+}
+
+/*
+ * Rebuild the one bad strip @bad from parity. On success the rebuilt
+ * strip is in k->buf, k->c holds its checksum in both copies and both
+ * copies are marked for rewriting where they differed.
+ */
+static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
+			       struct nova_block_check *k, unsigned int bad)
+{
+	u64 p[NOVA_STRIP_SIZE / sizeof(u64)];
+	u64 *strip = (u64 *)(k->buf + bad * NOVA_STRIP_SIZE);
+	const u64 *s = (const u64 *)k->buf;
+	unsigned int i, w, words = ARRAY_SIZE(p);
+	u32 crc;
+
+	if (!nova_prot_parity(sbi) ||
+	    nova_pmem_read(p, nova_parity_slot(sbi, blk), sizeof(p)))
+		return false;
+	for (i = 0; i < NOVA_STRIPS; i++)
+		if (i != bad)
+			for (w = 0; w < words; w++)
+				p[w] ^= s[i * words + w];
+	crc = nova_strip_crc(p);
+	if (k->copy_ok[0] && le32_to_cpu(k->c[0][bad]) == crc) {
+		__set_bit(bad, &k->fix[1]);
+	} else if (k->copy_ok[1] && le32_to_cpu(k->c[1][bad]) == crc) {
+		__set_bit(bad, &k->fix[0]);
+	} else {
+		/*
+		 * Not even when the rebuilt strip equals the one on the
+		 * medium: the same damage in the strip and in the parity
+		 * cancels out, so agreement proves nothing. EIO.
+		 */
+		return false;
+	}
+	memcpy(strip, p, sizeof(p));
+	k->c[0][bad] = cpu_to_le32(crc);
+	k->c[1][bad] = cpu_to_le32(crc);
+	return true;
+}
+
+/* All strips are good: does the parity strip match them? */
+static bool nova_check_parity(struct nova_sb_info *sbi, unsigned long blk,
+			      struct nova_block_check *k)
+{
+	u64 p[NOVA_STRIP_SIZE / sizeof(u64)], want[ARRAY_SIZE(p)];
+
+	if (!nova_prot_parity(sbi))
+		return true;
+	nova_xor_strips(want, k->buf);
+	if (!nova_pmem_read(p, nova_parity_slot(sbi, blk), sizeof(p)) &&
+	    !memcmp(p, want, sizeof(p)))
+		return true;
+	k->fix_parity = true;
+	return false;
+}
+
+/* Write back a rebuilt strip and the checksum slots marked for fixing. */
+static unsigned int nova_check_repair(struct nova_sb_info *sbi,
+				      unsigned long blk,
+				      struct nova_block_check *k, int rebuilt)
+{
+	unsigned int copy, i, n = 0;
+
+	if (rebuilt >= 0) {
+		/* The strip first: it then matches the copy that survived. */
+		nova_pmem_memcpy(nova_block(sbi, blk) + rebuilt *
+				 NOVA_STRIP_SIZE,
+				 k->buf + rebuilt * NOVA_STRIP_SIZE,
+				 NOVA_STRIP_SIZE);
+		nova_pmem_fence();
+		n++;
+	}
+	for (copy = 0; copy < 2; copy++) {
+		for_each_set_bit(i, &k->fix[copy], NOVA_STRIPS) {
+			__le32 *slot = nova_csum_slot(sbi, blk, copy) + i;
+
+			nova_pmem_memcpy(slot, &k->c[copy][i], sizeof(*slot));
+			n++;
+		}
+		nova_pmem_fence();
+	}
+	if (k->fix_parity) {
+		u64 p[NOVA_STRIP_SIZE / sizeof(u64)];
+
+		nova_xor_strips(p, k->buf);
+		nova_pmem_memcpy(nova_parity_slot(sbi, blk), p, sizeof(p));
+		nova_pmem_fence();
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Verify block @blk into @buf; repair if @repair. Returns 0 with the good
+ * contents in @buf, or -EIO if the block cannot be repaired.
+ */
+static int nova_check_block(struct nova_sb_info *sbi, unsigned long blk,
+			    bool repair, void *buf,
+			    struct nova_verify_result *res)
+{
+	struct nova_block_check k = { .buf = buf };
+	unsigned int nbad, n;
+	int rebuilt = -1;
+
+	nova_check_read(sbi, blk, &k);
+	nbad = bitmap_weight(&k.bad, NOVA_STRIPS);
+	res->checked += NOVA_STRIPS;
+	res->bad += nbad + bitmap_weight(&k.fix[0], NOVA_STRIPS) +
+		    bitmap_weight(&k.fix[1], NOVA_STRIPS);
+	atomic64_add(NOVA_STRIPS, &sbi->prot_verified);
+	if (nbad > 1 || (nbad == 1 &&
+			 !nova_check_rebuild(sbi, blk, &k, __ffs(k.bad)))) {
+		res->unrecoverable++;
+		atomic64_inc(&sbi->prot_unrecoverable);
+		return -EIO;
+	}
+	if (nbad)
+		rebuilt = __ffs(k.bad);
+	else if (!nova_check_parity(sbi, blk, &k))
+		res->bad++;
+	if (!repair || (rebuilt < 0 && !k.fix[0] && !k.fix[1] &&
+			!k.fix_parity))
+		return 0;
+	n = nova_check_repair(sbi, blk, &k, rebuilt);
+	res->repaired += n;
+	atomic64_add(n, &sbi->prot_repaired);
+	return 0;
+}
+
+/* Reads of this file are not verified (see the top of the file). */
+bool nova_prot_skip_verify(struct inode *inode)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+
+	return !nova_prot_csum(inode->i_sb) || !sbi->verify ||
+	       atomic_read(&NOVA_I(inode)->wmaps);
+}
+
+/*
+ * Read file page at @pos (block @blk) into @buf, verified and repaired.
+ * -EIO (reported) if it cannot be repaired.
+ */
+int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
+		       void *buf)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_verify_result res = { };
+	int err;
+
+	err = nova_check_block(NOVA_SB(sb), blk, !sb_rdonly(sb), buf, &res);
+	if (err)
+		pr_err_ratelimited("nova (%s): error: inode %lu offset %lld: unrecoverable data corruption (block %lu)\n",
+				   sb->s_id, inode->i_ino, pos, blk);
+	else if (res.repaired)
+		nova_info(sb, "inode %lu offset %lld: repaired %u damaged strip(s) or checksum(s) of block %lu",
+			  inode->i_ino, pos, res.repaired, blk);
+	return err;
+}
+
+int nova_verify_data_block(struct super_block *sb, u64 blocknr, bool repair,
+			   struct nova_verify_result *res)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	void *buf;
+	int err;
+
+	if (!nova_prot_csum(sb))
+		return -EOPNOTSUPP;
+	if (!nova_block_ok(sbi, blocknr, 1))
+		return -ERANGE;
+	buf = kmalloc(NOVA_BLOCK_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = nova_check_block(sbi, blocknr, repair && !sb_rdonly(sb), buf,
+			       res);
+	kfree(buf);
+	return err;
+}
+
+/*
+ * Every data page of a regular file, under its log_lock. Returns 0 or the
+ * first error other than -EIO (unrecoverable pages are counted in @res).
+ */
+int nova_verify_inode_data(struct inode *inode, bool repair,
+			   struct nova_verify_result *res)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	unsigned long idx;
+	void *v;
+	int err = 0;
+
+	if (!S_ISREG(inode->i_mode) || nova_prot_skip_verify(inode))
+		return 0;
+	mutex_lock(&ni->log_lock);
+	xa_for_each(&ni->pages, idx, v) {
+		err = nova_verify_data_block(inode->i_sb,
+					     nova_file_block(inode, idx),
+					     repair, res);
+		if (err == -EIO)
+			err = 0;
+		if (err)
+			break;
+	}
+	mutex_unlock(&ni->log_lock);
+	return err;
+}
+
+int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
+		      struct nova_verify_result *res)
+{
+	struct nova_inode *pi = nova_get_pinode(sb, ino);
+	struct nova_inode copy;
+
+	if (!ino || !pi)
+		return -ENOENT;
+	if (nova_pmem_read(&copy, pi, sizeof(copy))) {
+		res->checked++;
+		res->bad++;
+		res->unrecoverable++;
+		return -EIO;
+	}
+	if (le64_to_cpu(copy.i_valid) != 1)
+		return -ENOENT;
+	res->checked++;
+	if (le32_to_cpu(copy.i_csum) == nova_inode_crc(&copy) &&
+	    le64_to_cpu(copy.i_ino) == ino)
+		return 0;
+	/* No inode replicas yet: a bad slot cannot be repaired. */
+	res->bad++;
+	res->unrecoverable++;
+	return 0;
+}
+
+/* ---- files mapped writable: the unprotected-inode list ---- */
+
+static __le64 *nova_mmap_list(struct nova_sb_info *sbi)
+{
+	return nova_block(sbi, sbi->layout.mmap);
+}
+
+/* Add @ino to the list (slot 0 counts those that find no slot). */
+static void nova_mmap_list_add(struct nova_sb_info *sbi, u64 ino)
+{
+	__le64 *l = nova_mmap_list(sbi);
+	unsigned int i;
+
+	mutex_lock(&sbi->mmap_mutex);
+	for (i = 1; i < NOVA_MMAP_SLOTS; i++)
+		if (!l[i])
+			break;
+	if (i < NOVA_MMAP_SLOTS)
+		nova_pmem_commit64(&l[i], ino);
+	else
+		nova_pmem_commit64(&l[0], le64_to_cpu(l[0]) + 1);
+	mutex_unlock(&sbi->mmap_mutex);
+}
+
+static void nova_mmap_list_del(struct nova_sb_info *sbi, u64 ino)
+{
+	__le64 *l = nova_mmap_list(sbi);
+	unsigned int i;
+
+	mutex_lock(&sbi->mmap_mutex);
+	for (i = 1; i < NOVA_MMAP_SLOTS; i++)
+		if (le64_to_cpu(l[i]) == ino)
+			break;
+	if (i < NOVA_MMAP_SLOTS)
+		nova_pmem_commit64(&l[i], 0);
+	else if (l[0])
+		nova_pmem_commit64(&l[0], le64_to_cpu(l[0]) - 1);
+	mutex_unlock(&sbi->mmap_mutex);
+}
+
+/*
+ * A writable shared mapping of @inode is created. The first one lists the
+ * inode on media (durable) before any store through the mapping can
+ * happen: mmap() returns only afterwards.
+ */
+void nova_prot_mmap_get(struct inode *inode)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+
+	if (!nova_prot_csum(inode->i_sb))
+		return;
+	/* log_lock orders this against a concurrent last put. */
+	mutex_lock(&NOVA_I(inode)->log_lock);
+	if (atomic_inc_return(&NOVA_I(inode)->wmaps) == 1)
+		nova_mmap_list_add(sbi, inode->i_ino);
+	mutex_unlock(&NOVA_I(inode)->log_lock);
+}
+
+/* Re-protect every data page of @inode. Caller holds log_lock. */
+static void nova_reprotect_file(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	unsigned long idx;
+	void *v;
+
+	xa_for_each(&ni->pages, idx, v)
+		nova_protect_block(inode->i_sb, nova_file_block(inode, idx));
+	nova_pmem_fence();
+}
+
+/*
+ * A writable shared mapping goes away (its pages are unmapped already).
+ * After the last one, checksums and parity are recomputed and made
+ * durable before the inode leaves the list.
+ */
+void nova_prot_mmap_put(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+
+	if (!nova_prot_csum(inode->i_sb))
+		return;
+	mutex_lock(&ni->log_lock);
+	if (atomic_dec_and_test(&ni->wmaps)) {
+		nova_reprotect_file(inode);
+		nova_mmap_list_del(NOVA_SB(inode->i_sb), inode->i_ino);
+	}
+	mutex_unlock(&ni->log_lock);
+}
+
+/* Was @ino listed as mapped writable when the file system went down? */
+bool nova_prot_was_mapped(struct super_block *sb, u64 ino)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le64 *l;
+	unsigned int i;
+
+	if (!sbi->layout.mmap)
+		return false;
+	l = nova_mmap_list(sbi);
+	if (l[0])
+		return true;
+	for (i = 1; i < NOVA_MMAP_SLOTS; i++)
+		if (le64_to_cpu(READ_ONCE(l[i])) == ino)
+			return true;
+	return false;
+}
+
+/* Recovery re-protected the listed files: empty the list. */
+void nova_prot_clear_mapped(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sbi->layout.mmap)
+		return;
+	nova_pmem_memset(nova_mmap_list(sbi), 0, NOVA_BLOCK_SIZE);
+	nova_pmem_fence();
+}
+
+/*
+ * Mount: a non-empty list on a file system that is not recovered (clean,
+ * or mounted without recovery) cannot be acted upon; verification is then
+ * turned off rather than failing reads of files whose checksums are stale.
+ */
+int nova_prot_load(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le64 *l;
+	unsigned int i;
+
+	if (!sbi->layout.mmap || sbi->recovered)
+		return 0;
+	l = nova_mmap_list(sbi);
+	for (i = 0; i < NOVA_MMAP_SLOTS; i++)
+		if (READ_ONCE(l[i]))
+			break;
+	if (i < NOVA_MMAP_SLOTS && sbi->verify) {
+		nova_warn(sb, "files mapped writable were not re-protected (no recovery ran): read verification is off");
+		sbi->verify = false;
+	}
+	return 0;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * novactl scrub: start, pause and watch the online integrity scrub of a
+ * mounted NOVA file system.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "novactl.h"
+
+/* How often --wait polls the status. */
+#define SCRUB_POLL_MS	200
+
+static void scrub_start_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: novactl scrub start [-j|--json] [-p|--pretty] [-b|--bandwidth RATE]\n"
+		"                           [-r|--restart] [-w|--wait] PATH\n"
+		"\n"
+		"Start an integrity scrub of the NOVA file system holding PATH (a file\n"
+		"in it, its block device, MAJOR:MINOR or its UUID), or resume the paused\n"
+		"one. The kernel reads every superblock copy, journal and inode-table\n"
+		"record, inode, log page and data block, checks their checksums and\n"
+		"repairs what it can. RATE limits the reading in bytes per second, with\n"
+		"an optional K, M or G suffix (powers of 1024), 0 for no limit (the\n"
+		"default for a new pass; a resumed pass keeps its limit). --restart\n"
+		"begins a new pass even if one is paused. --wait returns when the pass\n"
+		"ends and prints its result. Needs CAP_NET_ADMIN.\n");
+}
+
+static void scrub_stop_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: novactl scrub stop [-j|--json] [-p|--pretty] PATH\n"
+		"\n"
+		"Pause the running scrub of the NOVA file system holding PATH; \"scrub\n"
+		"start\" resumes it where it stopped. Needs CAP_NET_ADMIN.\n");
+}
+
+static void scrub_status_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: novactl scrub status [-j|--json] [-p|--pretty] PATH\n"
+		"\n"
+		"Show the state, progress and findings of the current or last scrub of\n"
+		"the NOVA file system holding PATH. Exit status 1 if it found damage it\n"
+		"could not repair.\n");
+}
+
+int nctl_parse_rate(const char *s, uint64_t *bps)
+{
+	uint64_t v, mul = 1;
+	char num[32];
+	size_t len;
+
+	if (!s || !*s)
+		return -EINVAL;
+	len = strlen(s);
+	if (len >= sizeof(num))
+		return -ERANGE;
+	memcpy(num, s, len + 1);
+	switch (num[len - 1]) {
+	case 'k': case 'K':
+		mul = 1ULL << 10;
+		break;
+	case 'm': case 'M':
+		mul = 1ULL << 20;
+		break;
+	case 'g': case 'G':
+		mul = 1ULL << 30;
+		break;
+	default:
+		break;
+	}
+	if (mul != 1)
+		num[--len] = '\0';
+	if (nctl_parse_uint(num, UINT64_MAX / mul, &v))
+		return -EINVAL;
+	*bps = v * mul;
+	return 0;
+}
+
+static void scrub_print(struct nctl *c, const char *what,
+			const struct nova_scrub_info *si)
+{
+	struct json_object *doc;
+	char a[32], b[32], t[40];
+	double pct;
+	size_t i;
+
+	if (c->json) {
+		doc = nctl_json_scrub(si);
+		nctl_json_print(c, doc);
+		json_object_put(doc);
+		return;
+	}
+	if (what)
+		printf("%s %s\n", what, si->id.bdev);
+	pct = si->bytes_total ? 100.0 * (double)si->bytes_scanned /
+				(double)si->bytes_total : 0;
+	nctl_kv(2, "State", "%s", nova_scrub_state_name(si->state));
+	if (si->err)
+		nctl_kv(2, "Ended by", "%s", strerror((int)si->err));
+	nctl_kv(2, "Scanned", "%s of %s (%.1f%%)",
+		nctl_fmt_bytes(si->bytes_scanned, a, sizeof(a)),
+		nctl_fmt_bytes(si->bytes_total, b, sizeof(b)),
+		pct > 100 ? 100 : pct);
+	if (si->bandwidth)
+		nctl_kv(2, "Bandwidth", "%s/s",
+			nctl_fmt_bytes(si->bandwidth, a, sizeof(a)));
+	else
+		nctl_kv(2, "Bandwidth", "unlimited");
+	nctl_kv(2, "Inodes", "%llu", (unsigned long long)si->inodes_scanned);
+	nctl_kv(2, "Metadata checked", "%llu",
+		(unsigned long long)si->meta_checked);
+	nctl_kv(2, "Data checked", "%llu",
+		(unsigned long long)si->data_checked);
+	nctl_kv(2, "Errors", "%llu (repaired %llu, unrecoverable %llu)",
+		(unsigned long long)si->errors,
+		(unsigned long long)si->repaired,
+		(unsigned long long)si->unrecoverable);
+	if (si->start_ns)
+		nctl_kv(2, "Started", "%s",
+			nctl_fmt_time(si->start_ns, t, sizeof(t)));
+	if (si->finish_ns)
+		nctl_kv(2, "Finished", "%s",
+			nctl_fmt_time(si->finish_ns, t, sizeof(t)));
+	for (i = 0; i < si->n_bad; i++)
+		printf("    bad %-11s inode %llu offset %llu: %s\n",
+		       nova_corruption_kind_name(si->bad[i].kind),
+		       (unsigned long long)si->bad[i].ino,
+		       (unsigned long long)si->bad[i].offset,
+		       si->bad[i].repaired ? "repaired" : "not repairable");
+	if (si->bad_dropped)
+		printf("    ... and %llu more\n",
+		       (unsigned long long)si->bad_dropped);
+}
+
+/* Exit status of a shown status: damage left behind is a failure. */
+static int scrub_exit(const struct nova_scrub_info *si)
+{
+	return si->unrecoverable ? NCTL_EXIT_FAIL : NCTL_EXIT_OK;
+}
+
+static int scrub_fail(struct nctl *c, const char *path,
+		      const struct nova_err *e)
+{
+	if (e->from_kernel)
+		return nctl_error(c, NCTL_EXIT_FAIL, e->err, "%s: %s", path,
+				  e->msg);
+	return nctl_error_nova(c, e);
+}
+
+/* Options of the scrub commands. */
+struct scrub_opts {
+	bool set_bw;
+	uint64_t bw;
+	bool restart;
+	bool wait;
+	const char *path;
+};
+
+/* Parse ARGV; ALLOWED is the getopt string of extra short options. */
+static int scrub_parse(struct nctl *c, int argc, char **argv,
+		       const char *allowed, void (*help)(FILE *),
+		       struct scrub_opts *o)
+{
+	static const struct option opts[] = {
+		NCTL_COMMON_OPTS,
+		{ "bandwidth",	required_argument, NULL, 'b' },
+		{ "restart",	no_argument,       NULL, 'r' },
+		{ "wait",	no_argument,       NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char shorts[32];
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(shorts, sizeof(shorts), "%s%s", NCTL_COMMON_SHORT, allowed);
+	nctl_getopt_reset();
+	while ((opt = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		if (nctl_common_opt(c, opt))
+			continue;
+		if (opt == 'h') {
+			help(stdout);
+			return -1;
+		}
+		if (opt == ':')
+			return nctl_usage_error(c, "scrub %s: option '%s' needs an argument",
+						argv[0], argv[optind - 1]);
+		if (opt == '?' || !strchr(allowed, opt))
+			return nctl_usage_error(c, "scrub %s: unknown option '%s'",
+						argv[0], argv[optind - 1]);
+		if (opt == 'b') {
+			if (nctl_parse_rate(optarg, &o->bw))
+				return nctl_usage_error(c, "scrub %s: --bandwidth needs a rate such as 64M, not '%s'",
+							argv[0], optarg);
+			o->set_bw = true;
+		} else if (opt == 'r') {
+			o->restart = true;
+		} else if (opt == 'w') {
+			o->wait = true;
+		}
+	}
+	if (argc - optind != 1)
+		return nctl_usage_error(c, "scrub %s: need exactly one PATH",
+					argv[0]);
+	o->path = argv[optind];
+	return 0;
+}
+
+static int scrub_wait(struct nova_ipc *ipc, const struct nova_sel *sel,
+		      struct nova_scrub_info *si, struct nova_err *e)
+{
+	struct timespec ts = { 0, SCRUB_POLL_MS * 1000000L };
+	int err;
+
+	while (si->state == NOVA_SCRUB_RUNNING) {
+		nanosleep(&ts, NULL);
+		err = nova_scrub_status(ipc, sel, si, e);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int scrub_start(struct nctl *c, int argc, char **argv)
+{
+	struct nova_scrub_info si;
+	struct scrub_opts o;
+	struct nova_ipc *ipc;
+	struct nova_sel sel;
+	struct nova_err e;
+	int r;
+
+	r = scrub_parse(c, argc, argv, "b:rw", scrub_start_help, &o);
+	if (r)
+		return r < 0 ? NCTL_EXIT_OK : r;
+	if (nova_sel_parse(o.path, &sel, &e))
+		return nctl_error_nova(c, &e);
+	r = nctl_ipc_open(c, &ipc);
+	if (r)
+		return r;
+	if (nova_scrub_start(ipc, &sel, o.set_bw, o.bw, o.restart, &si, &e) ||
+	    (o.wait && scrub_wait(ipc, &sel, &si, &e))) {
+		r = scrub_fail(c, o.path, &e);
+	} else {
+		scrub_print(c, o.wait ? "Scrubbed" : "Scrubbing", &si);
+		r = o.wait ? scrub_exit(&si) : NCTL_EXIT_OK;
+	}
+	nova_ipc_close(ipc);
+	return r;
+}
+
+static int scrub_stop(struct nctl *c, int argc, char **argv)
+{
+	struct nova_scrub_info si;
+	struct scrub_opts o;
+	struct nova_ipc *ipc;
+	struct nova_sel sel;
+	struct nova_err e;
+	int r;
+
+	r = scrub_parse(c, argc, argv, "", scrub_stop_help, &o);
+	if (r)
+		return r < 0 ? NCTL_EXIT_OK : r;
+	if (nova_sel_parse(o.path, &sel, &e))
+		return nctl_error_nova(c, &e);
+	r = nctl_ipc_open(c, &ipc);
+	if (r)
+		return r;
+	if (nova_scrub_stop(ipc, &sel, &si, &e)) {
+		r = scrub_fail(c, o.path, &e);
+	} else {
+		scrub_print(c, "Paused", &si);
+		r = NCTL_EXIT_OK;
+	}
+	nova_ipc_close(ipc);
+	return r;
+}
+
+static int scrub_status(struct nctl *c, int argc, char **argv)
+{
+	struct nova_scrub_info si;
+	struct scrub_opts o;
+	struct nova_ipc *ipc;
+	struct nova_sel sel;
+	struct nova_err e;
+	int r;
+
+	r = scrub_parse(c, argc, argv, "", scrub_status_help, &o);
+	if (r)
+		return r < 0 ? NCTL_EXIT_OK : r;
+	if (nova_sel_parse(o.path, &sel, &e))
+		return nctl_error_nova(c, &e);
+	r = nctl_ipc_open(c, &ipc);
+	if (r)
+		return r;
+	if (nova_scrub_status(ipc, &sel, &si, &e)) {
+		r = scrub_fail(c, o.path, &e);
+	} else {
+		scrub_print(c, "Scrub of", &si);
+		r = scrub_exit(&si);
+	}
+	nova_ipc_close(ipc);
+	return r;
+}
+
+static const struct nctl_cmd scrub_cmds[] = {
+	{ "start",  scrub_start,  "[-b RATE] [-r] [-w] PATH",
+	  "start or resume a scrub" },
+	{ "stop",   scrub_stop,   "PATH", "pause the running scrub" },
+	{ "status", scrub_status, "PATH", "progress and findings" },
+};
+
+#define N_SCRUB_CMDS (sizeof(scrub_cmds) / sizeof(scrub_cmds[0]))
+
+static void scrub_help(FILE *f)
+{
+	fprintf(f, "Usage: novactl scrub COMMAND [ARGS]\n\nCommands:\n");
+	nctl_print_cmds(f, "  ", scrub_cmds, N_SCRUB_CMDS);
+	fprintf(f, "\nCOMMAND --help for details.\n");
+}
+
+int nctl_cmd_scrub(struct nctl *c, int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		scrub_help(argc < 2 ? stderr : stdout);
+		return argc < 2 ? NCTL_EXIT_USAGE : NCTL_EXIT_OK;
+	}
+	return nctl_dispatch(c, "scrub command", scrub_cmds, N_SCRUB_CMDS,
+			     argc - 1, argv + 1);
+}

@@ -1,0 +1,120 @@
+#!/bin/bash
+# Scrub after injected corruption (novactl debug inject, nova.inject=1):
+# each kind is detected by the scrub, repaired where the design can
+# (data strip from parity, checksum copy and parity from the data,
+# superblock copy from the other), reported as unrecoverable with its
+# inode where it cannot (log entry, log page tail, inode slot: no replica
+# yet), counted, listed in the status and announced as a CORRUPTION event.
+# nova-timeout: 600
+# nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
+. "$NOVA_TOP/tests/guest/lib.sh"
+M=$NOVA_MNT
+P=/sys/module/nova/parameters/inject
+tmp=$(mktemp -d)
+
+sj() {	# FIELD of the "scrub" object of document $1
+	python3 -c "import json, sys; print(json.loads(sys.argv[1])['scrub']['$2'])" "$1"
+}
+has_bad() {	# DOC INO KIND REPAIRED(True|False): listed in the status
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])["scrub"]["bad"]
+want = (int(sys.argv[2]), sys.argv[3], sys.argv[4] == "True")
+sys.exit(0 if any((b["inode"], b["kind"], b["repaired"]) == want for b in d) else 1)
+' "$@"
+}
+scrub() {	# a full new pass; its JSON on stdout
+	novactl scrub start --restart --wait --json "$M"
+}
+inject() {
+	novactl debug inject "$@" "$M" > /dev/null
+}
+
+t_ok "format and mount" nova_mount_init
+head -c 65536 /dev/urandom > "$tmp/data"
+for f in a b c d e; do cp "$tmp/data" "$M/$f"; done
+sync
+ino() { stat -c %i "$M/$1"; }
+
+echo 0 > "$P"
+t_fail "inject is refused without inject=1" inject data --ino "$(ino a)" --offset 0
+echo 1 > "$P"
+
+novactl monitor --json > "$tmp/mon" 2> "$tmp/mon.err" &
+mon=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q Monitoring "$tmp/mon.err" && break
+	sleep 0.1
+done
+
+r=$(scrub)
+t_is "clean before injection" "$(sj "$r" errors)" 0
+
+# --- data strip: repaired from parity ---
+t_ok "inject a data strip" inject data --ino "$(ino a)" --offset 5000
+r=$(scrub)
+t_is "data: scrub exits 0 (repaired)" "$?" 0
+t_ok "data: detected ($(sj "$r" errors))" [ "$(sj "$r" errors)" -ge 1 ]
+t_ok "data: repaired ($(sj "$r" repaired))" [ "$(sj "$r" repaired)" -ge 1 ]
+t_is "data: nothing unrecoverable" "$(sj "$r" unrecoverable)" 0
+t_ok "data: listed with its inode" has_bad "$r" "$(ino a)" data True
+t_ok "data: content intact" cmp "$tmp/data" "$M/a"
+t_is "data: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+
+# --- checksum copy and parity ---
+t_ok "inject a checksum replica" inject csum --ino "$(ino b)" --offset 0 --copy 1
+r=$(scrub)
+t_ok "csum: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
+t_is "csum: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+t_ok "inject a parity strip" inject parity --ino "$(ino c)" --offset 0
+r=$(scrub)
+t_ok "parity: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
+t_is "parity: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+t_ok "data after csum/parity repair intact" sh -c "cmp '$tmp/data' '$M/b' && cmp '$tmp/data' '$M/c'"
+
+# --- superblock replica: rewritten from the DRAM copy ---
+t_ok "inject the superblock replica" inject super --offset 100 --copy 1
+r=$(scrub)
+t_ok "super: detected and repaired" has_bad "$r" 0 super True
+t_is "super: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+
+# --- metadata without replicas: reported, not repairable ---
+t_ok "inject a log entry" inject log-entry --ino "$(ino d)" --offset 0
+r=$(scrub)
+t_is "log entry: scrub --wait exits 1 (unrecoverable)" "$?" 1
+t_ok "log entry: listed with its inode, not repaired" has_bad "$r" "$(ino d)" log-entry False
+novactl scrub status "$M" > /dev/null
+t_is "scrub status exits 1 after unrecoverable damage" "$?" 1
+t_ok "inject an inode slot" inject inode --ino "$(ino e)" --offset 200
+r=$(scrub)
+t_ok "inode: listed with its inode, not repaired" has_bad "$r" "$(ino e)" inode False
+t_ok "inode: at least two unrecoverable now" [ "$(sj "$r" unrecoverable)" -ge 2 ]
+
+s=$(novactl stats --json "$M")
+t_ok "stats count the scrub findings" python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])["filesystems"][0]["scrub"]
+assert s["passes"] >= 10 and s["errors"] >= 6 and s["unrecoverable"] >= 2, s
+' "$s"
+
+sleep 0.5
+kill "$mon"
+wait "$mon" 2> /dev/null
+t_ok "CORRUPTION events: data, csum/parity, super, log entry, inode" python3 - "$tmp/mon" "$(ino a)" "$(ino d)" "$(ino e)" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+c = [e["corruption"] for e in ev if e["event"] == "corruption"]
+a, d, e = (int(x) for x in sys.argv[2:5])
+need = [(a, "data", True), (0, "super", True), (d, "log-entry", False),
+        (e, "inode", False)]
+got = {(x["inode"], x["kind"], x["repaired"]) for x in c}
+missing = [n for n in need if n not in got]
+fin = [e for e in ev if e["event"] == "scrub-finished"]
+if missing or len(fin) < 10:
+    sys.exit("missing %s, %d scrub-finished; got %s" % (missing, len(fin), sorted(got)))
+EOF
+
+echo 0 > "$P"
+t_ok "unmount" nova_umount
+rm -rf "$tmp"
+t_done
