@@ -39,7 +39,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_file_write_entry fw = { };
+	struct nova_file_write_entry fw;
 	u64 tail = 0, from = NOVA_I(inode)->log_tail;
 	unsigned long blk, got;
 	int err;
@@ -49,11 +49,8 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 		return err;
 	nova_pmem_memset(nova_block(sbi, blk), 0, PAGE_SIZE);
 	nova_protect_blocks(sb, blk, 1);
-	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
-			  nova_next_trans(sbi));
-	fw.fw_pgoff = cpu_to_le64(pgoff);
-	fw.fw_num_pages = cpu_to_le32(1);
-	fw.fw_block = cpu_to_le64(blk);
+	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, 1,
+				   blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
 	/* Zeroes and their checksums durable, then the entry, the tail. */

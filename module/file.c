@@ -182,6 +182,22 @@ void nova_file_free_index(struct inode *inode)
 }
 
 /*
+ * Fill @fw, a file write entry of transaction @trans: @nr pages from page
+ * @pgoff on, stored in the blocks from @blk on. The caller sets fw_size and
+ * fw_mtime, the file's size and mtime once the entry is applied.
+ */
+void nova_file_write_entry_init(struct nova_sb_info *sbi,
+				struct nova_file_write_entry *fw, u64 trans,
+				pgoff_t pgoff, u32 nr, u64 blk)
+{
+	memset(fw, 0, sizeof(*fw));
+	nova_entry_header(sbi, fw, NOVA_LOG_FILE_WRITE, sizeof(*fw), trans);
+	fw->fw_pgoff = cpu_to_le64(pgoff);
+	fw->fw_num_pages = cpu_to_le32(nr);
+	fw->fw_block = cpu_to_le64(blk);
+}
+
+/*
  * File page @pgoff (in block @old) is shown by a snapshot, so it cannot
  * change in place: give the file a copy of its first @off bytes, zeroes
  * after them, committed as a one-page write entry (with the keep record
@@ -195,7 +211,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_file_write_entry fw = { };
+	struct nova_file_write_entry fw;
 	struct nova_snap_stage st;
 	u64 tail = 0, from = NOVA_I(inode)->log_tail;
 	unsigned long blk, got;
@@ -216,11 +232,8 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	nova_pmem_memcpy(dst, nova_block(sbi, old), off);
 	nova_pmem_memset(dst + off, 0, PAGE_SIZE - off);
 	nova_protect_blocks(sb, blk, 1);
-	nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
-			  nova_next_trans(sbi));
-	fw.fw_pgoff = cpu_to_le64(pgoff);
-	fw.fw_num_pages = cpu_to_le32(1);
-	fw.fw_block = cpu_to_le64(blk);
+	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, 1,
+				   blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
 	nova_snapshot_stage_init(&st);
@@ -410,15 +423,12 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
-		struct nova_file_write_entry fw = { };
+		struct nova_file_write_entry fw;
 		loff_t ext_end = ((loff_t)(ext[i].pgoff + ext[i].nr)) <<
 				 PAGE_SHIFT;
 
-		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
-				  trans);
-		fw.fw_pgoff = cpu_to_le64(ext[i].pgoff);
-		fw.fw_num_pages = cpu_to_le32(ext[i].nr);
-		fw.fw_block = cpu_to_le64(ext[i].blk);
+		nova_file_write_entry_init(sbi, &fw, trans, ext[i].pgoff,
+					   ext[i].nr, ext[i].blk);
 		fw.fw_size = cpu_to_le64(max(oldsize, min(end, ext_end)));
 		nova_ts_to_media(&fw.fw_mtime, &now);
 		err = nova_log_append(inode, &fw, &tail);
@@ -685,7 +695,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 	int err;
 
 	while (pgoff <= last) {
-		struct nova_file_write_entry fw = { };
+		struct nova_file_write_entry fw;
 		unsigned long hole = 0, blk, got;
 
 		if (nova_file_block(inode, pgoff)) {
@@ -700,11 +710,7 @@ static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 			return err;
 		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
 		nova_protect_blocks(sb, blk, got);
-		nova_entry_header(sbi, &fw, NOVA_LOG_FILE_WRITE, sizeof(fw),
-				  trans);
-		fw.fw_pgoff = cpu_to_le64(pgoff);
-		fw.fw_num_pages = cpu_to_le32(got);
-		fw.fw_block = cpu_to_le64(blk);
+		nova_file_write_entry_init(sbi, &fw, trans, pgoff, got, blk);
 		cursize = max(cursize, min(newsize, (loff_t)(pgoff + got) <<
 					   PAGE_SHIFT));
 		fw.fw_size = cpu_to_le64(cursize);

@@ -361,6 +361,9 @@ void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
 void nova_file_free_index(struct inode *inode);
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
 int nova_zero_eof_tail(struct inode *inode, loff_t size);
+void nova_file_write_entry_init(struct nova_sb_info *sbi,
+				struct nova_file_write_entry *fw, u64 trans,
+				pgoff_t pgoff, u32 nr, u64 blk);
 int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 		       u64 old);
 u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff);
