@@ -562,6 +562,19 @@ out:
 	return ret;
 }
 
+/* The page buffer of a read that needs repairs, allocated on first use. */
+static int nova_read_repair_buf(void **buf)
+{
+	if (!*buf)
+		*buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	return *buf ? 0 : -ENOMEM;
+}
+
+/*
+ * Verified pages (nova_block_intact()) are copied straight from PMEM;
+ * only a page that fails the check goes through a DRAM buffer, where
+ * nova_read_verified() repairs it.
+ */
 static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
@@ -575,11 +588,6 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (!iov_iter_count(to))
 		return 0;
-	if (verify) {
-		buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
-	}
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock_shared(inode))
 			return -EAGAIN;
@@ -595,10 +603,12 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 		n = min(n, iov_iter_count(to));
 		err = 0;
-		if (blk && verify) {
+		if (blk && verify && !nova_block_intact(inode->i_sb, blk)) {
 			/* Checked, repaired if need be, then copied out. */
-			err = nova_read_verified(inode, blk, pos & PAGE_MASK,
-						 buf);
+			err = nova_read_repair_buf(&buf);
+			if (!err)
+				err = nova_read_verified(inode, blk,
+							 pos & PAGE_MASK, buf);
 			copied = err ? 0 : copy_to_iter(buf + off, n, to);
 		} else if (blk) {
 			copied = _copy_mc_to_iter(nova_block(sbi, blk) + off, n,

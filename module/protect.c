@@ -20,9 +20,10 @@
  * end of file, nova_zero_eof_tail()): a torn update leaves one copy that
  * matches the data, and a strip matching either copy is good.
  *
- * Reading (nova_read_verified()): a block is copied strip by strip with
- * copy_mc_to_kernel(), so poisoned media becomes a bad strip rather than
- * a machine check, and each strip is compared with both checksum copies.
+ * Reading (nova_block_intact(), then nova_read_verified() if it is not):
+ * a block is copied strip by strip with copy_mc_to_kernel(), so poisoned
+ * media becomes a bad strip rather than a machine check, and each strip
+ * is compared with both checksum copies.
  * One bad strip is rebuilt from parity and the other seven, checked
  * against the checksums and written back; a checksum copy that disagrees
  * with good data is rewritten from the data. Two or more bad strips (or a
@@ -335,6 +336,45 @@ static int nova_check_block(struct nova_sb_info *sbi, unsigned long blk,
 	res->repaired += n;
 	atomic64_add(n, &sbi->prot_repaired);
 	return 0;
+}
+
+/*
+ * The common case of a verified read: is every strip of @blk intact?
+ * Each strip is copied out of PMEM into a strip buffer (poison becomes a
+ * failed copy, not a machine check) and compared with both checksum
+ * copies, and the parity is compared with the XOR of the strips, as
+ * nova_check_block() does, but without a block-sized buffer: the caller
+ * then copies the block straight from PMEM. Any mismatch, false: the
+ * caller falls back to nova_read_verified(), which finds out what is
+ * wrong, repairs it and counts the check.
+ */
+bool nova_block_intact(struct super_block *sb, unsigned long blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 strip[NOVA_STRIP_SIZE / sizeof(u64)], xor[ARRAY_SIZE(strip)];
+	const u8 *data = nova_block(sbi, blk);
+	bool parity = nova_prot_parity(sbi);
+	__le32 c[2][NOVA_STRIPS];
+	unsigned int i, w;
+
+	if (nova_pmem_read(c[0], nova_csum_slot(sbi, blk, 0), sizeof(c[0])) ||
+	    nova_pmem_read(c[1], nova_csum_slot(sbi, blk, 1), sizeof(c[1])) ||
+	    memcmp(c[0], c[1], sizeof(c[0])))
+		return false;
+	for (i = 0; i < NOVA_STRIPS; i++) {
+		if (nova_pmem_read(strip, data + i * NOVA_STRIP_SIZE,
+				   sizeof(strip)) ||
+		    nova_strip_crc(strip) != le32_to_cpu(c[0][i]))
+			return false;
+		for (w = 0; parity && w < ARRAY_SIZE(strip); w++)
+			xor[w] = i ? xor[w] ^ strip[w] : strip[w];
+	}
+	if (parity &&
+	    (nova_pmem_read(strip, nova_parity_slot(sbi, blk), sizeof(strip)) ||
+	     memcmp(strip, xor, sizeof(strip))))
+		return false;
+	atomic64_add(NOVA_STRIPS, &sbi->prot_verified);
+	return true;
 }
 
 /* Reads of this file are not verified (see the top of the file). */

@@ -55,6 +55,7 @@ void nova_protect_blocks(struct super_block *sb, unsigned long blk,
 void nova_protect_strips(struct super_block *sb, unsigned long blk,
 			 unsigned int from, unsigned int to);
 bool nova_prot_skip_verify(struct inode *inode);
+bool nova_block_intact(struct super_block *sb, unsigned long blk);
 int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 		       void *buf);
 int nova_prot_load(struct super_block *sb);
