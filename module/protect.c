@@ -79,16 +79,21 @@ static u32 nova_strip_crc(const void *strip)
 	return nova_crc(strip, NOVA_STRIP_SIZE);
 }
 
-/* XOR of the NOVA_STRIPS strips of @block into @out. */
+/*
+ * XOR of the NOVA_STRIPS strips of @block into @out: one pass, each word
+ * of @out stored once (the parity write is on every data write's path).
+ */
 static void nova_xor_strips(u64 *out, const void *block)
 {
 	const u64 *s = block;
-	unsigned int i, w, words = NOVA_STRIP_SIZE / sizeof(u64);
+	unsigned int w, words = NOVA_STRIP_SIZE / sizeof(u64);
 
-	memcpy(out, s, NOVA_STRIP_SIZE);
-	for (i = 1; i < NOVA_STRIPS; i++)
-		for (w = 0; w < words; w++)
-			out[w] ^= s[i * words + w];
+	BUILD_BUG_ON(NOVA_STRIPS != 8);
+	for (w = 0; w < words; w++)
+		out[w] = s[w] ^ s[words + w] ^ s[2 * words + w] ^
+			 s[3 * words + w] ^ s[4 * words + w] ^
+			 s[5 * words + w] ^ s[6 * words + w] ^
+			 s[7 * words + w];
 }
 
 static void nova_write_parity(struct nova_sb_info *sbi, unsigned long blk)
