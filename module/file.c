@@ -787,8 +787,8 @@ static long nova_fallocate(struct file *file, int mode, loff_t offset,
 
 		nova_entry_header(NOVA_SB(inode->i_sb), &sa, NOVA_LOG_SETATTR,
 				  sizeof(sa), trans);
-		sa.sa_mask = cpu_to_le32(NOVA_ATTR_SIZE | NOVA_ATTR_MTIME |
-					 NOVA_ATTR_CTIME);
+		sa.sa_mask = cpu_to_le32(NOVA_ATTR_SIZE | NOVA_ATTR_GROW |
+					 NOVA_ATTR_MTIME | NOVA_ATTR_CTIME);
 		sa.sa_size = cpu_to_le64(target);
 		nova_ts_to_media(&sa.sa_mtime, &now);
 		nova_ts_to_media(&sa.sa_ctime, &now);

@@ -263,7 +263,9 @@ void nova_gc_dentry(struct inode *dir, u64 off, struct nova_dentry_entry *de,
 /*
  * A setattr entry at @off is being applied. A size change supersedes the
  * previous one if it sets every other field that one set and drops at
- * least the pages it dropped (its size is not larger). Log lock held.
+ * least the pages it dropped (its size is not larger, and it does not keep
+ * them, NOVA_ATTR_GROW, unless the previous one kept them too). Log lock
+ * held.
  */
 void nova_gc_setattr(struct inode *inode, u64 off,
 		     const struct nova_setattr_entry *sa, bool runtime)
@@ -276,8 +278,10 @@ void nova_gc_setattr(struct inode *inode, u64 off,
 		return;
 	if (runtime && ni->last_size) {
 		old = nova_addr(NOVA_SB(inode->i_sb), ni->last_size);
-		omask = le32_to_cpu(old->sa_mask) & ~NOVA_ATTR_SIZE;
-		if (!(omask & ~mask) &&
+		omask = le32_to_cpu(old->sa_mask);
+		/* One that grew (NOVA_ATTR_GROW) drops nothing. */
+		if ((omask & NOVA_ATTR_GROW || !(mask & NOVA_ATTR_GROW)) &&
+		    !(omask & ~(mask | NOVA_ATTR_SIZE | NOVA_ATTR_GROW)) &&
 		    le64_to_cpu(old->sa_size) >= le64_to_cpu(sa->sa_size))
 			nova_log_invalidate(inode, ni->last_size);
 	}

@@ -414,8 +414,14 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 	if ((mask & NOVA_ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		u64 size = le64_to_cpu(sa->sa_size);
 
-		nova_file_drop_pages(inode, DIV_ROUND_UP(size, PAGE_SIZE),
-				     runtime);
+		/*
+		 * A size that grew keeps the pages past it (blocks
+		 * preallocated with FALLOC_FL_KEEP_SIZE); the entry says so,
+		 * as replay cannot tell from the log what the size was.
+		 */
+		if (!(mask & NOVA_ATTR_GROW))
+			nova_file_drop_pages(inode, DIV_ROUND_UP(size, PAGE_SIZE),
+					     runtime);
 		i_size_write(inode, size);
 	}
 	/*
@@ -785,8 +791,19 @@ void nova_evict_inode(struct inode *inode)
 	struct nova_inode_info *ni = NOVA_I(inode);
 	bool dead = !inode->i_nlink && ni->pi_off && !is_bad_inode(inode) &&
 		    NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE;
+	bool guard = dead;
 
 	truncate_inode_pages_final(&inode->i_data);
+	/*
+	 * Freeing a dead inode writes PMEM (hints in its log, keep records
+	 * in the snapshot log), and the last iput() can come from a task
+	 * without freeze protection (close(2) of an unlinked file): wait
+	 * for a thaw, as ext4 does. Only for dead inodes, so memory reclaim
+	 * never waits on a frozen file system; nova_snap_wrprotect(), which
+	 * runs frozen, never drops the last reference of one.
+	 */
+	if (guard)
+		sb_start_intwrite(sb);
 	/*
 	 * A dead inode's i_valid is already 0 on media (committed with the
 	 * unlink, or never set for O_TMPFILE), so its blocks are unreferenced
@@ -812,6 +829,8 @@ void nova_evict_inode(struct inode *inode)
 		nova_free_ino(sb, inode->i_ino);
 	}
 	clear_inode(inode);
+	if (guard)
+		sb_end_intwrite(sb);
 }
 
 static void nova_setattr_entry(struct inode *inode,
@@ -910,13 +929,15 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		mask |= NOVA_ATTR_CTIME;
 	nova_setattr_entry(inode, &sa, mask, nova_next_trans(NOVA_SB(inode->i_sb)));
 	if (valid & ATTR_SIZE) {
+		if (attr->ia_size > oldsize)
+			mask |= NOVA_ATTR_GROW;
 		sa.sa_mask = cpu_to_le32(mask | NOVA_ATTR_SIZE);
 		sa.sa_size = cpu_to_le64(attr->ia_size);
 	}
 	nova_snapshot_stage_init(&st);
 	err = nova_log_append(inode, &sa, &tail);
 	/* Pages the size change drops that a snapshot shows: keep records. */
-	if (!err && (valid & ATTR_SIZE))
+	if (!err && (valid & ATTR_SIZE) && !(mask & NOVA_ATTR_GROW))
 		err = nova_snapshot_stage_range(inode, &st,
 				DIV_ROUND_UP(attr->ia_size, PAGE_SIZE), ULONG_MAX);
 	/* Entry and records durable; publish both, then drop pages. */

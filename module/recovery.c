@@ -195,7 +195,8 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 		if (size != sizeof(*sa))
 			break;
 		if (type == S_IFREG &&
-		    (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_SIZE))
+		    (le32_to_cpu(sa->sa_mask) & (NOVA_ATTR_SIZE | NOVA_ATTR_GROW)) ==
+		    NOVA_ATTR_SIZE)
 			nova_rec_truncate(t, le64_to_cpu(sa->sa_size));
 		return 0;
 	}

@@ -697,8 +697,14 @@ static void nova_snap_wrprotect(struct super_block *sb)
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		spin_lock(&inode->i_lock);
+		/*
+		 * Unlinked files are skipped: no snapshot taken now shows
+		 * them, and our iput() could be their last one, whose evict
+		 * would wait for the thaw we are about to do (it takes
+		 * sb_start_intwrite()). Nothing unlinks while frozen.
+		 */
 		if ((inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) ||
-		    !S_ISREG(inode->i_mode) ||
+		    !S_ISREG(inode->i_mode) || !inode->i_nlink ||
 		    !mapping_writably_mapped(inode->i_mapping)) {
 			spin_unlock(&inode->i_lock);
 			continue;
@@ -856,7 +862,9 @@ static int nova_snap_reclaim_entry(struct super_block *sb, u64 off,
 		   le16_to_cpu(h->e_size) == sizeof(struct nova_setattr_entry)) {
 		struct nova_setattr_entry *sa = entry;
 
-		if (!(le32_to_cpu(sa->sa_mask) & NOVA_ATTR_SIZE))
+		/* As nova_apply_setattr(): a size that grew drops nothing. */
+		if ((le32_to_cpu(sa->sa_mask) &
+		     (NOVA_ATTR_SIZE | NOVA_ATTR_GROW)) != NOVA_ATTR_SIZE)
 			return 0;
 		xa_for_each_start(&r->pages, idx, v,
 				  DIV_ROUND_UP(le64_to_cpu(sa->sa_size),
@@ -1115,6 +1123,13 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 
 	if (sb_rdonly(sb))
 		return -EROFS;
+	/*
+	 * The delete record is a PMEM write: not while frozen (fsfreeze).
+	 * Only try: the genl caller would otherwise hold the family's lock
+	 * until the thaw.
+	 */
+	if (!sb_start_write_trylock(sb))
+		return -EBUSY;
 	mutex_lock(&t->lock);
 	s = nova_snap_find(t, id);
 	if (!s) {
@@ -1155,6 +1170,7 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 	kfree(s);
 out:
 	mutex_unlock(&t->lock);
+	sb_end_write(sb);
 	return err;
 }
 

@@ -571,12 +571,25 @@ static int nova_sync_fs(struct super_block *sb, int wait)
 	return 0;
 }
 
+/*
+ * FIFREEZE needs a ->freeze_fs. By the time it runs, freeze_super() has
+ * drained every writer (syscalls, page faults, evict of dead inodes, all
+ * under sb_start_*()) and every operation is durable when it returns;
+ * background GC and scrub check the frozen state under s_umount, and the
+ * genl snapshot delete takes sb_start_write_trylock(). Nothing to do.
+ */
+static int nova_freeze_fs(struct super_block *sb)
+{
+	return 0;
+}
+
 static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
 	.evict_inode	= nova_evict_inode,
 	.put_super	= nova_put_super,
 	.sync_fs	= nova_sync_fs,
+	.freeze_fs	= nova_freeze_fs,
 	.statfs		= nova_statfs,
 	.show_options	= nova_show_options,
 };

@@ -319,8 +319,13 @@ static bool replay_setattr(struct replay *r, uint64_t off,
 	if (mask & NOVA_ATTR_SIZE) {
 		uint64_t size = le64(sa->sa_size);
 
-		/* As module/inode.c: drop the pages past the new end. */
-		if (S_ISREG(r->in->mode)) {
+		/*
+		 * As module/inode.c: drop the pages past the new end, unless
+		 * the size grew (NOVA_ATTR_GROW keeps preallocated pages).
+		 */
+		if (S_ISREG(r->in->mode) && (mask & NOVA_ATTR_GROW)) {
+			r->in->size = size;
+		} else if (S_ISREG(r->in->mode)) {
 			uint64_t from = size / NOVA_BLOCK_SIZE +
 					!!(size % NOVA_BLOCK_SIZE);
 

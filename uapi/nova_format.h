@@ -373,12 +373,18 @@ struct nova_dentry_entry {
 #define NOVA_ATTR_ATIME		0x10
 #define NOVA_ATTR_MTIME		0x20
 #define NOVA_ATTR_CTIME		0x40
+#define NOVA_ATTR_GROW		0x80	/* 1.3, with SIZE: the size grew */
 
 /*
  * Attribute change. Fields not in sa_mask are ignored. With
  * NOVA_ATTR_SIZE, the file pages at and above ceil(sa_size / 4096) are
- * dropped, whether the size shrinks or grows (this discards blocks
- * preallocated past the end of file).
+ * dropped (this discards blocks preallocated past the end of file),
+ * unless NOVA_ATTR_GROW (1.3) is set too: then the size grew and every
+ * page stays, so blocks preallocated with FALLOC_FL_KEEP_SIZE survive a
+ * size increase.
+ * The writer decides (grow: new size > old size) and records it, so a
+ * replay never depends on the size the log had reached before the entry
+ * (garbage collection may have dropped the entries that set it).
  */
 struct nova_setattr_entry {
 	struct nova_log_entry_header hdr;

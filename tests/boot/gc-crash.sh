@@ -8,80 +8,44 @@
 # thorough GC before, during and after its journal transaction. The next
 # boot checks the cut image (fsck.NOVA -n before and after recovery, the
 # contents unchanged) and sets up the next crash point
-# (tests/boot/gc-crash.guest).
+# (tests/boot/gc-crash.guest). The boots: crash_guest_boot in
+# tests/crash/host-lib.sh.
 #
 # Quick mode (make test): 6 crash points, 8 boots. Long mode:
 # NOVA_GC_CRASH_POINTS=40 tests/run.sh tests/boot/gc-crash.sh
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
+. "$nova_top/tests/crash/host-lib.sh"
 cd "$nova_top" || exit 1
-work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/gc-crash
-pmem=$work/pmem
-rm -rf "$work"
-mkdir -p "$work"
+crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/gc-crash
+crash_pmem=$crash_work/pmem
+rm -rf "$crash_work"
+mkdir -p "$crash_work"
+guest=tests/boot/gc-crash.guest
+carry="expect.sha expect.names expect.stat"
 
-# gc_boot NAME VERIFY CRASH: one boot; sets $cut (1: stopped at the point)
-prev=
-gc_boot() {
-	local name=$1 verify=$2 crash=$3 out=$work/$1 rc tap nf np klog
-	mkdir -p "$out"
-	{
-		echo "GC_VERIFY=$verify"
-		[ -z "$crash" ] || echo "GC_CRASH=$crash"
-	} > "$out/gc-crash.env"
-	if [ -n "$prev" ]; then
-		for f in expect.sha expect.names expect.stat; do
-			cp "$prev/$f" "$out/prev-$f" 2>/dev/null
-		done
-	fi
-	qemu/run-guest.sh --out "$out" --pmem-dir "$pmem" --timeout 900 \
-		tests/boot/gc-crash.guest > "$out/run.txt" 2>&1
-	rc=$?
-	tap=$out/results/01-gc-crash.guest.tap
-	nf=$(grep -c '^not ok' "$tap" 2>/dev/null)
-	np=$(grep -c '^ok' "$tap" 2>/dev/null)
-	grep '^#' "$tap" 2>/dev/null | sed "s/^# /# $name: /"
-	t_is "$name: guest checks ($np passed)" "${nf:-missing}" 0
-	[ "${nf:-1}" = 0 ] || grep -A6 '^not ok' "$tap" | head -n 30 | sed 's/^/#   /'
-	klog=$(tests/lib/klog-scan.sh "$out/console.log"; \
-	       tests/lib/klog-scan.sh "$out/results/01-gc-crash.guest.klog")
-	t_is "$name: kernel log has no oops, warning or nova error" "$klog" ""
-	cut=0
-	if [ "$rc" = 1 ] && grep -q 'nova: fault injection: crash point reached' "$out/console.log" &&
-	   ! grep -q 'Kernel panic' "$out/console.log"; then
-		cut=1
-	elif [ "$rc" != 0 ]; then
-		t_is "$name: the boot ends cleanly or at the crash point ($(cat "$out/host-status" 2>/dev/null))" "$rc" 0
-	fi
-	prev=$out
-}
-
-gc_boot boot00-count 0 0
-total=$(cat "$work/boot00-count/gc-barriers" 2>/dev/null)
+crash_guest_boot boot00-count "$guest" "$carry" GC_VERIFY=0 GC_CRASH=0
+total=$(cat "$crash_work/boot00-count/gc-barriers" 2>/dev/null)
 t_ok "the collection's barriers were counted (${total:-none})" test -n "$total"
 [ -n "$total" ] || t_done
 # The points: the very first barriers (fast GC of the first inodes), then
 # spread over the whole collection, the last one included.
 n=${NOVA_GC_CRASH_POINTS:-6}
-points=()
-for ((i = 1; i <= n; i++)); do
-	p=$(( total * i / n ))
-	[ "$i" != 1 ] || p=2
-	points+=("$p")
-done
+mapfile -t points < <(crash_spread "$total" "$n")
 t_diag "crash points (of $total barriers): ${points[*]}"
 # The count boot's collection finished: the first crash boot builds afresh.
-prev=
+crash_guest_prev=
 reached=0
 for ((i = 0; i < n; i++)); do
-	gc_boot "$(printf 'boot%02d-crash-%s' $((i + 1)) "${points[i]}")" \
-		"$([ "$i" = 0 ] && echo 0 || echo 1)" "${points[i]}"
-	[ "$cut" = 1 ] && reached=$((reached + 1))
+	crash_guest_boot "$(printf 'boot%02d-crash-%s' $((i + 1)) "${points[i]}")" \
+		"$guest" "$carry" "GC_VERIFY=$([ "$i" = 0 ] && echo 0 || echo 1)" \
+		"GC_CRASH=${points[i]}"
+	[ "$crash_cut" = 1 ] && reached=$((reached + 1))
 	# Not reached: the next boot checks a cleanly unmounted state.
-	[ "$cut" = 1 ] || t_diag "crash point ${points[i]} not reached: the collection finished"
+	[ "$crash_cut" = 1 ] || t_diag "crash point ${points[i]} not reached: the collection finished"
 done
-gc_boot "boot$(printf '%02d' $((n + 1)))-verify" 1 ""
+crash_guest_boot "boot$(printf '%02d' $((n + 1)))-verify" "$guest" "$carry" GC_VERIFY=1
 t_ok "most crash points were reached ($reached of $n)" test "$reached" -ge $((n - 1))
-rm -rf "$pmem"
+rm -rf "$crash_pmem"
 t_done

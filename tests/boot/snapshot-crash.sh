@@ -1,88 +1,94 @@
 #!/usr/bin/env bash
-# Crash consistency of snapshots. A guest builds a tree, takes snapshot 1
-# and records what it shows, counts the persistence barriers of a workload
-# run with that snapshot live (pages overwritten, a file truncated and
-# grown again, files unlinked, a directory removed, a file renamed over,
-# snapshot 2 created, snapshot 1 deleted, snapshot 2 deleted), and then,
-# boot after boot, runs that workload with the machine stopped after a
-# chosen barrier (nova.crash_after_barriers). The next boot checks the cut
-# image (tests/boot/snapshot-crash.guest): fsck.NOVA -n before and after
-# recovery, the mount, snapshot 1's contents exact if it is still listed,
-# and, after deleting every snapshot and file, free space back to the
-# empty baseline.
+# Crash consistency of snapshots. A guest builds a tree, takes snapshot 1,
+# and runs a workload in phases (tests/boot/snapshot-crash.guest): changes
+# to the live tree, snapshot 2 created, more changes, snapshot 3 created,
+# more changes, then snapshot 2 (the middle one, whose keep list merges
+# into snapshot 1), snapshot 1 and snapshot 3 (the last one: reclaim and
+# log compaction) deleted. A first boot counts the persistence barriers
+# of each phase; then, boot after boot, the workload runs with the
+# machine stopped after barrier N of phase P (nova.crash_after_barriers,
+# armed when P starts, so the point lands inside P even though the
+# barrier count of the whole workload varies from boot to boot). The next
+# boot checks the cut image: fsck.NOVA -n before and after recovery, the
+# mount, every snapshot still listed showing exactly what it was taken of
+# (snapshots 2 and 3 checked against a model of the tree run outside
+# NOVA), and, after deleting every snapshot and file, free space back to
+# the empty baseline.
 #
-# Quick mode (make test): 4 crash points, 6 boots. Long mode:
-# NOVA_SNAP_CRASH_POINTS=30 tests/run.sh tests/boot/snapshot-crash.sh
+# Quick mode (make test): the crash points in $quick below, at least one
+# inside each delete and one inside a create; 7 boots. Long mode: every
+# barrier of the phases with at most 8 (the creates and deletes), K
+# points spread over each longer phase:
+#   NOVA_SNAP_CRASH_POINTS=K tests/run.sh tests/boot/snapshot-crash.sh
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
+. "$nova_top/tests/crash/host-lib.sh"
 cd "$nova_top" || exit 1
-work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/snapshot-crash
-pmem=$work/pmem
-rm -rf "$work"
-mkdir -p "$work"
+crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/snapshot-crash
+crash_pmem=$crash_work/pmem
+rm -rf "$crash_work"
+mkdir -p "$crash_work"
+guest=tests/boot/snapshot-crash.guest
+carry="expect1.sums expect2.sums expect3.sums expect.empty"
+# PHASE:N, N a barrier number, "mid" or "last" (of the counted phase)
+quick="live:2 create2:mid del2:last del1:last del3:mid"
 
-# snap_boot NAME VERIFY CRASH: one boot; sets $cut (1: stopped at the point)
-prev=
-snap_boot() {
-	local name=$1 verify=$2 crash=$3 out=$work/$1 rc tap nf np klog
-	mkdir -p "$out"
-	{
-		echo "SNAP_VERIFY=$verify"
-		[ -z "$crash" ] || echo "SNAP_CRASH=$crash"
-	} > "$out/snapshot-crash.env"
-	if [ -n "$prev" ]; then
-		for f in expect.sums expect.empty; do
-			cp "$prev/$f" "$out/prev-$f" 2>/dev/null
-		done
-	fi
-	qemu/run-guest.sh --out "$out" --pmem-dir "$pmem" --timeout 900 \
-		tests/boot/snapshot-crash.guest > "$out/run.txt" 2>&1
-	rc=$?
-	tap=$out/results/01-snapshot-crash.guest.tap
-	nf=$(grep -c '^not ok' "$tap" 2>/dev/null)
-	np=$(grep -c '^ok' "$tap" 2>/dev/null)
-	grep '^#' "$tap" 2>/dev/null | sed "s/^# /# $name: /"
-	t_is "$name: guest checks ($np passed)" "${nf:-missing}" 0
-	[ "${nf:-1}" = 0 ] || grep -A6 '^not ok' "$tap" | head -n 30 | sed 's/^/#   /'
-	klog=$(tests/lib/klog-scan.sh "$out/console.log"; \
-	       tests/lib/klog-scan.sh "$out/results/01-snapshot-crash.guest.klog")
-	t_is "$name: kernel log has no oops, warning or nova error" "$klog" ""
-	cut=0
-	if [ "$rc" = 1 ] && grep -q 'nova: fault injection: crash point reached' "$out/console.log" &&
-	   ! grep -q 'Kernel panic' "$out/console.log"; then
-		cut=1
-	elif [ "$rc" != 0 ]; then
-		t_is "$name: the boot ends cleanly or at the crash point ($(cat "$out/host-status" 2>/dev/null))" "$rc" 0
-	fi
-	prev=$out
-}
+crash_guest_boot boot00-count "$guest" "$carry" SNAP_VERIFY=0 SNAP_CRASH=count
+counts=$crash_work/boot00-count/snap-barriers
+t_ok "the barriers of every phase were counted ($(tr '\n' ' ' < "$counts" 2>/dev/null))" \
+	test -s "$counts"
+[ -s "$counts" ] || t_done
+count_of() { awk -v p="$1" '$1 == p { print $2 }' "$counts"; }
 
-snap_boot boot00-count 0 0
-total=$(cat "$work/boot00-count/snap-barriers" 2>/dev/null)
-t_ok "the workload's barriers were counted (${total:-none})" test -n "$total"
-[ -n "$total" ] || t_done
-# The points: the very first barriers, then spread over the whole
-# workload, the last one included.
-n=${NOVA_SNAP_CRASH_POINTS:-4}
 points=()
-for ((i = 1; i <= n; i++)); do
-	p=$(( total * i / n ))
-	[ "$i" != 1 ] || p=2
-	points+=("$p")
-done
-t_diag "crash points (of $total barriers): ${points[*]}"
+if [ -n "${NOVA_SNAP_CRASH_POINTS:-}" ]; then
+	while read -r phase total; do
+		[ "$total" -gt 0 ] || continue
+		k=$(( total < NOVA_SNAP_CRASH_POINTS ? total : NOVA_SNAP_CRASH_POINTS ))
+		if [ "$total" -le 8 ] || [ "$k" = "$total" ]; then
+			mapfile -t ns < <(seq 1 "$total")
+		else
+			mapfile -t ns < <(crash_spread "$total" "$k")
+		fi
+		for b in "${ns[@]}"; do points+=("$phase:$b"); done
+	done < "$counts"
+else
+	for q in $quick; do
+		phase=${q%%:*} b=${q#*:} total=$(count_of "${q%%:*}")
+		[ -n "$total" ] && [ "$total" -gt 0 ] || continue
+		case $b in
+		mid) b=$(( (total + 1) / 2 )) ;;
+		last) b=$total ;;
+		esac
+		points+=("$phase:$b")
+	done
+fi
+n=${#points[@]}
+t_diag "crash points (PHASE:BARRIER): ${points[*]}"
 # The count boot's workload finished: the first crash boot builds afresh.
-prev=
-reached=0
+crash_guest_prev=
+reached=0 where=()
 for ((i = 0; i < n; i++)); do
-	snap_boot "$(printf 'boot%02d-crash-%s' $((i + 1)) "${points[i]}")" \
-		"$([ "$i" = 0 ] && echo 0 || echo 1)" "${points[i]}"
-	[ "$cut" = 1 ] && reached=$((reached + 1))
-	# Not reached: the next boot checks a cleanly unmounted state.
-	[ "$cut" = 1 ] || t_diag "crash point ${points[i]} not reached: the workload finished"
+	name=$(printf 'boot%02d-crash-%s' $((i + 1)) "${points[i]/:/-}")
+	crash_guest_boot "$name" "$guest" "$carry" \
+		"SNAP_VERIFY=$([ "$i" = 0 ] && echo 0 || echo 1)" "SNAP_CRASH=${points[i]}"
+	if [ "$crash_cut" = 1 ]; then
+		reached=$((reached + 1))
+		# The phase the machine stopped in: the last one it started.
+		in=$(grep -o 'nova-snapshot-crash: phase [a-z0-9]*' \
+			"$crash_work/$name/console.log" | tail -n1 | awk '{ print $3 }')
+		where+=("${points[i]}=$in/$crash_where")
+		t_diag "$name: stopped in phase $in, in $crash_where"
+	else
+		# Not reached: the next boot checks a cleanly unmounted state.
+		t_diag "crash point ${points[i]} not reached: the workload finished"
+	fi
 done
-snap_boot "boot$(printf '%02d' $((n + 1)))-verify" 1 ""
+crash_guest_boot "boot$(printf '%02d' $((n + 1)))-verify" "$guest" "$carry" SNAP_VERIFY=1
 t_ok "most crash points were reached ($reached of $n)" test "$reached" -ge $((n - 1))
-rm -rf "$pmem"
+t_diag "where the cuts landed: ${where[*]}"
+del=$(printf '%s\n' "${where[@]}" | grep -c '=del[0-9]/')
+t_ok "cuts landed inside snapshot deletes ($del)" test "$del" -ge 1
+rm -rf "$crash_pmem"
 t_done

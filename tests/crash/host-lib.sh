@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# Host side of the crash tests (sourced by tests/boot/crash-*.sh after
-# qemu/lib.sh and tests/guest/lib.sh).
+# Host side of the crash tests (sourced by tests/boot/crash-*.sh,
+# gc-crash.sh and snapshot-crash.sh after qemu/lib.sh and
+# tests/guest/lib.sh). crash_boot drives tests/crash/step.sh;
+# crash_guest_boot (below) drives a guest script of its own.
 #
 #   crash_boot NAME SMP KIND ARG WORKLOAD SEED [FORMAT [REFORMAT]]
 #       One boot of tests/crash/step.sh on the NVDIMM in $crash_pmem:
@@ -93,4 +95,66 @@ crash_boot() {
 		crash_broken=1
 	fi
 	crash_prev=$out
+}
+
+#   crash_guest_boot NAME GUEST CARRY [KEY=VALUE...]
+#       One boot of the guest script GUEST (tests/boot/*.guest, one test
+#       of its own crash chain) on the NVDIMM in $crash_pmem. The
+#       KEY=VALUE pairs go to /out/BASE.env (BASE: GUEST's name without
+#       .guest), the files named in CARRY (space-separated) from the
+#       previous boot's /out to /out/prev-FILE (none after
+#       crash_guest_prev= is cleared). Prints TAP for the boot (the
+#       guest's checks, the kernel log watchdog, how the boot ended) and
+#       sets crash_cut (1: stopped at the fault-injection crash point) and
+#       crash_where (the function of the barrier it stopped at).
+#       Results: $crash_work/NAME/.
+crash_guest_prev=
+
+crash_guest_boot() {
+	local name=$1 guest=$2 carry=$3 out=$crash_work/$1 base rc tap nf np
+	local klog f
+	shift 3
+	base=$(basename "$guest" .guest)
+	rm -rf "$out"
+	mkdir -p "$out"
+	printf '%s\n' "$@" > "$out/$base.env"
+	if [ -n "$crash_guest_prev" ]; then
+		for f in $carry; do
+			cp "$crash_guest_prev/$f" "$out/prev-$f" 2>/dev/null
+		done
+	fi
+	qemu/run-guest.sh --out "$out" --pmem-dir "$crash_pmem" --timeout 900 \
+		"$guest" > "$out/run.txt" 2>&1
+	rc=$?
+	tap=$out/results/01-$base.guest.tap
+	nf=$(grep -c '^not ok' "$tap" 2>/dev/null)
+	np=$(grep -c '^ok' "$tap" 2>/dev/null)
+	grep '^#' "$tap" 2>/dev/null | sed "s/^# /# $name: /"
+	t_is "$name: guest checks ($np passed)" "${nf:-missing}" 0
+	[ "${nf:-1}" = 0 ] || grep -A6 '^not ok' "$tap" | head -n 30 | sed 's/^/#   /'
+	klog=$(tests/lib/klog-scan.sh "$out/console.log"; \
+	       tests/lib/klog-scan.sh "$out/results/01-$base.guest.klog")
+	t_is "$name: kernel log has no oops, warning or nova error" "$klog" ""
+	crash_cut=0
+	if [ "$rc" = 1 ] && grep -q 'nova: fault injection: crash point reached' "$out/console.log" &&
+	   ! grep -q 'Kernel panic' "$out/console.log"; then
+		crash_cut=1
+	elif [ "$rc" != 0 ]; then
+		t_is "$name: the boot ends cleanly or at the crash point ($(cat "$out/host-status" 2>/dev/null))" "$rc" 0
+	fi
+	crash_where=$(sed -n 's/.*crash point reached after [0-9]* barriers in \([^+ ]*\).*/\1/p' \
+		"$out/console.log" 2>/dev/null | head -n1)
+	crash_guest_prev=$out
+}
+
+#   crash_spread TOTAL N
+#       N crash points over TOTAL barriers: the second barrier, then
+#       evenly spread, the last one included. Prints them.
+crash_spread() {
+	local total=$1 n=$2 i p
+	for ((i = 1; i <= n; i++)); do
+		p=$(( total * i / n ))
+		[ "$i" != 1 ] || p=$(( total < 2 ? total : 2 ))
+		printf '%s\n' "$p"
+	done
 }
