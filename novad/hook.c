@@ -7,7 +7,8 @@
  * hook is an error here, and the loop is never blocked for longer than
  * an exec. The child gets a clean signal mask (sd-event blocks the
  * signals it handles, and a blocked SIGTERM would survive exec), default
- * dispositions, and no descriptor beyond stdin/stdout/stderr (stdout and
+ * dispositions, its own session (a timeout kills its whole process
+ * group), and no descriptor beyond stdin/stdout/stderr (stdout and
  * stderr are novad's: under systemd the hook's output lands in the
  * journal with the unit's name).
  */
@@ -108,7 +109,10 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *arg)
 
 	(void)s, (void)usec;
 	k->timed_out = true;
-	kill(k->pid, SIGKILL);	/* on_child reports and cleans up */
+	/* Its own session and process group (POSIX_SPAWN_SETSID): kill
+	 * whatever it started too. on_child reports and cleans up. */
+	if (kill(-k->pid, SIGKILL))
+		kill(k->pid, SIGKILL);
 	return 0;
 }
 
