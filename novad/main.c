@@ -104,6 +104,17 @@ static void config_rejected(const char *err, const char *what)
 			 line ? fields : fields + 1, "%s; %s", err, what);
 }
 
+/* A hook that cannot run is worth a warning now, not at the first corruption. */
+static void check_hook(const struct novad *d)
+{
+	const char *h = d->cfg.corruption_hook;
+
+	if (h[0] && access(h, X_OK))
+		novad_log_fields(LOG_WARNING, NOVAD_MID_HOOK, NULL,
+				 (const char *const[]){ "NOVA_HOOK_STATUS=not-executable", NULL },
+				 "corruption_hook %s cannot be run: %s", h, strerror(errno));
+}
+
 static const char *http_body(void *arg)
 {
 	return ((struct novad *)arg)->metrics;
@@ -244,6 +255,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si,
 		  d->cfg.from_file ? "" : " (absent: built-in defaults)");
 	if (http_changed || (d->cfg.http_listen[0] && !d->http))
 		start_http(d);
+	check_hook(d);
 	novad_fs_apply_config(d);
 	sd_event_source_set_time_relative(d->stats_timer, 0);
 	sd_notify(0, "READY=1");
@@ -355,6 +367,7 @@ static void startup_report(struct novad *d)
 		novad_log_fields(LOG_WARNING, NOVAD_MID_JOB_UNAVAILABLE, NULL,
 				 (const char *const[]){ "NOVA_JOB=scrub", NULL },
 				 "scrub jobs unavailable: %s", wc);
+	check_hook(d);
 }
 
 int main(int argc, char **argv)

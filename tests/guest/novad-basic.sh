@@ -121,10 +121,14 @@ t_ok "textfile refreshed every stats_interval ($t1 -> $t2)" test "${t2:-0}" -gt 
 
 # ---- reload ----
 mark_journal
-write_conf "[global]" "stats_interval = 2s" "textfile = $PROM_DIR/nova2.prom"
+write_conf "[global]" "stats_interval = 2s" "textfile = $PROM_DIR/nova2.prom" \
+	"corruption_hook = /nonexistent/nova-hook"
 t_ok "systemctl reload with a valid config" systemctl reload novad
 t_ok "reload picked up the new textfile path" wait_for 15 test -s "$PROM_DIR/nova2.prom"
 t_journal "journal: configuration reloaded" "MESSAGE=~configuration reloaded from $CONF"
+t_journal "journal: a corruption_hook that cannot run is reported at reload" \
+	MESSAGE_ID=18de991af75a4045bc92c137cd9c0655 NOVA_HOOK_STATUS=not-executable \
+	"MESSAGE=~/nonexistent/nova-hook cannot be run: No such file or directory"
 t_is "still active after reload" "$(systemctl is-active novad)" active
 
 mark_journal
