@@ -33,6 +33,9 @@ void novad_config_init(struct novad_config *cfg)
 	cfg->def.keep[NOVAD_WEEKLY] = 4;
 	cfg->def.keep[NOVAD_MONTHLY] = 12;
 	cfg->def.keep[NOVAD_YEARLY] = 0;
+	cfg->def.keep[NOVAD_FREQUENTLY] = 0;
+	cfg->def.frequent_period = NOVAD_FREQUENT_DEFAULT;
+	cfg->hook_timeout = NOVAD_HOOK_TIMEOUT_DEFAULT;
 	cfg->def.scrub_interval = 0;
 	cfg->def.scrub_bandwidth = 0;
 }
@@ -303,17 +306,19 @@ static int open_section(struct parser *p, char *s)
 static int set_global(struct parser *p, const char *key, const char *val)
 {
 	static const char *const keys[] = { "stats_interval", "textfile",
-					    "http_listen" };
+					    "http_listen", "corruption_hook",
+					    "corruption_hook_timeout" };
+	const unsigned int nkeys = sizeof(keys) / sizeof(keys[0]);
 	struct novad_config *cfg = p->cfg;
 	char why[128];
 	unsigned int k;
 	uint64_t v;
 
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < nkeys; k++)
 		if (!strcmp(key, keys[k]))
 			break;
-	if (k == 3)
-		return perr(p, "unknown key '%s' in [global] (expected stats_interval, textfile, http_listen)",
+	if (k == nkeys)
+		return perr(p, "unknown key '%s' in [global] (expected stats_interval, textfile, http_listen, corruption_hook, corruption_hook_timeout)",
 			    key);
 	if (p->seen_global & (1u << k))
 		return perr(p, "duplicate key '%s' in [global]", key);
@@ -334,10 +339,25 @@ static int set_global(struct parser *p, const char *key, const char *val)
 			return perr(p, "textfile: path too long");
 		snprintf(cfg->textfile, sizeof(cfg->textfile), "%s", val);
 		return 0;
-	default:
+	case 2:
 		if (val[0] && novad_parse_listen(val, why, sizeof(why)))
 			return perr(p, "http_listen: %s", why);
 		snprintf(cfg->http_listen, sizeof(cfg->http_listen), "%s", val);
+		return 0;
+	case 3:
+		/* Run without a shell: an absolute path, no arguments. */
+		if (val[0] && (val[0] != '/' || strpbrk(val, " \t")))
+			return perr(p, "corruption_hook: '%s' is not an absolute path to a program (no arguments, no shell)",
+				    val);
+		if (strlen(val) >= sizeof(cfg->corruption_hook))
+			return perr(p, "corruption_hook: path too long");
+		snprintf(cfg->corruption_hook, sizeof(cfg->corruption_hook), "%s", val);
+		return 0;
+	default:
+		if (novad_parse_duration(val, &v) || v < 1 || v > 3600)
+			return perr(p, "corruption_hook_timeout: '%s' is not a duration from 1s to 1h",
+				    val);
+		cfg->hook_timeout = v;
 		return 0;
 	}
 }
@@ -378,8 +398,11 @@ static int set_policy(struct parser *p, const char *key, const char *val)
 		bit = NOVAD_SET_SCRUB_IVAL;
 	else if (!strcmp(key, "scrub_bandwidth"))
 		bit = NOVAD_SET_SCRUB_BW;
+	else if (!strcmp(key, "frequent_period"))
+		bit = NOVAD_SET_FREQ_PERIOD;
 	else if (!strcmp(key, "stats_interval") || !strcmp(key, "textfile") ||
-		 !strcmp(key, "http_listen"))
+		 !strcmp(key, "http_listen") || !strcmp(key, "corruption_hook") ||
+		 !strcmp(key, "corruption_hook_timeout"))
 		return perr(p, "key '%s' belongs in [global], not [%s]", key,
 			    p->secname);
 	else
@@ -412,6 +435,12 @@ static int set_policy(struct parser *p, const char *key, const char *val)
 		} else {
 			pol->scrub_interval = v;
 		}
+	} else if (bit == NOVAD_SET_FREQ_PERIOD) {
+		/* Whole minutes: names have minute precision. */
+		if (novad_parse_duration(val, &v) || v < 60 || v > 86400 || v % 60)
+			return perr(p, "frequent_period: '%s' is not a whole number of minutes from 1m to 1d (e.g. 15m)",
+				    val);
+		pol->frequent_period = v;
 	} else {
 		if (novad_parse_size(val, &v))
 			return perr(p, "scrub_bandwidth: '%s' is not a byte rate (e.g. 0 for unlimited, 512K, 100M)",
@@ -517,6 +546,8 @@ static void overlay(struct novad_policy *dst, const struct novad_policy *src)
 		dst->scrub_interval = src->scrub_interval;
 	if (src->set & NOVAD_SET_SCRUB_BW)
 		dst->scrub_bandwidth = src->scrub_bandwidth;
+	if (src->set & NOVAD_SET_FREQ_PERIOD)
+		dst->frequent_period = src->frequent_period;
 	for (int p = 0; p < NOVAD_NPERIODS; p++)
 		if (src->set & (NOVAD_SET_KEEP0 << p))
 			dst->keep[p] = src->keep[p];

@@ -34,7 +34,11 @@ enum {
 	NOVAD_SET_SCRUB_IVAL	= 1u << 2,
 	NOVAD_SET_SCRUB_BW	= 1u << 3,
 	NOVAD_SET_KEEP0		= 1u << 4,	/* + period */
+	NOVAD_SET_FREQ_PERIOD	= 1u << 16,
 };
+
+#define NOVAD_FREQUENT_DEFAULT	900	/* frequent_period: 15 minutes */
+#define NOVAD_HOOK_TIMEOUT_DEFAULT 60	/* corruption_hook_timeout */
 
 struct novad_policy {
 	bool snapshots;				/* take and prune snapshots */
@@ -42,6 +46,7 @@ struct novad_policy {
 	char prefix[NOVAD_PREFIX_LEN];		/* auto snapshot name prefix */
 	uint64_t scrub_interval;		/* seconds, 0: no scrub */
 	uint64_t scrub_bandwidth;		/* bytes/s, 0: unlimited */
+	uint64_t frequent_period;		/* seconds, whole minutes */
 	unsigned int set;			/* NOVAD_SET_* */
 };
 
@@ -64,6 +69,8 @@ struct novad_config {
 	uint64_t stats_interval;	/* seconds */
 	char textfile[NOVAD_PATH_LEN];	/* "" : no textfile export */
 	char http_listen[NOVAD_ADDR_LEN]; /* "" : no HTTP export */
+	char corruption_hook[NOVAD_PATH_LEN];	/* "" : none */
+	uint64_t hook_timeout;		/* seconds */
 	struct novad_policy def;	/* [default] over built-in defaults */
 	struct novad_fs_conf *fs;
 	size_t n_fs;

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "genl.h"
+#include "hook.h"
 #include "http.h"
 #include "state.h"
 
@@ -29,6 +30,12 @@ struct novad_fs {
 	struct novad_policy pol;
 	int64_t retry_at[NOVAD_NJOBS];		/* 0: no pending retry */
 	bool warned_unavailable;
+	/*
+	 * Mounted read-only (also every snapshot mount): no snapshot or
+	 * scrub jobs, no pruning (prune_pending waits), said once.
+	 */
+	bool read_only;
+	bool said_read_only;			/* "skipped" logged */
 	/* Policy (re)applied: prune with it on the next pass (runner.c). */
 	bool prune_pending;
 	bool seen;				/* resync marker */
@@ -48,6 +55,7 @@ struct novad {
 	char stats_error[NOVAD_PATH_LEN + 512];			/* last collection problem */
 	char export_error[NOVAD_PATH_LEN + 512];			/* last textfile problem */
 	struct novad_http *http;
+	struct novad_hooks hooks;		/* corruption_hook children */
 	sd_event_source *ev_src, *stats_timer, *job_timer, *mnt_src, *clock_src;
 	int mnt_fd, clock_fd;
 };
@@ -58,15 +66,24 @@ void novad_fs_resync(struct novad *d);
 /* Re-read mount points; true if one changed. */
 bool novad_fs_refresh_mounts(struct novad *d);
 void novad_fs_apply_config(struct novad *d);
+/*
+ * The super block's read-only flag as the kernel reports it: set it
+ * (logging a change once), or ask the kernel for every file system.
+ * Both return true if a flag changed.
+ */
+bool novad_fs_set_read_only(struct novad *d, struct novad_fs *f, bool ro);
+bool novad_fs_refresh_read_only(struct novad *d);
 void novad_fs_free_all(struct novad *d);
 void novad_fs_ref(const struct novad_fs *fs, struct novad_fs_ref *ref);
 int novad_fs_event(const struct nlmsghdr *nlh, void *arg);
+/* Does F's policy configure snapshot or scrub jobs (runner.c)? */
+bool novad_fs_has_jobs(struct novad *d, const struct novad_fs *f);
 /* Jobs: run what is due, re-arm the CLOCK_REALTIME timer. */
 void novad_jobs_run_due(struct novad *d, int64_t now);
 void novad_jobs_schedule(struct novad *d, int64_t now);
 const char *novad_job_name(unsigned int job);
-/* Statistics: collect, export. */
-void novad_stats_collect(struct novad *d);
+/* Statistics: collect, export; true if a read-only flag changed. */
+bool novad_stats_collect(struct novad *d);
 /* STATUS= text. */
 void novad_status(struct novad *d, const char *prefix);
 

@@ -5,13 +5,25 @@
  * kept current by FS_MOUNTED / FS_UNMOUNTED notifications, with mount
  * points from /proc/self/mountinfo (re-read when it changes: the
  * notification comes before the mount is attached to its mount point).
+ * The read-only flag is the super block's, as the kernel reports it
+ * (FS_LIST, STATS_GET; set on every snapshot mount), not the mount's:
+ * novad's sandbox (ProtectSystem=strict) sees every mount read-only, and
+ * a remount in another mount namespace changes nothing in novad's
+ * mountinfo. It is re-read at every statistics collection and before
+ * every job pass (runner.c).
+ *
+ * The scrub notifications (SCRUB_FINISHED, CORRUPTION) are decoded here
+ * with nova_decode_scrub_event(), logged with the fields of events.c,
+ * and a corruption starts the configured hook (hook.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
+#include "events.h"
 #include "log.h"
 
 struct novad_fs *novad_fs_find(struct novad *d, uint64_t dev)
@@ -69,12 +81,66 @@ static void warn_unavailable(struct novad *d, struct novad_fs *f)
 	f->warned_unavailable = true;
 }
 
+/*
+ * Say once that a read-only file system's jobs are skipped (rather than
+ * failing with EROFS at every retry), and once that they resume.
+ */
+static void note_read_only(struct novad *d, struct novad_fs *f)
+{
+	struct novad_fs_ref ref;
+
+	novad_fs_ref(f, &ref);
+	if (f->read_only && !f->said_read_only && f->mountpoint[0] &&
+	    novad_fs_has_jobs(d, f)) {
+		novad_log_fields(LOG_INFO, NOVAD_MID_FS_SKIPPED, &ref,
+				 (const char *const[]){ "NOVA_READ_ONLY=1", NULL },
+				 "%s is mounted read-only (or is a snapshot mount): no snapshots, pruning or scrubs there until it is writable",
+				 f->mountpoint);
+		f->said_read_only = true;
+	} else if (!f->read_only && f->said_read_only) {
+		novad_log_fields(LOG_INFO, NOVAD_MID_FS_SKIPPED, &ref,
+				 (const char *const[]){ "NOVA_READ_ONLY=0", NULL },
+				 "%s is writable again: its jobs resume",
+				 f->mountpoint);
+		f->said_read_only = false;
+	}
+}
+
 static void apply_policy(struct novad *d, struct novad_fs *f)
 {
 	novad_config_policy(&d->cfg, f->mountpoint[0] ? f->mountpoint : NULL,
 			    f->id.uuid, &f->pol);
 	f->prune_pending = true;
 	warn_unavailable(d, f);
+	note_read_only(d, f);
+}
+
+bool novad_fs_set_read_only(struct novad *d, struct novad_fs *f, bool ro)
+{
+	if (f->read_only == ro)
+		return false;
+	f->read_only = ro;
+	note_read_only(d, f);
+	return true;
+}
+
+bool novad_fs_refresh_read_only(struct novad *d)
+{
+	struct nova_fs_info *list = NULL;
+	struct nova_err e;
+	bool changed = false;
+	size_t n = 0;
+
+	if (!d->fs || nova_fs_list(d->g.req, &list, &n, &e))
+		return false;	/* keep what we know; resync reports errors */
+	for (size_t i = 0; i < n; i++) {
+		struct novad_fs *f = novad_fs_find(d, list[i].id.dev);
+
+		if (f && novad_fs_set_read_only(d, f, list[i].read_only))
+			changed = true;
+	}
+	free(list);
+	return changed;
 }
 
 void novad_fs_apply_config(struct novad *d)
@@ -175,6 +241,7 @@ void novad_fs_resync(struct novad *d)
 			novad_fs_refresh_mounts(d);
 			log_fs(LOG_INFO, NULL, f, "following");
 		}
+		novad_fs_set_read_only(d, f, list[i].read_only);
 	}
 	for (struct novad_fs *f = d->fs, *next; f; f = next) {
 		next = f->next;
@@ -186,6 +253,90 @@ void novad_fs_resync(struct novad *d)
 	free(list);
 }
 
+/* FS's reference for the journal, a followed one or just the event's id. */
+static void event_ref(struct novad *d, const struct nova_fs_id *id,
+		      struct novad_fs *tmp, struct novad_fs_ref *ref)
+{
+	struct novad_fs *f = novad_fs_find(d, id->dev);
+
+	if (!f) {
+		memset(tmp, 0, sizeof(*tmp));
+		tmp->id = *id;
+		f = tmp;
+	}
+	novad_fs_ref(f, ref);
+}
+
+static void scrub_finished(struct novad *d, const struct nova_scrub_event *ev)
+{
+	struct novad_fields fields = { .n = 0 };
+	struct novad_fs_ref ref;
+	struct novad_fs tmp;
+	char text[512];
+
+	event_ref(d, &ev->id, &tmp, &ref);
+	novad_scrub_result_fields(&ev->scrub, &fields);
+	novad_fields_add(&fields, "NOVA_JOB=scrub");
+	novad_scrub_result_text(&ev->scrub, text, sizeof(text));
+	novad_log_fields(novad_scrub_result_prio(&ev->scrub),
+			 NOVAD_MID_SCRUB_FINISHED, &ref,
+			 (const char *const *)fields.v,
+			 "scrub of %s finished: %s",
+			 ref.mountpoint ? ref.mountpoint : ev->id.bdev, text);
+	novad_fields_free(&fields);
+}
+
+static void corruption(struct novad *d, const struct nova_scrub_event *ev)
+{
+	const struct nova_corruption *c = &ev->corruption;
+	struct novad_fields fields = { .n = 0 };
+	struct novad_fs_ref ref;
+	struct novad_fs tmp;
+	char what[128];
+
+	event_ref(d, &ev->id, &tmp, &ref);
+	novad_corruption_fields(c, &fields);
+	snprintf(what, sizeof(what), "bad %s of inode %" PRIu64 " at offset %" PRIu64,
+		 nova_corruption_kind_name(c->kind), c->ino, c->offset);
+	novad_log_fields(novad_corruption_prio(c), NOVAD_MID_CORRUPTION, &ref,
+			 (const char *const *)fields.v, "corruption %s on %s: %s",
+			 c->repaired ? "repaired" : "found (not repaired)",
+			 ref.mountpoint ? ref.mountpoint : ev->id.bdev, what);
+	novad_fields_free(&fields);
+	if (!d->cfg.corruption_hook[0])
+		return;
+	novad_hook_env(&ref, c, &fields);
+	novad_hook_run(&d->hooks, d->cfg.corruption_hook, d->cfg.hook_timeout,
+		       fields.v, &ref, what);
+	novad_fields_free(&fields);
+}
+
+/* A scrub notification? 1 if handled, 0 if it is another kind. */
+static int scrub_event(struct novad *d, const struct nlmsghdr *nlh)
+{
+	struct nova_scrub_event *ev;
+	int r;
+
+	ev = malloc(sizeof(*ev));	/* holds 32 findings: not on the stack */
+	if (!ev) {
+		novad_log(LOG_ERR, NULL, "out of memory reading a nova notification");
+		return 1;
+	}
+	r = nova_decode_scrub_event(nlh, ev);
+	if (r == -ENOENT) {
+		free(ev);
+		return 0;
+	}
+	if (r)
+		novad_log(LOG_WARNING, NULL, "malformed nova scrub notification ignored");
+	else if (ev->cmd == NOVA_CMD_SCRUB_FINISHED)
+		scrub_finished(d, ev);
+	else
+		corruption(d, ev);
+	free(ev);
+	return 1;
+}
+
 int novad_fs_event(const struct nlmsghdr *nlh, void *arg)
 {
 	struct novad *d = arg;
@@ -193,6 +344,8 @@ int novad_fs_event(const struct nlmsghdr *nlh, void *arg)
 	struct novad_fs *f;
 	int r;
 
+	if (scrub_event(d, nlh))
+		return 0;
 	r = nova_decode_event(nlh, &ev);
 	if (r == -ENOENT)
 		return 0;	/* a notification newer than this novad */

@@ -12,10 +12,12 @@
  * and schedules nothing). Every request is synchronous on the request
  * socket; notifications arrive on the other one (genl.h).
  *
- * Scrub jobs: the protocol this novad is built against has no
- * NOVA_CMD_SCRUB_* command, so the backend says so up front
- * (scrub_unavailable) and from scrub_start (-EOPNOTSUPP), and never
- * claims a scrub happened.
+ * Scrub jobs: NOVA_CMD_SCRUB_START with the bandwidth limit, addressed
+ * by UUID like the snapshot commands. A paused pass is resumed (not
+ * restarted), a running one is refused by the kernel (-EALREADY, which
+ * jobs.c treats as "nothing to do"). A nova.ko without the scrub
+ * commands makes the backend say so up front (scrub_unavailable) and
+ * from scrub_start (-EOPNOTSUPP); novad never claims a scrub happened.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,9 +125,13 @@ static int g_scrub_start(void *ctx, const struct novad_fs_ref *fs,
 			 uint64_t bandwidth, struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
+	struct nova_scrub_info si;
+	struct nova_sel sel;
 
-	(void)fs, (void)bandwidth;
-	return backend_unsupported(g->scrub_why, e);
+	if (g->scrub_why[0])
+		return backend_unsupported(g->scrub_why, e);
+	fs_sel(fs, &sel);
+	return nova_scrub_start(g->req, &sel, true, bandwidth, false, &si, e);
 }
 
 static const struct novad_backend_ops genl_backend_ops = {
@@ -184,10 +190,11 @@ int novad_genl_open(struct novad_genl *g, struct nova_err *e)
 			 "the loaded nova.ko offers no snapshot commands (protocol version %u%s)",
 			 nova_ipc_family_version(g->req),
 			 newer ? "; it offers newer commands: rebuild novad" : "");
-	snprintf(g->scrub_why, sizeof(g->scrub_why),
-		 "the nova genl family has no scrub commands (protocol version %u defines none%s)",
-		 nova_ipc_family_version(g->req),
-		 newer ? "; the kernel offers newer commands: rebuild novad" : "");
+	if (!nova_family_has_cmd(&g->ops, NOVA_CMD_SCRUB_START))
+		snprintf(g->scrub_why, sizeof(g->scrub_why),
+			 "the loaded nova.ko offers no scrub commands (protocol version %u%s)",
+			 nova_ipc_family_version(g->req),
+			 newer ? "; it offers newer commands: rebuild novad" : "");
 
 	r = nova_ipc_open(&g->ev, e);
 	if (r)

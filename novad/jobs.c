@@ -9,6 +9,9 @@
  * taken, and if that deleted anything the creation is tried once more.
  * Should that retry fail too, one snapshot fewer than the keep count is
  * left: the price of making room.
+ *
+ * A scrub job only starts a pass; its result arrives later as a
+ * SCRUB_FINISHED notification (fsset.c logs it).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -129,6 +132,10 @@ int novad_job_scrub(const struct novad_backend *b,
 
 	nova_err_clear(&e);
 	r = b->ops->scrub_start(b->ctx, fs, pol->scrub_bandwidth, &e);
+	if (r == -EALREADY) {
+		report(rep, NOVAD_EV_SCRUB_RUNNING, fs, NULL, 0, NULL);
+		return 0;
+	}
 	if (r) {
 		report(rep, NOVAD_EV_SCRUB_FAILED, fs, NULL, 0, &e);
 		return r;

@@ -20,6 +20,7 @@ enum novad_job_event {
 	NOVAD_EV_SNAPSHOT_PRUNED,	/* name, id */
 	NOVAD_EV_SNAPSHOT_PRUNE_FAILED,	/* name, id, err */
 	NOVAD_EV_SCRUB_STARTED,
+	NOVAD_EV_SCRUB_RUNNING,		/* one runs already: none started */
 	NOVAD_EV_SCRUB_FAILED,		/* err */
 };
 
@@ -52,7 +53,11 @@ int novad_job_prune(const struct novad_backend *b,
 		    const struct novad_policy *pol,
 		    const struct novad_job_report *rep);
 
-/* Start a scrub of FS with POL's bandwidth limit. */
+/*
+ * Start a scrub of FS with POL's bandwidth limit (a paused pass is
+ * resumed with it). A pass already running (-EALREADY, e.g. one an
+ * operator started) is not an error: nothing is started, 0 is returned.
+ */
 int novad_job_scrub(const struct novad_backend *b,
 		    const struct novad_fs_ref *fs,
 		    const struct novad_policy *pol,

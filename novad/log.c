@@ -15,7 +15,7 @@
 
 #include "log.h"
 
-#define MAX_FIELDS	16
+#define MAX_FIELDS	32
 
 /* Is stderr the journal stream systemd connected us to ($JOURNAL_STREAM)? */
 static bool stderr_is_journal(void)

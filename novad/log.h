@@ -25,6 +25,9 @@
 #define NOVAD_MID_SCRUB_STARTED		"c84fd649009649fa9718bb3034ad85e0"
 #define NOVAD_MID_CORRUPTION		"4ecb137f478e4312a30d2cada427e1e2"
 #define NOVAD_MID_JOB_UNAVAILABLE	"0ef52dab008141e9a201485e75ce40f1"
+#define NOVAD_MID_SCRUB_FINISHED	"977c38b541da459fbf2517a894492628"
+#define NOVAD_MID_HOOK			"18de991af75a4045bc92c137cd9c0655"
+#define NOVAD_MID_FS_SKIPPED		"96277a3f9bed4dc89249644d1b7df4ab"
 
 /* Extra FIELD=value strings, NULL-terminated; MSGID and FS may be NULL. */
 void novad_log_fields(int prio, const char *msgid,

@@ -56,13 +56,19 @@ void novad_status(struct novad *d, const char *prefix)
 {
 	const char *ws = d->backend.ops->snapshot_unavailable(d->backend.ctx);
 	const char *wc = d->backend.ops->scrub_unavailable(d->backend.ctx);
-	unsigned int snap = 0, scrub = 0;
-	char buf[8192], snaps[64];
+	unsigned int snap = 0, scrub = 0, ro = 0;
+	char buf[8192], snaps[64], ros[64] = "";
 
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
+		if (f->read_only) {
+			ro++;
+			continue;
+		}
 		snap += f->pol.snapshots;
 		scrub += f->pol.scrub_interval > 0;
 	}
+	if (ro)
+		snprintf(ros, sizeof(ros), "; %u read-only (skipped)", ro);
 	if (ws)
 		snprintf(snaps, sizeof(snaps), "unavailable (see the journal for why)");
 	else if (snap)
@@ -70,14 +76,15 @@ void novad_status(struct novad *d, const char *prefix)
 	else
 		snprintf(snaps, sizeof(snaps), "none scheduled");
 	snprintf(buf, sizeof(buf),
-		 "%s%sfollowing %u NOVA file system%s; snapshots: %s; scrub: %s%s; stats: %s%s%s%s",
+		 "%s%sfollowing %u NOVA file system%s; snapshots: %s; scrub: %s%s; stats: %s%s%s%s%s",
 		 prefix ? prefix : "", prefix ? "; " : "", d->nfs,
 		 d->nfs == 1 ? "" : "s", snaps,
 		 wc ? "unavailable (see the journal for why)" : "",
 		 wc ? "" : (scrub ? "scheduled" : "not configured"),
 		 d->cfg.textfile[0] ? d->cfg.textfile : "no textfile",
 		 d->http ? ", http " : "", d->http ? d->cfg.http_listen : "",
-		 d->stats_error[0] || d->export_error[0] ? " (export failing, see journal)" : "");
+		 d->stats_error[0] || d->export_error[0] ? " (export failing, see journal)" : "",
+		 ros);
 	sd_notifyf(0, "STATUS=%s", buf);
 }
 
@@ -95,6 +102,17 @@ static void config_rejected(const char *err, const char *what)
 	snprintf(fline, sizeof(fline), "CONFIG_LINE=%u", line);
 	novad_log_fields(LOG_ERR, NOVAD_MID_CONFIG_REJECTED, NULL,
 			 line ? fields : fields + 1, "%s; %s", err, what);
+}
+
+/* A hook that cannot run is worth a warning now, not at the first corruption. */
+static void check_hook(const struct novad *d)
+{
+	const char *h = d->cfg.corruption_hook;
+
+	if (h[0] && access(h, X_OK))
+		novad_log_fields(LOG_WARNING, NOVAD_MID_HOOK, NULL,
+				 (const char *const[]){ "NOVA_HOOK_STATUS=not-executable", NULL },
+				 "corruption_hook %s cannot be run: %s", h, strerror(errno));
 }
 
 static const char *http_body(void *arg)
@@ -139,7 +157,8 @@ static int on_stats_timer(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct novad *d = arg;
 
-	novad_stats_collect(d);
+	if (novad_stats_collect(d))
+		replan(d);	/* remounted: jobs stop or resume */
 	sd_event_source_set_time(s, usec + d->cfg.stats_interval * 1000000ull);
 	return 0;
 }
@@ -236,6 +255,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si,
 		  d->cfg.from_file ? "" : " (absent: built-in defaults)");
 	if (http_changed || (d->cfg.http_listen[0] && !d->http))
 		start_http(d);
+	check_hook(d);
 	novad_fs_apply_config(d);
 	sd_event_source_set_time_relative(d->stats_timer, 0);
 	sd_notify(0, "READY=1");
@@ -257,6 +277,7 @@ static int on_debug_hang(sd_event_source *s, const struct signalfd_siginfo *si,
 static void novad_done(struct novad *d)
 {
 	novad_http_stop(d->http);
+	novad_hooks_free(&d->hooks);
 	sd_event_source_disable_unref(d->ev_src);
 	sd_event_source_disable_unref(d->stats_timer);
 	sd_event_source_disable_unref(d->job_timer);
@@ -346,6 +367,7 @@ static void startup_report(struct novad *d)
 		novad_log_fields(LOG_WARNING, NOVAD_MID_JOB_UNAVAILABLE, NULL,
 				 (const char *const[]){ "NOVA_JOB=scrub", NULL },
 				 "scrub jobs unavailable: %s", wc);
+	check_hook(d);
 }
 
 int main(int argc, char **argv)
@@ -364,6 +386,7 @@ int main(int argc, char **argv)
 	char err[NOVAD_ERR_LEN];
 	struct nova_err e;
 	bool check = false;
+	sigset_t chld;
 	size_t bad = 0;
 	int opt, r;
 
@@ -425,11 +448,16 @@ int main(int argc, char **argv)
 		novad_log(LOG_WARNING, NULL, "%s: ignored %zu malformed line%s",
 			  d.state_path, bad, bad == 1 ? "" : "s");
 
+	/* sd_event_add_child() (corruption hooks) needs SIGCHLD blocked. */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
 	r = sd_event_default(&d.ev);
 	if (r < 0) {
 		novad_log(LOG_ERR, NULL, "sd_event_default: %s", strerror(-r));
 		return EXIT_FAILURE;
 	}
+	d.hooks.ev = d.ev;
 	r = novad_genl_open(&d.g, &e);
 	if (r) {
 		novad_log(LOG_ERR, NULL, "cannot talk to the kernel: %s", e.msg);

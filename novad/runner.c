@@ -18,7 +18,7 @@
 
 static const char *const job_names[NOVAD_NJOBS] = {
 	"snapshot-hourly", "snapshot-daily", "snapshot-weekly",
-	"snapshot-monthly", "snapshot-yearly", "scrub",
+	"snapshot-monthly", "snapshot-yearly", "snapshot-frequently", "scrub",
 };
 
 const char *novad_job_name(unsigned int job)
@@ -31,6 +31,8 @@ static bool job_enabled(struct novad *d, const struct novad_fs *f,
 {
 	if (!f->mountpoint[0])
 		return false;	/* policy may depend on it: wait */
+	if (f->read_only)
+		return false;	/* EROFS for both: skipped (fsset.c says so) */
 	if (job == NOVAD_JOB_SCRUB)
 		return f->pol.scrub_interval > 0 &&
 		       !d->backend.ops->scrub_unavailable(d->backend.ctx);
@@ -47,7 +49,8 @@ static int64_t job_due(struct novad *d, const struct novad_fs *f,
 	if (job == NOVAD_JOB_SCRUB)
 		due = novad_due_interval(f->pol.scrub_interval, have, last, now);
 	else
-		due = novad_due_calendar((enum novad_period)job, have, last, now);
+		due = novad_due_calendar((enum novad_period)job,
+					 f->pol.frequent_period, have, last, now);
 	if (f->retry_at[job] > due)
 		due = f->retry_at[job];
 	return due;
@@ -127,6 +130,12 @@ static void on_job_event(void *arg, enum novad_job_event ev,
 				 (const char *const[]){ "NOVA_JOB=scrub", NULL },
 				 "started scrub of %s", fs->mountpoint);
 		break;
+	case NOVAD_EV_SCRUB_RUNNING:
+		novad_log_fields(LOG_INFO, NULL, fs,
+				 (const char *const[]){ "NOVA_JOB=scrub", NULL },
+				 "a scrub of %s is already running; not starting another",
+				 fs->mountpoint);
+		break;
 	case NOVAD_EV_SCRUB_FAILED:
 		novad_log_fields(failure_prio(err), NULL, fs,
 				 (const char *const[]){ "NOVA_JOB=scrub", ferr, NULL },
@@ -134,6 +143,12 @@ static void on_job_event(void *arg, enum novad_job_event ev,
 				 msg);
 		break;
 	}
+}
+
+bool novad_fs_has_jobs(struct novad *d, const struct novad_fs *f)
+{
+	(void)d;
+	return f->pol.snapshots || f->pol.scrub_interval > 0;
 }
 
 /*
@@ -145,7 +160,8 @@ static void on_job_event(void *arg, enum novad_job_event ev,
  */
 static bool prune_now(struct novad *d, struct novad_fs *f, bool pruned)
 {
-	if (!f->prune_pending || !f->mountpoint[0])
+	/* Read-only: keep it pending until the file system is writable. */
+	if (!f->prune_pending || !f->mountpoint[0] || f->read_only)
 		return false;
 	f->prune_pending = false;
 	return !pruned && f->pol.snapshots &&
@@ -158,6 +174,8 @@ void novad_jobs_run_due(struct novad *d, int64_t now)
 	bool dirty = false;
 	int r;
 
+	/* A remount since the last look: skip rather than fail with EROFS. */
+	novad_fs_refresh_read_only(d);
 	for (struct novad_fs *f = d->fs; f; f = f->next) {
 		struct novad_fs_ref ref;
 		bool pruned = false;

@@ -18,6 +18,7 @@ static const char *const period_names[NOVAD_NPERIODS] = {
 	[NOVAD_WEEKLY]	= "weekly",
 	[NOVAD_MONTHLY]	= "monthly",
 	[NOVAD_YEARLY]	= "yearly",
+	[NOVAD_FREQUENTLY] = "frequently",
 };
 
 const char *novad_period_name(enum novad_period p)
@@ -49,7 +50,7 @@ static int64_t floor_to(int64_t t, int64_t unit, int64_t origin)
 /* 1970-01-05 00:00 UTC, the first Monday of the epoch. */
 #define MONDAY	(4 * DAY)
 
-int64_t novad_period_start(enum novad_period p, int64_t t)
+int64_t novad_period_start(enum novad_period p, uint64_t frequent, int64_t t)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -69,14 +70,16 @@ int64_t novad_period_start(enum novad_period p, int64_t t)
 		if (p == NOVAD_YEARLY)
 			tm.tm_mon = 0;
 		return (int64_t)timegm(&tm);
+	case NOVAD_FREQUENTLY:
+		return frequent ? floor_to(t, (int64_t)frequent, 0) : t;
 	default:
 		return t;
 	}
 }
 
-int64_t novad_period_next(enum novad_period p, int64_t t)
+int64_t novad_period_next(enum novad_period p, uint64_t frequent, int64_t t)
 {
-	int64_t s = novad_period_start(p, t);
+	int64_t s = novad_period_start(p, frequent, t);
 	time_t tt = (time_t)s;
 	struct tm tm;
 
@@ -95,6 +98,8 @@ int64_t novad_period_next(enum novad_period p, int64_t t)
 		else
 			tm.tm_year++;
 		return (int64_t)timegm(&tm);	/* normalises month 12 */
+	case NOVAD_FREQUENTLY:
+		return frequent ? s + (int64_t)frequent : t + 1;
 	default:
 		return t + 1;
 	}
@@ -105,15 +110,15 @@ int64_t novad_sched_clamp(int64_t last, int64_t now)
 	return last > now + NOVAD_CLOCK_SLACK ? now : last;
 }
 
-int64_t novad_due_calendar(enum novad_period p, bool have_last, int64_t last,
-			   int64_t now)
+int64_t novad_due_calendar(enum novad_period p, uint64_t frequent,
+			   bool have_last, int64_t last, int64_t now)
 {
 	if (!have_last)
 		return now;
 	last = novad_sched_clamp(last, now);
-	if (last < novad_period_start(p, now))
+	if (last < novad_period_start(p, frequent, now))
 		return now;	/* this period has no run yet: once, now */
-	return novad_period_next(p, now > last ? now : last);
+	return novad_period_next(p, frequent, now > last ? now : last);
 }
 
 int64_t novad_due_interval(uint64_t interval, bool have_last, int64_t last,

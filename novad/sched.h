@@ -6,7 +6,8 @@
  *
  * Calendar jobs (snapshots) run once per UTC period: hourly on the hour,
  * daily at 00:00, weekly on Monday 00:00, monthly on the 1st 00:00, yearly
- * on 1 January 00:00. UTC has no daylight saving time, so every period
+ * on 1 January 00:00, "frequently" every FREQUENT seconds (a whole number
+ * of minutes, slots aligned on the epoch: 15m gives :00, :15, :30, :45). UTC has no daylight saving time, so every period
  * has exactly one boundary and names never repeat or go backwards.
  * Interval jobs (scrub) run every N seconds after the previous run.
  *
@@ -29,6 +30,7 @@ enum novad_period {
 	NOVAD_WEEKLY,
 	NOVAD_MONTHLY,
 	NOVAD_YEARLY,
+	NOVAD_FREQUENTLY,	/* every frequent_period (sanoid's "frequently") */
 	NOVAD_NPERIODS
 };
 
@@ -36,9 +38,13 @@ enum novad_period {
 const char *novad_period_name(enum novad_period p);
 int novad_period_from_name(const char *s);
 
-/* Start of the period holding T, and the first boundary after T. */
-int64_t novad_period_start(enum novad_period p, int64_t t);
-int64_t novad_period_next(enum novad_period p, int64_t t);
+/*
+ * Start of the period holding T, and the first boundary after T.
+ * FREQUENT (seconds, > 0) is the length of NOVAD_FREQUENTLY; the other
+ * periods ignore it.
+ */
+int64_t novad_period_start(enum novad_period p, uint64_t frequent, int64_t t);
+int64_t novad_period_next(enum novad_period p, uint64_t frequent, int64_t t);
 
 /* How far in the future a recorded last run may be before it is clamped. */
 #define NOVAD_CLOCK_SLACK	60
@@ -54,8 +60,8 @@ int64_t novad_sched_clamp(int64_t last, int64_t now);
  * Otherwise due NOW if the period holding NOW has no run yet (catch-up,
  * once), else at the next boundary.
  */
-int64_t novad_due_calendar(enum novad_period p, bool have_last, int64_t last,
-			   int64_t now);
+int64_t novad_due_calendar(enum novad_period p, uint64_t frequent,
+			   bool have_last, int64_t last, int64_t now);
 
 /* When an interval job is due (never ran: NOW; overdue: NOW). */
 int64_t novad_due_interval(uint64_t interval, bool have_last, int64_t last,

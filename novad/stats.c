@@ -4,7 +4,8 @@
  * system, formatted once (metrics.c) and handed to the exports: the
  * textfile (atomic rename) and the HTTP endpoint (serves the last text).
  * Problems are logged when they start and when they end, not on every
- * collection.
+ * collection. The dump also carries each super block's read-only flag,
+ * which is how novad notices a remount (fsset.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,8 +29,9 @@ static void set_problem(char *slot, size_t len, const char *now)
 	snprintf(slot, len, "%s", now);
 }
 
-void novad_stats_collect(struct novad *d)
+bool novad_stats_collect(struct novad *d)
 {
+	bool ro_changed = false;
 	struct nova_stats *list = NULL;
 	struct novad_metrics_fs *mfs = NULL;
 	char problem[NOVAD_PATH_LEN + 512] = "", *text = NULL;
@@ -40,20 +42,20 @@ void novad_stats_collect(struct novad *d)
 	if (!d->g.have_stats) {
 		set_problem(d->stats_error, sizeof(d->stats_error),
 			    "the kernel's nova family has no STATS_GET command: no statistics");
-		return;
+		return novad_fs_refresh_read_only(d);
 	}
 	r = nova_stats_dump(d->g.req, &list, &n, &e);
 	if (r) {
 		snprintf(problem, sizeof(problem), "cannot collect statistics: %s", e.msg);
 		set_problem(d->stats_error, sizeof(d->stats_error), problem);
-		return;
+		return false;
 	}
 	set_problem(d->stats_error, sizeof(d->stats_error), "");
 	if (n) {
 		mfs = calloc(n, sizeof(*mfs));
 		if (!mfs) {
 			free(list);
-			return;
+			return false;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -61,17 +63,19 @@ void novad_stats_collect(struct novad *d)
 
 		mfs[i].st = &list[i];
 		mfs[i].mountpoint = f ? f->mountpoint : NULL;
+		if (f && novad_fs_set_read_only(d, f, list[i].read_only))
+			ro_changed = true;
 	}
 	r = novad_metrics_format(mfs, n, (int64_t)time(NULL), &text);
 	free(mfs);
 	free(list);
 	if (r)
-		return;
+		return ro_changed;
 	free(d->metrics);
 	d->metrics = text;
 	if (!d->cfg.textfile[0]) {
 		set_problem(d->export_error, sizeof(d->export_error), "");
-		return;
+		return ro_changed;
 	}
 	r = novad_textfile_write(d->cfg.textfile, text);
 	if (r)
@@ -80,4 +84,5 @@ void novad_stats_collect(struct novad *d)
 			 r == -EROFS || r == -EACCES ?
 			 " (is its directory in the unit's ReadWritePaths=? see novad(8))" : "");
 	set_problem(d->export_error, sizeof(d->export_error), problem);
+	return ro_changed;
 }

@@ -72,6 +72,43 @@ df -k "$mnt" | tail -1
 novactl snapshot delete "$mnt" before-edit
 df -k "$mnt" | tail -1
 
+step "novad schedules snapshots (frequently = 2, frequent_period = 1m)"
+# Run by hand here (this guest has no systemd; the unit is novad.service).
+mkdir -p /run/novad-demo
+cat > /run/novad-demo/novad.conf <<'CONF'
+[default]
+snapshots = yes
+frequently = 2
+frequent_period = 1m
+hourly = 0
+daily = 0
+weekly = 0
+monthly = 0
+CONF
+cat /run/novad-demo/novad.conf
+novad --check-config --config /run/novad-demo/novad.conf
+novad --config /run/novad-demo/novad.conf --state-dir /run/novad-demo &
+novad_pid=$!
+auto_snaps() { novactl snapshot list "$mnt" | grep -- '-frequently' || true; }
+# wait_new OLD SECONDS: until a novad snapshot not in OLD is listed
+wait_new() {
+	local end=$((SECONDS + $2))
+	until auto_snaps | grep -qvxF -- "${1:-none}"; do
+		if [ "$SECONDS" -ge "$end" ] || ! kill -0 "$novad_pid" 2>/dev/null; then
+			echo "novad took no snapshot in $2 s" >&2
+			exit 1
+		fi
+		sleep 1
+	done
+}
+wait_new "" 30
+novactl snapshot list "$mnt"
+echo "waiting for the next minute boundary (novad's calendar timer) ..."
+wait_new "$(auto_snaps)" 75
+novactl snapshot list "$mnt"
+kill "$novad_pid"
+wait "$novad_pid" || true
+
 step "fsck.NOVA after a clean unmount"
 umount "$mnt"
 fsck.NOVA -n "$dev"

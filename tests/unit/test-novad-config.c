@@ -44,6 +44,10 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.def.keep[NOVAD_HOURLY], 24);
 	assert_int_equal(cfg.def.keep[NOVAD_YEARLY], 0);
 	assert_int_equal(cfg.def.scrub_interval, 0);
+	assert_int_equal(cfg.def.keep[NOVAD_FREQUENTLY], 0);
+	assert_int_equal(cfg.def.frequent_period, 15 * 60);
+	assert_string_equal(cfg.corruption_hook, "");
+	assert_int_equal(cfg.hook_timeout, 60);
 	assert_int_equal(cfg.n_fs, 0);
 	novad_config_free(&cfg);
 }
@@ -55,6 +59,8 @@ static const char full[] =
 	"stats_interval = 30s\n"
 	"textfile = /var/lib/prometheus/node-exporter/nova.prom\n"
 	"http_listen = 127.0.0.1:9469   # loopback only\n"
+	"corruption_hook = /usr/local/libexec/nova-alert\n"
+	"corruption_hook_timeout = 2m\n"
 	"\n"
 	"[default]\n"
 	"snapshots = yes\n"
@@ -69,6 +75,8 @@ static const char full[] =
 	"; per file system\n"
 	"[/mnt/nova]\n"
 	"hourly = 6\n"
+	"frequently = 4\n"
+	"frequent_period = 5m\n"
 	"snapshot_prefix = nightly.v1\n"
 	"\n"
 	"[0f3c5a11-2233-4455-6677-8899aabbccdd]\n"
@@ -99,14 +107,19 @@ static void test_full(void **state)
 	assert_int_equal(cfg.def.keep[NOVAD_YEARLY], 2);
 	assert_int_equal(cfg.def.scrub_interval, 7 * 86400);
 	assert_int_equal(cfg.def.scrub_bandwidth, 100ull << 20);
+	assert_string_equal(cfg.corruption_hook, "/usr/local/libexec/nova-alert");
+	assert_int_equal(cfg.hook_timeout, 120);
+	assert_int_equal(cfg.def.keep[NOVAD_FREQUENTLY], 0);
 	assert_int_equal(cfg.n_fs, 2);
-	assert_int_equal(cfg.fs[0].line, 19);
+	assert_int_equal(cfg.fs[0].line, 21);
 
 	/* An unknown file system gets [default]. */
 	novad_config_policy(&cfg, "/srv/other", uuid2, &pol);
 	assert_true(pol.snapshots);
 	assert_int_equal(pol.keep[NOVAD_HOURLY], 48);
 	assert_string_equal(pol.prefix, "auto");
+	assert_int_equal(pol.keep[NOVAD_FREQUENTLY], 0);
+	assert_int_equal(pol.frequent_period, 15 * 60);
 
 	/* The mount point section overrides only what it sets. */
 	novad_config_policy(&cfg, "/mnt/nova", uuid2, &pol);
@@ -114,6 +127,8 @@ static void test_full(void **state)
 	assert_int_equal(pol.keep[NOVAD_HOURLY], 6);
 	assert_int_equal(pol.keep[NOVAD_DAILY], 14);
 	assert_string_equal(pol.prefix, "nightly.v1");
+	assert_int_equal(pol.keep[NOVAD_FREQUENTLY], 4);
+	assert_int_equal(pol.frequent_period, 5 * 60);
 
 	/* The UUID section wins over the mount point section. */
 	novad_config_policy(&cfg, "/mnt/nova", uuid1, &pol);
@@ -159,7 +174,29 @@ static const struct bad_case bad[] = {
 	{ "[default\n", "novad.conf:1: expected '[SECTION]'" },
 	{ "[]\n", "novad.conf:1: empty section name" },
 	{ "[global]\nhourly = 3\n",
-	  "novad.conf:2: unknown key 'hourly' in [global] (expected stats_interval, textfile, http_listen)" },
+	  "novad.conf:2: unknown key 'hourly' in [global] (expected stats_interval, textfile, http_listen, corruption_hook, corruption_hook_timeout)" },
+	{ "[default]\ncorruption_hook = /x\n",
+	  "novad.conf:2: key 'corruption_hook' belongs in [global], not [default]" },
+	{ "[global]\ncorruption_hook = hook.sh\n",
+	  "novad.conf:2: corruption_hook: 'hook.sh' is not an absolute path to a program (no arguments, no shell)" },
+	{ "[global]\ncorruption_hook = /usr/bin/logger -t nova\n",
+	  "novad.conf:2: corruption_hook: '/usr/bin/logger -t nova' is not an absolute path to a program (no arguments, no shell)" },
+	{ "[global]\ncorruption_hook = /a\ncorruption_hook = /b\n",
+	  "novad.conf:3: duplicate key 'corruption_hook' in [global]" },
+	{ "[global]\ncorruption_hook_timeout = 0\n",
+	  "novad.conf:2: corruption_hook_timeout: '0' is not a duration from 1s to 1h" },
+	{ "[global]\ncorruption_hook_timeout = 2h\n",
+	  "novad.conf:2: corruption_hook_timeout: '2h' is not a duration from 1s to 1h" },
+	{ "[default]\nfrequent_period = 30s\n",
+	  "novad.conf:2: frequent_period: '30s' is not a whole number of minutes from 1m to 1d (e.g. 15m)" },
+	{ "[default]\nfrequent_period = 90s\n",
+	  "novad.conf:2: frequent_period: '90s' is not a whole number of minutes from 1m to 1d (e.g. 15m)" },
+	{ "[default]\nfrequent_period = 2d\n",
+	  "novad.conf:2: frequent_period: '2d' is not a whole number of minutes from 1m to 1d (e.g. 15m)" },
+	{ "[default]\nfrequently = many\n",
+	  "novad.conf:2: frequently: 'many' is not a count from 0 to 100000" },
+	{ "[/mnt/a]\nfrequent_period = 5m\nfrequent_period = 5m\n",
+	  "novad.conf:3: duplicate key 'frequent_period' in [/mnt/a]" },
 	{ "[/mnt/a]\ntextfile = /x\n",
 	  "novad.conf:2: key 'textfile' belongs in [global], not [/mnt/a]" },
 	{ "[global]\nhttp_listen = 0.0.0.0:9469\n",

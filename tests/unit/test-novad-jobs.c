@@ -3,7 +3,9 @@
  * Unit tests of novad's jobs against a test double of the job backend
  * (an in-memory snapshot table): snapshot naming, EEXIST, retention that
  * never deletes user snapshots, failures reported and not hidden, the
- * scrub bandwidth limit, and the state file round trip.
+ * scrub bandwidth limit, a scrub already running, the state file round
+ * trip, and the journal fields, priorities and hook environment of scrub
+ * results and corruption notifications.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../../novad/events.h"
 #include "../../novad/jobs.h"
 #include "../../novad/state.h"
 
@@ -27,6 +30,7 @@ struct fake {
 	size_t n;
 	uint64_t next_id;
 	int fail_create, fail_list, fail_delete_id;	/* errno to return */
+	int fail_scrub;
 	const char *unavailable;
 	uint64_t scrub_bw;
 	int scrubs;
@@ -109,6 +113,10 @@ static int f_scrub(void *ctx, const struct novad_fs_ref *fs, uint64_t bw,
 	if (f->unavailable) {
 		nova_err_set(e, -EOPNOTSUPP, "%s", f->unavailable);
 		return -EOPNOTSUPP;
+	}
+	if (f->fail_scrub) {
+		nova_err_set(e, -f->fail_scrub, "scrub refused");
+		return -f->fail_scrub;
 	}
 	f->scrubs++;
 	f->scrub_bw = bw;
@@ -348,6 +356,135 @@ static void test_scrub(void **state)
 	assert_int_equal(f.ev_count[NOVAD_EV_SCRUB_STARTED], 1);
 }
 
+/* A pass already running (EALREADY) is not doubled and is no failure. */
+static void test_scrub_running(void **state)
+{
+	struct fake f = { .fail_scrub = EALREADY };
+	struct novad_backend b = { &fake_ops, &f };
+	struct novad_job_report rep = { on_event, &f };
+	struct novad_policy pol = { .scrub_interval = 3600 };
+
+	(void)state;
+	assert_int_equal(novad_job_scrub(&b, &fsref, &pol, &rep), 0);
+	assert_int_equal(f.scrubs, 0);
+	assert_int_equal(f.ev_count[NOVAD_EV_SCRUB_RUNNING], 1);
+	assert_int_equal(f.ev_count[NOVAD_EV_SCRUB_STARTED], 0);
+	assert_int_equal(f.ev_count[NOVAD_EV_SCRUB_FAILED], 0);
+
+	/* Other refusals are failures, with the kernel's message. */
+	f.fail_scrub = EROFS;
+	assert_int_equal(novad_job_scrub(&b, &fsref, &pol, &rep), -EROFS);
+	assert_int_equal(f.ev_count[NOVAD_EV_SCRUB_FAILED], 1);
+	assert_string_equal(f.last_err, "scrub refused");
+}
+
+static void test_scrub_result(void **state)
+{
+	struct nova_scrub_info si = {
+		.state = NOVA_SCRUB_FINISHED, .bytes_scanned = 3 << 20,
+		.bytes_total = 3 << 20, .inodes_scanned = 7,
+		.start_ns = 1000000000ull, .finish_ns = 3500000000ull,
+	};
+	struct novad_fields f = { .n = 0 };
+	char text[256];
+
+	(void)state;
+	/* Clean: info. */
+	assert_int_equal(novad_scrub_result_prio(&si), LOG_INFO);
+	novad_scrub_result_fields(&si, &f);
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_STATE"), "finished");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_BYTES_SCANNED"), "3145728");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_BYTES_TOTAL"), "3145728");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_INODES"), "7");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_ERRORS"), "0");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_REPAIRED"), "0");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_UNRECOVERABLE"), "0");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_DURATION_SEC"), "2.500");
+	assert_null(novad_fields_get(&f, "NOVA_SCRUB_ERRNO"));
+	assert_null(novad_fields_get(&f, "NOVA_SCRUB"));	/* no prefix match */
+	assert_null(f.v[f.n]);
+	novad_fields_free(&f);
+	novad_scrub_result_text(&si, text, sizeof(text));
+	assert_string_equal(text, "3.0 MiB scanned in 2.5 s: clean");
+
+	/* Everything repaired: warning. */
+	si.errors = 2;
+	si.repaired = 2;
+	assert_int_equal(novad_scrub_result_prio(&si), LOG_WARNING);
+	novad_scrub_result_text(&si, text, sizeof(text));
+	assert_string_equal(text, "3.0 MiB scanned in 2.5 s: 2 bad objects found, 2 repaired, 0 unrecoverable");
+
+	/* Something unrecoverable: err. */
+	si.errors = 3;
+	si.unrecoverable = 1;
+	assert_int_equal(novad_scrub_result_prio(&si), LOG_ERR);
+	novad_scrub_result_fields(&si, &f);
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_ERRORS"), "3");
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_UNRECOVERABLE"), "1");
+	novad_fields_free(&f);
+
+	/* Ended early by an error, no times: err, the errno, no duration. */
+	memset(&si, 0, sizeof(si));
+	si.state = NOVA_SCRUB_FINISHED;
+	si.err = EIO;
+	assert_int_equal(novad_scrub_result_prio(&si), LOG_ERR);
+	novad_scrub_result_fields(&si, &f);
+	assert_string_equal(novad_fields_get(&f, "NOVA_SCRUB_ERRNO"), "5");
+	assert_null(novad_fields_get(&f, "NOVA_SCRUB_DURATION_SEC"));
+	novad_fields_free(&f);
+	novad_scrub_result_text(&si, text, sizeof(text));
+	assert_non_null(strstr(text, "the pass ended early: "));
+
+	/* A full list is capped, never overrun. */
+	for (int i = 0; i < NOVAD_FIELDS_MAX + 5; i++)
+		novad_fields_add(&f, "X%d=1", i);
+	assert_int_equal(f.n, NOVAD_FIELDS_MAX);
+	assert_null(f.v[NOVAD_FIELDS_MAX]);
+	novad_fields_free(&f);
+}
+
+static void test_corruption_event(void **state)
+{
+	struct nova_corruption c = { .ino = 42, .kind = NOVA_CORRUPT_LOG_ENTRY,
+				     .offset = 8192, .repaired = false };
+	struct novad_fs_ref ref = fsref;
+	struct novad_fields f = { .n = 0 };
+
+	(void)state;
+	memset(ref.uuid, 0xab, sizeof(ref.uuid));
+	assert_int_equal(novad_corruption_prio(&c), LOG_ERR);
+	novad_corruption_fields(&c, &f);
+	assert_int_equal(f.n, 4);
+	assert_string_equal(novad_fields_get(&f, "NOVA_INODE"), "42");
+	assert_string_equal(novad_fields_get(&f, "NOVA_KIND"), "log-entry");
+	assert_string_equal(novad_fields_get(&f, "NOVA_OFFSET"), "8192");
+	assert_string_equal(novad_fields_get(&f, "NOVA_REPAIRED"), "no");
+	novad_fields_free(&f);
+
+	c.kind = NOVA_CORRUPT_DATA;
+	c.repaired = true;
+	assert_int_equal(novad_corruption_prio(&c), LOG_WARNING);
+
+	/* The hook's whole environment: nothing inherited from novad. */
+	novad_hook_env(&ref, &c, &f);
+	assert_string_equal(novad_fields_get(&f, "NOVA_EVENT"), "corruption");
+	assert_string_equal(novad_fields_get(&f, "NOVA_DEVICE"), "/dev/pmem0");
+	assert_string_equal(novad_fields_get(&f, "NOVA_MOUNTPOINT"), "/mnt/nova");
+	assert_string_equal(novad_fields_get(&f, "NOVA_UUID"),
+			    "abababab-abab-abab-abab-abababababab");
+	assert_string_equal(novad_fields_get(&f, "NOVA_KIND"), "data");
+	assert_string_equal(novad_fields_get(&f, "NOVA_REPAIRED"), "yes");
+	assert_non_null(novad_fields_get(&f, "PATH"));
+	assert_int_equal(f.n, 9);
+	novad_fields_free(&f);
+
+	/* Mount point unknown: present and empty. */
+	ref.mountpoint = NULL;
+	novad_hook_env(&ref, &c, &f);
+	assert_string_equal(novad_fields_get(&f, "NOVA_MOUNTPOINT"), "");
+	novad_fields_free(&f);
+}
+
 static void test_state_file(void **state)
 {
 	char dir[] = "/tmp/novad-state-XXXXXX", path[64];
@@ -402,6 +539,9 @@ int main(void)
 		cmocka_unit_test(test_unavailable),
 		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_state_file),
+		cmocka_unit_test(test_scrub_running),
+		cmocka_unit_test(test_scrub_result),
+		cmocka_unit_test(test_corruption_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

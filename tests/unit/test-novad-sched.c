@@ -32,29 +32,29 @@ static void test_boundaries(void **state)
 	int64_t t = utc(2026, 12, 2, 22, 37, 5);	/* a Wednesday */
 
 	(void)state;
-	assert_int_equal(novad_period_start(NOVAD_HOURLY, t), utc(2026, 12, 2, 22, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_HOURLY, t), utc(2026, 12, 2, 23, 0, 0));
-	assert_int_equal(novad_period_start(NOVAD_DAILY, t), utc(2026, 12, 2, 0, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_DAILY, t), utc(2026, 12, 3, 0, 0, 0));
-	assert_int_equal(novad_period_start(NOVAD_WEEKLY, t), utc(2026, 11, 30, 0, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_WEEKLY, t), utc(2026, 12, 7, 0, 0, 0));
-	assert_int_equal(novad_period_start(NOVAD_MONTHLY, t), utc(2026, 12, 1, 0, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_MONTHLY, t), utc(2027, 1, 1, 0, 0, 0));
-	assert_int_equal(novad_period_start(NOVAD_YEARLY, t), utc(2026, 1, 1, 0, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_YEARLY, t), utc(2027, 1, 1, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_HOURLY, 0, t), utc(2026, 12, 2, 22, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_HOURLY, 0, t), utc(2026, 12, 2, 23, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_DAILY, 0, t), utc(2026, 12, 2, 0, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_DAILY, 0, t), utc(2026, 12, 3, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_WEEKLY, 0, t), utc(2026, 11, 30, 0, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_WEEKLY, 0, t), utc(2026, 12, 7, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_MONTHLY, 0, t), utc(2026, 12, 1, 0, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_MONTHLY, 0, t), utc(2027, 1, 1, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_YEARLY, 0, t), utc(2026, 1, 1, 0, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_YEARLY, 0, t), utc(2027, 1, 1, 0, 0, 0));
 	/* Exactly on a boundary: that period starts, the next is later. */
 	t = utc(2028, 2, 28, 0, 0, 0);
-	assert_int_equal(novad_period_start(NOVAD_DAILY, t), t);
-	assert_int_equal(novad_period_next(NOVAD_DAILY, t), utc(2028, 2, 29, 0, 0, 0));
-	assert_int_equal(novad_period_next(NOVAD_MONTHLY, t), utc(2028, 3, 1, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_DAILY, 0, t), t);
+	assert_int_equal(novad_period_next(NOVAD_DAILY, 0, t), utc(2028, 2, 29, 0, 0, 0));
+	assert_int_equal(novad_period_next(NOVAD_MONTHLY, 0, t), utc(2028, 3, 1, 0, 0, 0));
 	/* A Monday 00:00 starts its own week; Sunday 23:59 is the old one. */
-	assert_int_equal(novad_period_start(NOVAD_WEEKLY, utc(2026, 12, 7, 0, 0, 0)),
+	assert_int_equal(novad_period_start(NOVAD_WEEKLY, 0, utc(2026, 12, 7, 0, 0, 0)),
 			 utc(2026, 12, 7, 0, 0, 0));
-	assert_int_equal(novad_period_start(NOVAD_WEEKLY, utc(2026, 12, 6, 23, 59, 59)),
+	assert_int_equal(novad_period_start(NOVAD_WEEKLY, 0, utc(2026, 12, 6, 23, 59, 59)),
 			 utc(2026, 11, 30, 0, 0, 0));
 	/* Before 1970 the floor still goes down, not towards zero. */
-	assert_int_equal(novad_period_start(NOVAD_HOURLY, -1), -3600);
-	assert_int_equal(novad_period_start(NOVAD_WEEKLY, 0), utc(1969, 12, 29, 0, 0, 0));
+	assert_int_equal(novad_period_start(NOVAD_HOURLY, 0, -1), -3600);
+	assert_int_equal(novad_period_start(NOVAD_WEEKLY, 0, 0), utc(1969, 12, 29, 0, 0, 0));
 }
 
 static void test_names(void **state)
@@ -117,18 +117,18 @@ static void test_due_calendar(void **state)
 
 	(void)state;
 	/* Never ran: at once. */
-	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, false, 0, now), now);
+	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, 0, false, 0, now), now);
 	/* Ran in this hour: next hour. */
-	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, true, utc(2026, 12, 2, 22, 0, 1), now),
+	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, 0, true, utc(2026, 12, 2, 22, 0, 1), now),
 			 utc(2026, 12, 2, 23, 0, 0));
 	/* Ran last hour, this hour's boundary missed: now. */
-	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, true, utc(2026, 12, 2, 21, 0, 0), now),
+	assert_int_equal(novad_due_calendar(NOVAD_HOURLY, 0, true, utc(2026, 12, 2, 21, 0, 0), now),
 			 now);
 	/* Daily that ran today at 00:00: tomorrow. */
-	assert_int_equal(novad_due_calendar(NOVAD_DAILY, true, utc(2026, 12, 2, 0, 0, 0), now),
+	assert_int_equal(novad_due_calendar(NOVAD_DAILY, 0, true, utc(2026, 12, 2, 0, 0, 0), now),
 			 utc(2026, 12, 3, 0, 0, 0));
 	/* Monthly that ran on 1 November: now (December has none yet). */
-	assert_int_equal(novad_due_calendar(NOVAD_MONTHLY, true, utc(2026, 11, 1, 0, 0, 0), now),
+	assert_int_equal(novad_due_calendar(NOVAD_MONTHLY, 0, true, utc(2026, 11, 1, 0, 0, 0), now),
 			 now);
 }
 
@@ -159,7 +159,7 @@ static int simulate(enum novad_period p, int64_t t0, int64_t t1, int64_t step,
 	for (int64_t now = t0; now <= t1; now += step) {
 		if (now >= down_from && now < down_to)
 			continue;
-		if (novad_due_calendar(p, have, last, now) <= now) {
+		if (novad_due_calendar(p, 0, have, last, now) <= now) {
 			if (n < max)
 				runs[n] = now;
 			n++;
@@ -208,20 +208,20 @@ static void test_clock_jumps(void **state)
 
 	(void)state;
 	/* Forward by three days: one catch-up now, then the next hour. */
-	due = novad_due_calendar(NOVAD_HOURLY, true, last, last + 3 * 86400 + 120);
+	due = novad_due_calendar(NOVAD_HOURLY, 0, true, last, last + 3 * 86400 + 120);
 	assert_int_equal(due, last + 3 * 86400 + 120);
-	due = novad_due_calendar(NOVAD_HOURLY, true, due, due);
+	due = novad_due_calendar(NOVAD_HOURLY, 0, true, due, due);
 	assert_int_equal(due, last + 3 * 86400 + 3600);
 
 	/* Back by a day: the future run is clamped, the job runs at the next
 	 * boundary of the new "now" instead of waiting a day. */
-	due = novad_due_calendar(NOVAD_HOURLY, true, last, last - 86400 + 600);
+	due = novad_due_calendar(NOVAD_HOURLY, 0, true, last, last - 86400 + 600);
 	assert_int_equal(due, last - 86400 + 3600);
 	assert_int_equal(novad_sched_clamp(last, last - 86400), last - 86400);
 
 	/* Back by less than the slack (NTP step of a few seconds): no
 	 * second run in the same hour. */
-	due = novad_due_calendar(NOVAD_HOURLY, true, last + 5, last + 1);
+	due = novad_due_calendar(NOVAD_HOURLY, 0, true, last + 5, last + 1);
 	assert_int_equal(due, last + 3600);
 }
 
@@ -292,7 +292,7 @@ static void test_month(void **state)
 	(void)state;
 	for (int64_t now = t0; now <= t1; now += 3600) {
 		for (int p = 0; p < NOVAD_NPERIODS; p++) {
-			if (!keep[p] || novad_due_calendar(p, have[p], last[p], now) > now)
+			if (!keep[p] || novad_due_calendar(p, 0, have[p], last[p], now) > now)
 				continue;
 			assert_true(n < 2000);
 			s[n].id = id++;
@@ -325,6 +325,76 @@ static void test_month(void **state)
 	assert_int_equal(counts[NOVAD_YEARLY], 0);
 }
 
+/* The "frequently" period: FREQUENT-second slots aligned on the epoch. */
+static void test_frequent(void **state)
+{
+	int64_t now = utc(2026, 12, 2, 22, 37, 30), last = 0;
+	struct novad_snap s[8];
+	unsigned int keep[NOVAD_NPERIODS] = { 0 };
+	char name[NOVAD_SNAP_NAME_LEN];
+	enum novad_period p;
+	bool del[8], have = false;
+	int64_t t, runs[32];
+	size_t n = 0;
+	int nruns = 0;
+
+	(void)state;
+	assert_string_equal(novad_period_name(NOVAD_FREQUENTLY), "frequently");
+	assert_int_equal(novad_period_from_name("frequently"), NOVAD_FREQUENTLY);
+	assert_int_equal(novad_period_start(NOVAD_FREQUENTLY, 900, now),
+			 utc(2026, 12, 2, 22, 30, 0));
+	assert_int_equal(novad_period_next(NOVAD_FREQUENTLY, 900, now),
+			 utc(2026, 12, 2, 22, 45, 0));
+	assert_int_equal(novad_period_start(NOVAD_FREQUENTLY, 60, now),
+			 utc(2026, 12, 2, 22, 37, 0));
+	assert_int_equal(novad_period_next(NOVAD_FREQUENTLY, 60, now),
+			 utc(2026, 12, 2, 22, 38, 0));
+	/* Other periods ignore the length. */
+	assert_int_equal(novad_period_start(NOVAD_HOURLY, 60, now),
+			 utc(2026, 12, 2, 22, 0, 0));
+	/* Before 1970 too. */
+	assert_int_equal(novad_period_start(NOVAD_FREQUENTLY, 600, -1), -600);
+
+	/* Due: never ran; ran in this slot; missed slots run once. */
+	assert_int_equal(novad_due_calendar(NOVAD_FREQUENTLY, 900, false, 0, now), now);
+	assert_int_equal(novad_due_calendar(NOVAD_FREQUENTLY, 900, true,
+					    utc(2026, 12, 2, 22, 30, 5), now),
+			 utc(2026, 12, 2, 22, 45, 0));
+	assert_int_equal(novad_due_calendar(NOVAD_FREQUENTLY, 900, true,
+					    utc(2026, 12, 2, 20, 0, 0), now), now);
+
+	/* An hour with 10 s ticks and 5 minute slots: 12 runs, one per slot. */
+	for (t = utc(2026, 12, 2, 22, 0, 0); t < utc(2026, 12, 2, 23, 0, 0); t += 10) {
+		if (novad_due_calendar(NOVAD_FREQUENTLY, 300, have, last, t) > t)
+			continue;
+		assert_true(nruns < 32);
+		runs[nruns++] = t;
+		have = true;
+		last = t;
+	}
+	assert_int_equal(nruns, 12);
+	for (int i = 0; i < nruns; i++)
+		assert_int_equal(runs[i], utc(2026, 12, 2, 22, 5 * i, 0));
+
+	/* Names and retention. */
+	assert_int_equal(novad_snap_name(name, sizeof(name), "auto",
+					 NOVAD_FREQUENTLY, now), 0);
+	assert_string_equal(name, "auto-2026-12-02T2237Z-frequently");
+	assert_int_equal(novad_snap_parse(name, "auto", &p, &t), 0);
+	assert_int_equal(p, NOVAD_FREQUENTLY);
+	assert_int_equal(t, utc(2026, 12, 2, 22, 37, 0));
+	add(s, &n, 1, "auto-2026-12-02T2235Z-frequently");
+	add(s, &n, 2, "auto-2026-12-02T2236Z-frequently");
+	add(s, &n, 3, "auto-2026-12-02T2237Z-frequently");
+	add(s, &n, 4, "auto-2026-12-02T2200Z-hourly");
+	add(s, &n, 5, "auto-2026-12-02T2237Z-frequently-mine");
+	keep[NOVAD_FREQUENTLY] = 2;
+	keep[NOVAD_HOURLY] = 1;
+	assert_int_equal(novad_prune_select(s, n, "auto", keep, del), 1);
+	assert_true(del[0]);
+	assert_false(del[1] || del[2] || del[3] || del[4]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_clock_jumps),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_month),
+		cmocka_unit_test(test_frequent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
