@@ -30,7 +30,32 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 	h->e_trans_id = cpu_to_le64(trans);
 }
 
-/* crc32c of an entry with e_flags, e_csum and hint fields taken as zero. */
+/*
+ * Entries up to this size (every file write entry) are checksummed as one
+ * copy on the stack with the excluded fields cleared: one crc32c() call
+ * instead of seven on every write and every log walk.
+ */
+#define NOVA_ENTRY_CRC_COPY	128
+
+/* The copy of nova_entry_crc(): e_flags, e_csum and the hints cleared. */
+static u32 nova_entry_crc_copy(const void *entry, unsigned int size)
+{
+	u8 buf[NOVA_ENTRY_CRC_COPY];
+	struct nova_log_entry_header *h = (void *)buf;
+
+	memcpy(buf, entry, size);
+	h->e_flags = 0;
+	h->e_csum = 0;
+	if (h->e_type == NOVA_LOG_FILE_WRITE &&
+	    size >= sizeof(struct nova_file_write_entry))
+		((struct nova_file_write_entry *)buf)->fw_dead_pages = 0;
+	return crc32c(~0U, buf, size);
+}
+
+/*
+ * crc32c of an entry with e_flags, e_csum and hint fields taken as zero.
+ * @size is at least the header's.
+ */
 static u32 nova_entry_crc(const void *entry, unsigned int size)
 {
 	static const u8 zero[8];
@@ -38,6 +63,8 @@ static u32 nova_entry_crc(const void *entry, unsigned int size)
 	unsigned int hint;
 	u32 crc = ~0U;
 
+	if (size <= NOVA_ENTRY_CRC_COPY)
+		return nova_entry_crc_copy(entry, size);
 	crc = crc32c(crc, p, 1);
 	crc = crc32c(crc, zero, 1);
 	crc = crc32c(crc, p + 2, 2);
