@@ -6,7 +6,7 @@
 #
 # usage: bench/profile.sh [--fs LIST] [--workload W] [--jobs N]
 #                         [--runtime SECS] [--size SIZE] [--prefill]
-#                         [--pmem-dir DIR|disk] [--out DIR]
+#                         [--pmem-dir DIR|disk] [--icount[=SPEC]] [--out DIR]
 #   --fs LIST      comma-separated, of nova,nova-noprot,ext4-dax,xfs-dax
 #                  (default nova,ext4-dax)
 #   --workload W   randwrite-4k (default), seqwrite-2m, randread-4k,
@@ -20,6 +20,8 @@
 #                  directory in /dev/shm, so that host writeback of a
 #                  disk file does not make guest stores fault; "disk" keeps
 #                  it in the output directory as the test runs do)
+#   --icount[=SPEC]  run QEMU with -icount SPEC (default shift=auto),
+#                  single-threaded TCG, as bench/run.sh --icount does
 #   --out DIR      default build/bench/profile-<stamp>
 #
 # Prints, per file system, fio's IOPS and bandwidth and the symbols with
@@ -29,6 +31,7 @@ set -euo pipefail
 cd "$nova_top"
 
 fs_list="nova ext4-dax" workload=randwrite-4k jobs=1 runtime=5 size=64M out= prefill=0 pmem_dir=
+icount=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fs) fs_list=$(tr ',' ' ' <<< "$2"); shift ;;
@@ -38,6 +41,8 @@ while [ $# -gt 0 ]; do
 	--size) size=$2; shift ;;
 	--out) out=$2; shift ;;
 	--prefill) prefill=1 ;;
+	--icount) icount=shift=auto ;;
+	--icount=*) icount=${1#--icount=} ;;
 	--pmem-dir) pmem_dir=$2; shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) nova_die "profile: unknown argument $1 (see --help)" ;;
@@ -73,8 +78,16 @@ if [ -z "$pmem_dir" ]; then
 	trap 'rm -rf "$pmem_dir"' EXIT
 fi
 [ "$pmem_dir" = disk ] || pmem_args=(--pmem-dir "$pmem_dir")
+qemu_args=()
+if [ -n "$icount" ]; then
+	# As in bench/run.sh: the TSC is the virtual clock under icount.
+	hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(nova_kver)" 2>/dev/null)
+	qemu_args=(--qemu-arg -icount --qemu-arg "$icount"
+		   --append "tsc=reliable lpj=$(( 1000000000 / ${hz:-250} ))")
+fi
+echo "icount: ${icount:-off}" > "$out/accel"
 qemu/run-guest.sh --script bench/profile-guest.sh --out "$out" --pmem-size 1G \
-	--mem 2048 --timeout 1200 "${pmem_args[@]}"
+	--mem 2048 --timeout 1200 "${pmem_args[@]}" "${qemu_args[@]}"
 [ -f "$out/profile-done" ] || nova_die "profile: the guest run did not finish: see $out/console.log"
 
 for fs in $fs_list; do
