@@ -10,8 +10,10 @@
 #   --fs LIST      comma-separated, of nova,nova-noprot,ext4-dax,xfs-dax
 #                  (default nova,ext4-dax)
 #   --workload W   randwrite-4k (default), seqwrite-2m, randread-4k,
-#                  seqread-2m
-#   --jobs N       fio jobs (default 1)
+#                  seqread-2m; a comma-separated list runs each in turn
+#                  on the same file system (one boot), and W:N runs W
+#                  with N jobs
+#   --jobs N       fio jobs of a workload without :N (default 1)
 #   --runtime S    seconds under the profiler (default 5)
 #   --size SIZE    data file per job (default 64M)
 #   --prefill      write the whole NVDIMM once before the first file system
@@ -49,10 +51,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$workload" in
-randwrite-4k|seqwrite-2m|randread-4k|seqread-2m) ;;
-*) nova_die "profile: unknown workload '$workload'" ;;
-esac
+workload=$(tr ',' ' ' <<< "$workload")
+for w in $workload; do
+	case "${w%%:*}" in
+	randwrite-4k|seqwrite-2m|randread-4k|seqread-2m) ;;
+	*) nova_die "profile: unknown workload '${w%%:*}'" ;;
+	esac
+	[[ "$w" != *:* ]] || [[ "${w#*:}" =~ ^[1-9][0-9]*$ ]] ||
+		nova_die "profile: '$w': the jobs after : want a positive number"
+done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || nova_die "profile: --jobs wants a positive number"
 [[ "$runtime" =~ ^[1-9][0-9]*$ ]] || nova_die "profile: --runtime wants seconds"
 for fs in $fs_list; do
@@ -66,7 +73,7 @@ done
 mkdir -p "$out"
 {
 	printf 'PROFILE_FS=%q\n' "$fs_list"
-	echo "PROFILE_WORKLOAD=$workload"
+	printf 'PROFILE_WORKLOAD=%q\n' "$workload"
 	echo "PROFILE_JOBS=$jobs"
 	echo "PROFILE_RUNTIME=$runtime"
 	echo "PROFILE_SIZE=$size"
@@ -91,14 +98,19 @@ qemu/run-guest.sh --script bench/profile-guest.sh --out "$out" --pmem-size 1G \
 [ -f "$out/profile-done" ] || nova_die "profile: the guest run did not finish: see $out/console.log"
 
 for fs in $fs_list; do
-	[ -f "$out/$fs.fio.json" ] || { echo "== $fs: no result (see $out)"; continue; }
-	python3 - "$out/$fs.fio.json" "$fs" <<'PY'
+	for w in $workload; do
+		j=$jobs
+		[[ "$w" != *:* ]] || j=${w#*:}
+		t=$fs-${w%%:*}-${j}j
+		[ -f "$out/$t.fio.json" ] || { echo "== $t: no result (see $out)"; continue; }
+		python3 - "$out/$t.fio.json" "$t" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 w, r = j["write"], j["read"]
 io = w if w["io_bytes"] else r
 print("== %s: %.0f IOPS, %.0f MiB/s" % (sys.argv[2], io["iops"], io["bw"] / 1024))
 PY
-	grep -E '^ +[0-9.]+%' "$out/$fs.report" | head -n 25
+		grep -E '^ +[0-9.]+%' "$out/$t.report" | head -n 25
+	done
 done
 echo "reports: $out"
