@@ -162,6 +162,7 @@ write_env() {
 # while they work: note which build ran, and whether it changed mid-run.
 ko_sum() { sha256sum module/nova.ko 2>/dev/null | cut -c1-12; }
 ko_before=$(ko_sum)
+head_before=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
 guest_status=()
@@ -246,8 +247,11 @@ fi
 # 3. The report.
 ginfo() { sed -n "s/^$1=//p" "$main/guest-info" 2>/dev/null | head -n1; }
 qemu_version=$(qemu-system-x86_64 --version | head -n1 | sed 's/^QEMU emulator version //')
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- bench 2>/dev/null)" ]; then
+commit=$head_before
+head_after=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ "$head_after" = "$head_before" ] || commit="$commit at the start, $head_after at the end"
+# Reports in bench/results (this run's, earlier ones) do not count.
+if [ -n "$(git status --porcelain -- bench ':!bench/results' 2>/dev/null)" ]; then
 	commit="$commit (uncommitted changes in bench/)"
 fi
 notes="recovery after power cut: --full mode only"
