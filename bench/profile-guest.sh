@@ -16,6 +16,11 @@ out=/out
 mnt=/mnt/prof
 dev=/dev/pmem0
 mkdir -p "$mnt"
+# perf writes its samples to a tmpfs, not to /out: writes through 9p
+# (kmalloc'd request buffers, zeroed) showed as a few % of every profile.
+pdata=/run/nova-profile
+mkdir -p "$pdata"
+mount -t tmpfs -o size=512m tmpfs "$pdata" || log "no tmpfs for perf data; using $pdata on the root fs"
 export PATH=$top/build/bin:$PATH
 
 log() { echo "nova-profile: $*"; }
@@ -71,18 +76,18 @@ for fs in $PROFILE_FS; do
 		wl=$(workload_args "$w")
 		log "$fs: profiling $w, $jobs job(s), $PROFILE_RUNTIME s"
 		# shellcheck disable=SC2086 # $wl is two fio options
-		perf record -q -e cpu-clock -F 2000 -a -g -o "$out/$t.data" -- \
+		perf record -q -e cpu-clock -F 2000 -a -g -o "$pdata/$t.data" -- \
 			fio "${common[@]}" --numjobs="$jobs" $wl --time_based \
 			--runtime="$PROFILE_RUNTIME" --output-format=json \
 			--output="$out/$t.fio.json" > "$out/$t.perf.err" 2>&1
-		perf report -i "$out/$t.data" --stdio --no-children --sort sym \
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
 			--percent-limit 0.5 > "$out/$t.report" 2> /dev/null
-		perf report -i "$out/$t.data" --stdio --no-children --sort comm,sym \
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort comm,sym \
 			--percent-limit 1 -g none > "$out/$t.tasks" 2> /dev/null
-		perf report -i "$out/$t.data" --stdio --no-children --sort sym \
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
 			--percent-limit 2 -g callee,0.5,2 --max-stack 16 \
 			> "$out/$t.callers" 2> /dev/null
-		rm -f "$out/$t.data"
+		rm -f "$pdata/$t.data"
 	done
 	umount "$mnt"
 done

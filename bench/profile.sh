@@ -16,6 +16,7 @@
 #   --jobs N       fio jobs of a workload without :N (default 1)
 #   --runtime S    seconds under the profiler (default 5)
 #   --size SIZE    data file per job (default 64M)
+#   --pmem-size S  the NVDIMM (default 1G)
 #   --prefill      write the whole NVDIMM once before the first file system
 #                  (the host backing file is sparse: see profile-guest.sh)
 #   --pmem-dir D   where the NVDIMM backing file lives (default: a fresh
@@ -33,7 +34,7 @@ set -euo pipefail
 cd "$nova_top"
 
 fs_list="nova ext4-dax" workload=randwrite-4k jobs=1 runtime=5 size=64M out= prefill=0 pmem_dir=
-icount=
+icount= pmem_size=1G
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fs) fs_list=$(tr ',' ' ' <<< "$2"); shift ;;
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift ;;
 	--runtime) runtime=$2; shift ;;
 	--size) size=$2; shift ;;
+	--pmem-size) pmem_size=$2; shift ;;
 	--out) out=$2; shift ;;
 	--prefill) prefill=1 ;;
 	--icount) icount=shift=auto ;;
@@ -83,6 +85,9 @@ pmem_args=()
 if [ -z "$pmem_dir" ]; then
 	pmem_dir=$(mktemp -d /dev/shm/nova-profile.XXXXXX)
 	trap 'rm -rf "$pmem_dir"' EXIT
+	# Allocated in full, as bench/run.sh does (no SIGBUS when short).
+	fallocate -l "$pmem_size" "$pmem_dir/pmem0.img" ||
+		nova_die "profile: cannot allocate $pmem_size in $pmem_dir"
 fi
 [ "$pmem_dir" = disk ] || pmem_args=(--pmem-dir "$pmem_dir")
 qemu_args=()
@@ -93,7 +98,7 @@ if [ -n "$icount" ]; then
 		   --append "tsc=reliable lpj=$(( 1000000000 / ${hz:-250} ))")
 fi
 echo "icount: ${icount:-off}" > "$out/accel"
-qemu/run-guest.sh --script bench/profile-guest.sh --out "$out" --pmem-size 1G \
+qemu/run-guest.sh --script bench/profile-guest.sh --out "$out" --pmem-size "$pmem_size" \
 	--mem 2048 --timeout 1200 "${pmem_args[@]}" "${qemu_args[@]}"
 [ -f "$out/profile-done" ] || nova_die "profile: the guest run did not finish: see $out/console.log"
 
