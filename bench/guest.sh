@@ -53,13 +53,14 @@ fs_type() {
 	esac
 }
 
-# Mount data for the first (formatting) mount and for later mounts.
+# Mount data for the first (formatting) mount and for later mounts. NOVA
+# chooses protection when it formats (-o init); a later mount takes it
+# from the superblock and refuses protection= without init.
 fs_data() {	# FS init|again
 	case "$1:$2" in
 	nova:init) echo init ;;
-	nova:again) echo "" ;;
+	nova:again|nova-noprot:again) echo "" ;;
 	nova-noprot:init) echo "init,$BENCH_NOVA_OFF_OPTS" ;;
-	nova-noprot:again) echo "$BENCH_NOVA_OFF_OPTS" ;;
 	*) echo dax ;;
 	esac
 }

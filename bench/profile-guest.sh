@@ -1,12 +1,14 @@
 #!/bin/bash
 # Guest side of bench/profile.sh (qemu/run-guest.sh --script). For each
-# file system in PROFILE_FS, a fresh file system on /dev/pmem0, one data
-# file laid out, then one fio workload under a system-wide perf profile
-# (cpu-clock: TCG guests have no hardware PMU). Writes, per file system,
-#   /out/FS.fio.json    fio's result
-#   /out/FS.report      perf report: self time by symbol
-#   /out/FS.tasks       perf report: self time by task and symbol
-#   /out/FS.callers     perf report: who calls the top symbols
+# file system in PROFILE_FS, a fresh file system on /dev/pmem0, the data
+# files laid out (one per job, for the most jobs asked), then each fio
+# workload of PROFILE_WORKLOAD (W or W:JOBS, space-separated) under a
+# system-wide perf profile (cpu-clock: TCG guests have no hardware PMU).
+# Writes, per file system and workload (T = FS-W-JOBSj),
+#   /out/T.fio.json     fio's result
+#   /out/T.report       perf report: self time by symbol
+#   /out/T.tasks        perf report: self time by task and symbol
+#   /out/T.callers      perf report: who calls the top symbols
 set -u
 top=${NOVA_TOP:-/nova}
 out=/out
@@ -14,6 +16,11 @@ out=/out
 mnt=/mnt/prof
 dev=/dev/pmem0
 mkdir -p "$mnt"
+# perf writes its samples to a tmpfs, not to /out: writes through 9p
+# (kmalloc'd request buffers, zeroed) showed as a few % of every profile.
+pdata=/run/nova-profile
+mkdir -p "$pdata"
+mount -t tmpfs -o size=512m tmpfs "$pdata" || log "no tmpfs for perf data; using $pdata on the root fs"
 export PATH=$top/build/bin:$PATH
 
 log() { echo "nova-profile: $*"; }
@@ -47,29 +54,41 @@ if [ "${PROFILE_PREFILL:-0}" = 1 ]; then
 	dd if=/dev/zero of="$dev" bs=2M oflag=direct status=none
 fi
 
-wl=$(workload_args "$PROFILE_WORKLOAD") || { log "unknown workload $PROFILE_WORKLOAD"; exit 1; }
+max_jobs=$PROFILE_JOBS
+for w in $PROFILE_WORKLOAD; do
+	workload_args "${w%%:*}" > /dev/null || { log "unknown workload ${w%%:*}"; exit 1; }
+	[[ "$w" != *:* ]] || [ "${w#*:}" -le "$max_jobs" ] || max_jobs=${w#*:}
+done
 common=(--ioengine=psync --group_reporting --directory="$mnt" --name=data
-	--size="$PROFILE_SIZE" --numjobs="$PROFILE_JOBS")
+	--size="$PROFILE_SIZE")
 for fs in $PROFILE_FS; do
 	umount -q "$mnt" 2>/dev/null
 	if ! fs_mount "$fs"; then
 		log "$fs: mount failed: $(dmesg | tail -n 2 | tr '\n' ' ')"
 		continue
 	fi
-	fio "${common[@]}" --rw=write --bs=2M > /dev/null 2>&1
-	log "$fs: profiling $PROFILE_WORKLOAD, $PROFILE_JOBS job(s), $PROFILE_RUNTIME s"
-	# shellcheck disable=SC2086 # $wl is two fio options
-	perf record -q -e cpu-clock -F 2000 -a -g -o "$out/$fs.data" -- \
-		fio "${common[@]}" $wl --time_based --runtime="$PROFILE_RUNTIME" \
-		--output-format=json --output="$out/$fs.fio.json" > "$out/$fs.perf.err" 2>&1
-	perf report -i "$out/$fs.data" --stdio --no-children --sort sym \
-		--percent-limit 0.5 > "$out/$fs.report" 2> /dev/null
-	perf report -i "$out/$fs.data" --stdio --no-children --sort comm,sym \
-		--percent-limit 1 -g none > "$out/$fs.tasks" 2> /dev/null
-	perf report -i "$out/$fs.data" --stdio --no-children --sort sym \
-		--percent-limit 2 -g callee,0.5,2 --max-stack 16 \
-		> "$out/$fs.callers" 2> /dev/null
-	rm -f "$out/$fs.data"
+	fio "${common[@]}" --numjobs="$max_jobs" --rw=write --bs=2M > /dev/null 2>&1
+	for w in $PROFILE_WORKLOAD; do
+		jobs=$PROFILE_JOBS
+		[[ "$w" != *:* ]] || jobs=${w#*:}
+		w=${w%%:*}
+		t=$fs-$w-${jobs}j
+		wl=$(workload_args "$w")
+		log "$fs: profiling $w, $jobs job(s), $PROFILE_RUNTIME s"
+		# shellcheck disable=SC2086 # $wl is two fio options
+		perf record -q -e cpu-clock -F 2000 -a -g -o "$pdata/$t.data" -- \
+			fio "${common[@]}" --numjobs="$jobs" $wl --time_based \
+			--runtime="$PROFILE_RUNTIME" --output-format=json \
+			--output="$out/$t.fio.json" > "$out/$t.perf.err" 2>&1
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
+			--percent-limit 0.5 > "$out/$t.report" 2> /dev/null
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort comm,sym \
+			--percent-limit 1 -g none > "$out/$t.tasks" 2> /dev/null
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
+			--percent-limit 2 -g callee,0.5,2 --max-stack 16 \
+			> "$out/$t.callers" 2> /dev/null
+		rm -f "$pdata/$t.data"
+	done
 	umount "$mnt"
 done
 touch "$out/profile-done"

@@ -268,7 +268,8 @@ def markdown(info, rows, na):
     facts = [
         ("guest kernel", info.get("kernel")), ("QEMU", info.get("qemu")),
         ("accelerator", info.get("accel")), ("guest", info.get("guest")),
-        ("NVDIMM", info.get("pmem")), ("fio", info.get("fio")),
+        ("NVDIMM", info.get("pmem")), ("NVDIMM backing (host)", info.get("backing")),
+        ("fio", info.get("fio")),
         ("host", info.get("host")),
         ("host load average before / after", info.get("load")),
         ("sizes", info.get("sizes")), ("commit", info.get("commit")),

@@ -16,6 +16,12 @@
 #   --work DIR         guest output directory (default build/bench/<stamp>)
 #   --results DIR      where the report goes (default bench/results)
 #   --no-report-copy   leave the report in the work directory only
+#   --pmem-dir DIR|disk  where the NVDIMM backing files live on the host
+#                      (default: a fresh directory in /dev/shm, allocated in
+#                      full before each boot and removed on exit; "disk"
+#                      keeps sparse files under the work directory, as the
+#                      test runs do: a copy-on-write file system then pays
+#                      host page faults on every fresh block)
 #
 # Sizes come from the mode; any BENCH_* variable of the mode (see below)
 # can be overridden from the environment for a smaller development run,
@@ -28,6 +34,7 @@ cd "$nova_top"
 
 mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax"
 off_opts=protection=off work= results_dir=$nova_top/bench/results copy=1
+pmem_base=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
@@ -39,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--work) work=$2; shift ;;
 	--results) results_dir=$2; shift ;;
 	--no-report-copy) copy=0 ;;
+	--pmem-dir) pmem_base=$2; shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) nova_die "bench: unknown argument $1 (see --help)" ;;
 	esac
@@ -82,6 +90,44 @@ work=$(cd "$work" && pwd)
 label=$mode${icount:+-icount}
 log() { echo "bench: $*" >&2; }
 
+# The NVDIMM backing. A sparse file on disk makes the first store to each
+# page a host page fault, and writeback write-protects dirty pages again,
+# so every fresh block a copy-on-write file system writes costs faults an
+# in-place one pays only while laying out its file. Backing files in
+# /dev/shm (tmpfs, host RAM), allocated in full before the boot
+# (fallocate: also fails early rather than with SIGBUS in QEMU when
+# /dev/shm is short of space), avoid both; they are removed on exit.
+if [ "$pmem_base" = disk ]; then
+	backing="sparse file on disk ($(df --output=fstype "$work" | tail -n1 | xargs))"
+	pmem_base=$work
+	prealloc=0
+else
+	prealloc=1
+	if [ -z "$pmem_base" ]; then
+		pmem_base=$(mktemp -d /dev/shm/nova-bench.XXXXXX)
+		# shellcheck disable=SC2064 # the directory is fixed now
+		trap "rm -rf '$pmem_base'" EXIT
+		trap 'exit 130' INT TERM HUP
+	else
+		mkdir -p "$pmem_base"
+		pmem_base=$(cd "$pmem_base" && pwd)
+	fi
+	backing="$pmem_base, $(df --output=fstype "$pmem_base" | tail -n1 | xargs), allocated in full before each boot"
+fi
+# pmem_prepare DIR COUNT SIZE: fresh, fully allocated backing files (a
+# disk backing stays sparse, created by qemu/run-guest.sh).
+pmem_prepare() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	[ "$prealloc" = 1 ] || return 0
+	local i
+	for ((i = 0; i < $2; i++)); do
+		fallocate -l "$3" "$1/pmem$i.img" ||
+			nova_die "bench: cannot allocate $3 for the NVDIMM in $1 (see --pmem-dir)"
+	done
+}
+log "NVDIMM backing: $backing"
+
 # The driver, built on the host (Debian 12 like the guest).
 make -s -C bench BUILD="$build"
 
@@ -116,6 +162,7 @@ write_env() {
 # while they work: note which build ran, and whether it changed mid-run.
 ko_sum() { sha256sum module/nova.ko 2>/dev/null | cut -c1-12; }
 ko_before=$(ko_sum)
+head_before=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date +%s)
 guest_status=()
@@ -126,8 +173,11 @@ mkdir -p "$main"
 write_env "$main" main
 log "main run ($label, file systems: $fs_list) in $main"
 rc=0
+pmem_prepare "$pmem_base/pmem-main" 1 "$BENCH_PMEM_SIZE"
 qemu/run-guest.sh --script bench/guest.sh --out "$main" --mem "$BENCH_MEM" \
-	--pmem-size "$BENCH_PMEM_SIZE" --timeout "$BENCH_TIMEOUT" "${qemu_args[@]}" || rc=$?
+	--pmem-size "$BENCH_PMEM_SIZE" --pmem-dir "$pmem_base/pmem-main" \
+	--timeout "$BENCH_TIMEOUT" "${qemu_args[@]}" || rc=$?
+rm -rf "$pmem_base/pmem-main"
 guest_status+=("main: $(cat "$main/host-status" 2>/dev/null || echo "exit $rc"), $(cat "$main/boot-seconds" 2>/dev/null || echo '?') s")
 [ -f "$main/bench-done" ] || log "main run did not finish: see $main/console.log"
 records=$work/records.jsonl
@@ -149,13 +199,14 @@ fi
 #    one NVDIMM per file system and is killed, the next boot mounts them.
 recovery_fs=$(for fs in $fs_list; do [ "$fs" = nova-noprot ] || echo "$fs"; done | xargs)
 for n in $BENCH_RECOVERY_COUNTS; do
-	cdir=$work/crash-$n rdir=$work/recover-$n pdir=$work/pmem-$n
+	cdir=$work/crash-$n rdir=$work/recover-$n pdir=$pmem_base/pmem-$n
 	mkdir -p "$cdir" "$rdir"
 	plan= i=0
 	for fs in $recovery_fs; do
 		plan+="/dev/pmem$i $fs $n"$'\n'
 		i=$((i + 1))
 	done
+	pmem_prepare "$pdir" "$i" "$BENCH_RECOVERY_PMEM_SIZE"
 	write_env "$cdir" crash "$plan"
 	log "recovery, $n files: populate and cut the power"
 	rc=0
@@ -196,8 +247,11 @@ fi
 # 3. The report.
 ginfo() { sed -n "s/^$1=//p" "$main/guest-info" 2>/dev/null | head -n1; }
 qemu_version=$(qemu-system-x86_64 --version | head -n1 | sed 's/^QEMU emulator version //')
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain -- bench 2>/dev/null)" ]; then
+commit=$head_before
+head_after=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ "$head_after" = "$head_before" ] || commit="$commit at the start, $head_after at the end"
+# Reports in bench/results (this run's, earlier ones) do not count.
+if [ -n "$(git status --porcelain -- bench ':!bench/results' 2>/dev/null)" ]; then
 	commit="$commit (uncommitted changes in bench/)"
 fi
 notes="recovery after power cut: --full mode only"
@@ -213,6 +267,7 @@ info = {
     "accel": "TCG, " + ("-icount $icount, single thread" if "$icount" else "multi-threaded") + ", no KVM",
     "guest": "$(ginfo cpus) vCPUs ($(ginfo cpu)), $BENCH_MEM MiB RAM",
     "pmem": "one fsdax NVDIMM of $BENCH_PMEM_SIZE (/dev/pmem0), every file system made on all of it",
+    "backing": "$backing",
     "fio": "$(ginfo fio), ioengine=psync; file systems buffered (DAX), raw device O_DIRECT",
     "host": "$(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1 | tr -d '"')",
     "load": "$load_before / $load_after (1, 5, 15 min)",
