@@ -117,6 +117,7 @@ struct fsck {
 	/* block ownership */
 	uint8_t *bkind;			/* enum fsck_bkind per block */
 	uint64_t *bowner;		/* inode number (0: fixed metadata) */
+	uint8_t *bsymlink;		/* 1: a block symlink's target */
 
 	/* inodes, open addressing by inode number */
 	struct fsck_inode *inodes;

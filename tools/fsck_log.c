@@ -480,8 +480,10 @@ static void check_symlink(struct fsck *f, struct fsck_inode *in,
 				     (unsigned long long)blk);
 			return;
 		}
-		if (fsck_claim(f, blk, 1, BK_DATA, in->ino, "symlink target"))
+		if (fsck_claim(f, blk, 1, BK_DATA, in->ino, "symlink target")) {
 			in->data_pages++;
+			f->bsymlink[blk] = 1;
+		}
 		if (in->size && in->size < NOVA_BLOCK_SIZE) {
 			const char *t = fsck_ptr(f, NOVA_OFF(blk), NOVA_BLOCK_SIZE);
 

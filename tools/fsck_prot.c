@@ -114,8 +114,12 @@ void fsck_check_protection(struct fsck *f)
 
 		if (f->bkind[b] != BK_DATA)
 			continue;
+		/*
+		 * Symlink targets carry no checksums, also those of removed
+		 * symlinks a snapshot keeps, which are not in the inode map.
+		 */
 		in = fsck_inode_find(f, f->bowner[b]);
-		if ((in && (in->mode & 0170000) == 0120000) ||
+		if (f->bsymlink[b] || (in && (in->mode & 0170000) == 0120000) ||
 		    prot_listed(f, f->bowner[b])) {
 			n.skipped++;
 			continue;

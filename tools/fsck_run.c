@@ -106,7 +106,8 @@ static bool setup_maps(struct fsck *f)
 
 	f->bkind = calloc(f->nblocks, sizeof(*f->bkind));
 	f->bowner = calloc(f->nblocks, sizeof(*f->bowner));
-	if (!f->bkind || !f->bowner) {
+	f->bsymlink = calloc(f->nblocks, sizeof(*f->bsymlink));
+	if (!f->bkind || !f->bowner || !f->bsymlink) {
 		fsck_oper(f, "out of memory for a map of %llu blocks",
 			  (unsigned long long)f->nblocks);
 		return false;
@@ -130,6 +131,7 @@ static void free_all(struct fsck *f)
 {
 	free(f->bkind);
 	free(f->bowner);
+	free(f->bsymlink);
 	free(f->inodes);
 	free(f->dents);
 	free(f->undo);
