@@ -77,6 +77,7 @@ for m in re.finditer(r"^  -\s*name:\s*([\w-]+)\n(?:    .*\n)*?    attributes:\n(
 want = {"nova": ("NOVA_A_", enum("nova_attr")),
         "stats": ("NOVA_STATS_A_", enum("nova_stats_attr")),
         "op": ("NOVA_OP_A_", enum("nova_op_attr")),
+        "prot": ("NOVA_PROT_A_", enum("nova_prot_attr")),
         "snapshot": ("NOVA_SNAPSHOT_A_", enum("nova_snapshot_attr")),
         "scrub": ("NOVA_SCRUB_A_", enum("nova_scrub_attr")),
         "corruption": ("NOVA_CORRUPTION_A_", enum("nova_corruption_attr")),

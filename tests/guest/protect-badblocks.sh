@@ -38,6 +38,13 @@ except OSError as e:
     print(errno.errorcode[e.errno], file=sys.stderr)
     sys.exit(1)"
 }
+samepage() {	# PAGE: that page of the file reads back as written
+	cmp <(dd if="$M/f" bs=4k skip="$1" count=1 status=none) \
+	    <(dd if="$tmp/data" bs=4k skip="$1" count=1 status=none)
+}
+listed_blocks() {	# distinct 4 KiB blocks in the device's list
+	awk '{ for (s = $1; s < $1 + $2; s++) print int(s / 8) }' "$BB" | sort -u | wc -l
+}
 list_bad() {	# BLOCK STRIP: list that 512-byte sector of the device as bad
 	echo "$(($1 * 8 + $2)) 1" > "$BB"
 }
@@ -80,8 +87,7 @@ klog_mark
 t_ok "the device mounts despite listed bad sectors" nova_mount
 klog_new > "$tmp/klog"
 t_is "bad blocks: 3 listed, 1 rebuilt, 2 lost" "$(bbstats)" "3 1 2"
-t_ok "the rebuilt page reads back right" \
-	sh -c "dd if='$M/f' bs=4k skip=1 count=1 status=none | cmp - <(dd if='$tmp/data' bs=4k skip=1 count=1 status=none)"
+t_ok "the rebuilt page reads back right" samepage 1
 t_ok "the repair is counted in the protection counters" \
 	[ "$(prot repaired)" -ge 1 ]
 t_errno "the page with two lost sectors reads as EIO" EIO rd "$M/f" 8192 4096
@@ -111,14 +117,14 @@ need = {(ino, "data", 4096, True), (ino, "data", 8192, False),
 sys.exit(0 if need <= got else "missing %s; got %s" % (need - got, got))
 EOF
 
-# A remount sees the same list (the poison cannot be cleared here): the
-# rebuilt block now verifies, the lost one is still lost.
+# A remount sees the list as the driver keeps it (QEMU's NFIT cannot
+# clear poison, so all of it): the rebuilt block now verifies, the lost
+# one is still lost, the metadata sector still reported.
 t_ok "unmount" nova_umount
 t_ok "mount again" nova_mount
-n=$(grep -c . "$BB")
+n=$(listed_blocks)
 t_is "second mount: $n listed, none rebuilt, 2 lost" "$(bbstats)" "$n 0 2"
-t_ok "page 1 still reads back right" \
-	sh -c "dd if='$M/f' bs=4k skip=1 count=1 status=none | cmp - <(dd if='$tmp/data' bs=4k skip=1 count=1 status=none)"
+t_ok "page 1 still reads back right" samepage 1
 t_errno "page 2 still reads as EIO" EIO rd "$M/f" 8192 4096
 t_ok "unmount" nova_umount
 t_done
