@@ -124,6 +124,10 @@ struct nova_sb_info {
 	atomic64_t prot_verified;	/* strips verified since mount */
 	atomic64_t prot_repaired;	/* strips or checksum copies rewritten */
 	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
+	/* the driver's bad blocks, checked at mount (badblocks.c) */
+	u64 bb_blocks;			/* listed blocks checked */
+	u64 bb_repaired;		/* of which rebuilt */
+	u64 bb_lost;			/* of which not repairable */
 
 	/* statistics (stats.c) */
 	struct nova_op_stats __percpu *op_stats;

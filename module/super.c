@@ -27,6 +27,7 @@
 #include <linux/cred.h>
 #include <linux/exportfs.h>
 
+#include "badblocks.h"
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
@@ -628,7 +629,6 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	long avail;
-	pfn_t pfn;
 	int id;
 
 	sbi->dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->dax_part_off, sbi,
@@ -646,9 +646,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 		return -EINVAL;
 	}
 	id = dax_read_lock();
-	avail = dax_direct_access(sbi->dax_dev,
-				  sbi->dax_part_off >> PAGE_SHIFT,
-				  sbi->nblocks, DAX_ACCESS, &sbi->virt, &pfn);
+	avail = nova_bb_map_device(sbi);
 	dax_read_unlock(id);
 	if (avail < 0 || avail < sbi->nblocks) {
 		errorfc(fc, "%s: cannot map the whole device (%ld of %lu pages)",
@@ -742,6 +740,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		if (err)
 			return err;
 	}
+	nova_bb_mount(sb);
 	sbi->mount_time_ns = ktime_get_ns() - start;
 	nova_ctl_fs_mounted(sb);
 	return 0;
