@@ -3,8 +3,8 @@
 # each kind is detected by the scrub, repaired where the design can
 # (data strip from parity, checksum copy and parity from the data,
 # superblock copy from the other), reported as unrecoverable with its
-# inode where it cannot (log entry, log page tail, inode slot: no replica
-# yet), counted, listed in the status and announced as a CORRUPTION event.
+# inode where it cannot (log entry, log page tail: no replica yet; an
+# inode slot with both copies damaged), counted, listed in the status and announced as a CORRUPTION event.
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -92,6 +92,8 @@ t_ok "log entry: listed with its inode, not repaired" has_bad "$r" "$(ino d)" lo
 novactl scrub status "$M" > /dev/null
 t_is "scrub status exits 1 after unrecoverable damage" "$?" 1
 t_ok "inject an inode slot" inject inode --ino "$(ino e)" --offset 200
+# and its replica (format 1.3), so that it is beyond repair
+t_ok "inject its replica" inject inode --ino "$(ino e)" --offset 200 --copy 1
 r=$(scrub)
 t_ok "inode: listed with its inode, not repaired" has_bad "$r" "$(ino e)" inode False
 t_ok "inode: at least two unrecoverable now" [ "$(sj "$r" unrecoverable)" -ge 2 ]
