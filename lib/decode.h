@@ -21,5 +21,16 @@ uint64_t nova_u64(struct nlattr **tb, int type);
 void nova_copy_str(char *dst, size_t len, const struct nlattr *a);
 /* The file-system selector of a request. */
 int nova_put_sel(struct nl_msg *msg, const struct nova_sel *sel);
+/*
+ * One request for the selected file system and its one reply: CMD with
+ * the selector and what PUT (may be NULL) adds from ARG; DECODE reads the
+ * reply into OUT. WHAT names the reply in the error if none comes.
+ */
+int nova_request_one(struct nova_ipc *ipc, uint8_t cmd,
+		     const struct nova_sel *sel,
+		     int (*put)(struct nl_msg *msg, const void *arg),
+		     const void *arg,
+		     int (*decode)(const struct nlmsghdr *nlh, void *out),
+		     void *out, const char *what, struct nova_err *e);
 
 #endif /* LIBNOVA_DECODE_H */

@@ -83,6 +83,19 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_SCRUB_ERRORS]	= { .type = NLA_U64 },
 	[NOVA_STATS_A_SCRUB_REPAIRED]	= { .type = NLA_U64 },
 	[NOVA_STATS_A_SCRUB_UNRECOVERABLE] = { .type = NLA_U64 },
+	[NOVA_STATS_A_PROTECTION]	= { .type = NLA_NESTED },
+};
+
+static struct nla_policy nova_prot_policy[NOVA_PROT_A_MAX + 1] = {
+	[NOVA_PROT_A_CSUM]		= { .type = NLA_U8 },
+	[NOVA_PROT_A_PARITY]		= { .type = NLA_U8 },
+	[NOVA_PROT_A_VERIFY]		= { .type = NLA_U8 },
+	[NOVA_PROT_A_VERIFIED]		= { .type = NLA_U64 },
+	[NOVA_PROT_A_REPAIRED]		= { .type = NLA_U64 },
+	[NOVA_PROT_A_UNRECOVERABLE]	= { .type = NLA_U64 },
+	[NOVA_PROT_A_BADBLOCKS]		= { .type = NLA_U64 },
+	[NOVA_PROT_A_BADBLOCKS_REPAIRED] = { .type = NLA_U64 },
+	[NOVA_PROT_A_BADBLOCKS_LOST]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
@@ -164,6 +177,32 @@ static int nova_decode_op(struct nlattr *nest, struct nova_op_stat *op)
 	return 0;
 }
 
+static uint8_t nova_u8(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u8(tb[type]) : 0;
+}
+
+/* NOVA_STATS_A_PROTECTION (absent from older modules: all zero). */
+static int nova_decode_prot(struct nlattr *nest, struct nova_stats *st)
+{
+	struct nlattr *tb[NOVA_PROT_A_MAX + 1];
+
+	if (!nest)
+		return 0;
+	if (nla_parse_nested(tb, NOVA_PROT_A_MAX, nest, nova_prot_policy))
+		return -EBADMSG;
+	st->prot_csum = nova_u8(tb, NOVA_PROT_A_CSUM);
+	st->prot_parity = nova_u8(tb, NOVA_PROT_A_PARITY);
+	st->prot_verify = nova_u8(tb, NOVA_PROT_A_VERIFY);
+	st->prot_verified = nova_u64(tb, NOVA_PROT_A_VERIFIED);
+	st->prot_repaired = nova_u64(tb, NOVA_PROT_A_REPAIRED);
+	st->prot_unrecoverable = nova_u64(tb, NOVA_PROT_A_UNRECOVERABLE);
+	st->bb_blocks = nova_u64(tb, NOVA_PROT_A_BADBLOCKS);
+	st->bb_repaired = nova_u64(tb, NOVA_PROT_A_BADBLOCKS_REPAIRED);
+	st->bb_lost = nova_u64(tb, NOVA_PROT_A_BADBLOCKS_LOST);
+	return 0;
+}
+
 int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 {
 	struct nlattr *tb[NOVA_A_MAX + 1];
@@ -211,6 +250,9 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 	st->scrub_errors = nova_u64(sb, NOVA_STATS_A_SCRUB_ERRORS);
 	st->scrub_repaired = nova_u64(sb, NOVA_STATS_A_SCRUB_REPAIRED);
 	st->scrub_unrecoverable = nova_u64(sb, NOVA_STATS_A_SCRUB_UNRECOVERABLE);
+	err = nova_decode_prot(sb[NOVA_STATS_A_PROTECTION], st);
+	if (err)
+		return err;
 
 	/* NOVA_STATS_A_OP repeats: walk the nest instead of the table. */
 	nla_for_each_nested(a, tb[NOVA_A_STATS], rem) {
@@ -354,48 +396,11 @@ int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 	return 0;
 }
 
-struct nova_one_stats {
-	struct nova_stats *st;
-	int got;
-};
-
-static int nova_one_stats_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	struct nova_one_stats *o = arg;
-
-	if (o->got++)
-		return -EBADMSG;	/* a doit has exactly one reply */
-	return nova_decode_stats(nlh, o->st);
-}
-
 int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 		   struct nova_stats *st, struct nova_err *e)
 {
-	struct nova_one_stats o = { .st = st };
-	struct nl_msg *msg;
-	int err;
-
-	msg = nova_ipc_msg(ipc, NOVA_CMD_STATS_GET, false);
-	if (!msg) {
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = 0;
-	if (sel->kind == NOVA_SEL_DEV)
-		err = nla_put_u64(msg, NOVA_A_FS_DEV, sel->dev);
-	else if (sel->kind == NOVA_SEL_UUID)
-		err = nla_put(msg, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sel->uuid);
-	if (err) {
-		nlmsg_free(msg);
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_ipc_transact(ipc, msg, nova_one_stats_cb, &o, e);
-	if (!err && !o.got) {
-		nova_err_set(e, -EBADMSG, "the kernel sent no statistics");
-		err = -EBADMSG;
-	}
-	return err;
+	return nova_request_one(ipc, NOVA_CMD_STATS_GET, sel, NULL, NULL,
+				nova_decode_stats_v, st, "statistics", e);
 }
 
 /* ---- snapshots ---- */
@@ -428,18 +433,76 @@ int nova_put_sel(struct nl_msg *msg, const struct nova_sel *sel)
 	return 0;
 }
 
-struct nova_one_snapshot {
-	struct nova_snapshot *sn;
+struct nova_one {
+	int (*decode)(const struct nlmsghdr *nlh, void *out);
+	void *out;
 	int got;
 };
 
-static int nova_one_snapshot_cb(const struct nlmsghdr *nlh, void *arg)
+static int nova_one_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	struct nova_one_snapshot *o = arg;
+	struct nova_one *o = arg;
 
 	if (o->got++)
-		return -EBADMSG;
-	return nova_decode_snapshot(nlh, o->sn);
+		return -EBADMSG;	/* a doit has exactly one reply */
+	return o->decode(nlh, o->out);
+}
+
+int nova_request_one(struct nova_ipc *ipc, uint8_t cmd,
+		     const struct nova_sel *sel,
+		     int (*put)(struct nl_msg *msg, const void *arg),
+		     const void *arg,
+		     int (*decode)(const struct nlmsghdr *nlh, void *out),
+		     void *out, const char *what, struct nova_err *e)
+{
+	struct nova_one o = { .decode = decode, .out = out };
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, cmd, false);
+	if (!msg || nova_put_sel(msg, sel) || (put && put(msg, arg))) {
+		if (msg)
+			nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	err = nova_ipc_transact(ipc, msg, nova_one_cb, &o, e);
+	if (!err && !o.got) {
+		nova_err_set(e, -EBADMSG, "the kernel sent no %s", what);
+		err = -EBADMSG;
+	}
+	return err;
+}
+
+/* What a snapshot request names (at most one of the two). */
+struct nova_snapshot_req {
+	uint64_t id;
+	const char *name;
+};
+
+static int nova_put_snapshot_req(struct nl_msg *msg, const void *arg)
+{
+	const struct nova_snapshot_req *r = arg;
+	struct nlattr *nest;
+	int err;
+
+	if (!r->id && !r->name)
+		return 0;
+	nest = nla_nest_start(msg, NOVA_A_SNAPSHOT | NLA_F_NESTED);
+	if (!nest)
+		return -ENOMEM;
+	if (r->id)
+		err = nla_put_u64(msg, NOVA_SNAPSHOT_A_ID, r->id);
+	else
+		err = nla_put_string(msg, NOVA_SNAPSHOT_A_NAME, r->name);
+	if (!err)
+		nla_nest_end(msg, nest);
+	return err;
+}
+
+static int nova_decode_snapshot_v(const struct nlmsghdr *nlh, void *item)
+{
+	return nova_decode_snapshot(nlh, item);
 }
 
 /* CREATE (NAME may be NULL) or DELETE (by ID if non-zero, else NAME). */
@@ -448,39 +511,10 @@ static int nova_snapshot_do(struct nova_ipc *ipc, uint8_t cmd,
 			    const char *name, struct nova_snapshot *sn,
 			    struct nova_err *e)
 {
-	struct nova_one_snapshot o = { .sn = sn };
-	struct nlattr *nest = NULL;
-	struct nl_msg *msg;
-	int err;
+	struct nova_snapshot_req r = { .id = id, .name = name };
 
-	msg = nova_ipc_msg(ipc, cmd, false);
-	if (!msg) {
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_put_sel(msg, sel);
-	if (!err && (id || name)) {
-		nest = nla_nest_start(msg, NOVA_A_SNAPSHOT | NLA_F_NESTED);
-		if (!nest)
-			err = -ENOMEM;
-		else if (id)
-			err = nla_put_u64(msg, NOVA_SNAPSHOT_A_ID, id);
-		else
-			err = nla_put_string(msg, NOVA_SNAPSHOT_A_NAME, name);
-		if (!err)
-			nla_nest_end(msg, nest);
-	}
-	if (err) {
-		nlmsg_free(msg);
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_ipc_transact(ipc, msg, nova_one_snapshot_cb, &o, e);
-	if (!err && !o.got) {
-		nova_err_set(e, -EBADMSG, "the kernel sent no snapshot");
-		err = -EBADMSG;
-	}
-	return err;
+	return nova_request_one(ipc, cmd, sel, nova_put_snapshot_req, &r,
+				nova_decode_snapshot_v, sn, "snapshot", e);
 }
 
 int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
@@ -497,11 +531,6 @@ int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
 {
 	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_DELETE, sel, id,
 				id ? NULL : name, sn, e);
-}
-
-static int nova_decode_snapshot_v(const struct nlmsghdr *nlh, void *item)
-{
-	return nova_decode_snapshot(nlh, item);
 }
 
 int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
@@ -556,49 +585,28 @@ int nova_decode_gc(const struct nlmsghdr *nlh, struct nova_gc_report *r)
 	return 0;
 }
 
-struct nova_one_gc {
-	struct nova_gc_report *r;
-	int got;
-};
-
-static int nova_one_gc_cb(const struct nlmsghdr *nlh, void *arg)
+static int nova_put_gc_req(struct nl_msg *msg, const void *arg)
 {
-	struct nova_one_gc *o = arg;
+	uint64_t ino = *(const uint64_t *)arg;
+	struct nlattr *nest;
 
-	if (o->got++)
-		return -EBADMSG;
-	return nova_decode_gc(nlh, o->r);
+	if (!ino)
+		return 0;
+	nest = nla_nest_start(msg, NOVA_A_GC | NLA_F_NESTED);
+	if (!nest || nla_put_u64(msg, NOVA_GC_A_INODE, ino))
+		return -ENOMEM;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int nova_decode_gc_v(const struct nlmsghdr *nlh, void *out)
+{
+	return nova_decode_gc(nlh, out);
 }
 
 int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
 	    struct nova_gc_report *r, struct nova_err *e)
 {
-	struct nova_one_gc o = { .r = r };
-	struct nlattr *nest;
-	struct nl_msg *msg;
-	int err;
-
-	msg = nova_ipc_msg(ipc, NOVA_CMD_GC, false);
-	if (!msg) {
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_put_sel(msg, sel);
-	if (!err && ino) {
-		nest = nla_nest_start(msg, NOVA_A_GC | NLA_F_NESTED);
-		err = !nest ? -ENOMEM : nla_put_u64(msg, NOVA_GC_A_INODE, ino);
-		if (!err)
-			nla_nest_end(msg, nest);
-	}
-	if (err) {
-		nlmsg_free(msg);
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_ipc_transact(ipc, msg, nova_one_gc_cb, &o, e);
-	if (!err && !o.got) {
-		nova_err_set(e, -EBADMSG, "the kernel sent no GC result");
-		err = -EBADMSG;
-	}
-	return err;
+	return nova_request_one(ipc, NOVA_CMD_GC, sel, nova_put_gc_req, &ino,
+				nova_decode_gc_v, r, "GC result", e);
 }

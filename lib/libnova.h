@@ -177,6 +177,16 @@ struct nova_stats {
 	uint64_t scrub_errors;
 	uint64_t scrub_repaired;
 	uint64_t scrub_unrecoverable;
+	/* data protection: features, counters since mount */
+	bool prot_csum;			/* the format keeps data checksums */
+	bool prot_parity;		/* ... and data parity */
+	bool prot_verify;		/* reads are verified */
+	uint64_t prot_verified;		/* data strips checked */
+	uint64_t prot_repaired;		/* strips, checksums, parity rewritten */
+	uint64_t prot_unrecoverable;	/* data pages beyond repair */
+	uint64_t bb_blocks;		/* listed bad by the device at mount */
+	uint64_t bb_repaired;		/* ... rebuilt */
+	uint64_t bb_lost;		/* ... not repairable */
 };
 
 enum nova_event_kind {
@@ -274,6 +284,7 @@ struct nova_scrub_info {
 	uint64_t start_ns;		/* ns since the Unix epoch, 0: none */
 	uint64_t finish_ns;		/* 0: not finished */
 	uint64_t bad_dropped;
+	uint64_t events_suppressed;	/* CORRUPTION events rate-limited */
 	size_t n_bad;
 	struct nova_corruption bad[NOVA_GENL_SCRUB_BAD_MAX];
 };
@@ -283,6 +294,7 @@ struct nova_scrub_event {
 	uint8_t cmd;			/* which of the two */
 	struct nova_fs_id id;
 	struct nova_corruption corruption;	/* NOVA_CMD_CORRUPTION */
+	uint64_t suppressed;		/* CORRUPTION: held back before it */
 	struct nova_scrub_info scrub;		/* NOVA_CMD_SCRUB_FINISHED */
 };
 

@@ -30,6 +30,7 @@ static struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
 	[NOVA_SCRUB_A_ERRNO]		= { .type = NLA_U32 },
 	[NOVA_SCRUB_A_BAD_DROPPED]	= { .type = NLA_U64 },
 	[NOVA_SCRUB_A_BAD]		= { .type = NLA_NESTED },
+	[NOVA_SCRUB_A_EVENTS_SUPPRESSED] = { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_corruption_policy[NOVA_CORRUPTION_A_MAX + 1] = {
@@ -37,6 +38,7 @@ static struct nla_policy nova_corruption_policy[NOVA_CORRUPTION_A_MAX + 1] = {
 	[NOVA_CORRUPTION_A_KIND]	= { .type = NLA_U32 },
 	[NOVA_CORRUPTION_A_OFFSET]	= { .type = NLA_U64 },
 	[NOVA_CORRUPTION_A_REPAIRED]	= { .type = NLA_U8 },
+	[NOVA_CORRUPTION_A_SUPPRESSED]	= { .type = NLA_U64 },
 };
 
 const char *nova_scrub_state_name(uint32_t state)
@@ -65,6 +67,7 @@ static const char *const nova_kind_names[] = {
 	[NOVA_CORRUPT_PARITY]		= "parity",
 	[NOVA_CORRUPT_JOURNAL]		= "journal",
 	[NOVA_CORRUPT_INODE_TABLE]	= "inode-table",
+	[NOVA_CORRUPT_MEDIA]		= "media",
 };
 
 #define NOVA_N_KINDS (sizeof(nova_kind_names) / sizeof(nova_kind_names[0]))
@@ -108,6 +111,20 @@ static int nova_decode_bad(struct nlattr *nest, struct nova_corruption *c)
 	return 0;
 }
 
+/* NOVA_A_CORRUPTION of an event: the object and the suppressed count. */
+static int nova_decode_corruption(struct nlattr *nest,
+				  struct nova_scrub_event *ev)
+{
+	struct nlattr *tb[NOVA_CORRUPTION_A_MAX + 1];
+
+	if (!nest || nova_decode_bad(nest, &ev->corruption) ||
+	    nla_parse_nested(tb, NOVA_CORRUPTION_A_MAX, nest,
+			     nova_corruption_policy))
+		return -EBADMSG;
+	ev->suppressed = nova_u64(tb, NOVA_CORRUPTION_A_SUPPRESSED);
+	return 0;
+}
+
 static int nova_decode_scrub_nest(struct nlattr *nest,
 				  struct nova_scrub_info *si)
 {
@@ -132,6 +149,7 @@ static int nova_decode_scrub_nest(struct nlattr *nest,
 	si->start_ns = nova_u64(tb, NOVA_SCRUB_A_START_TIME);
 	si->finish_ns = nova_u64(tb, NOVA_SCRUB_A_FINISH_TIME);
 	si->bad_dropped = nova_u64(tb, NOVA_SCRUB_A_BAD_DROPPED);
+	si->events_suppressed = nova_u64(tb, NOVA_SCRUB_A_EVENTS_SUPPRESSED);
 	/* NOVA_SCRUB_A_BAD repeats: walk the nest. */
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) != NOVA_SCRUB_A_BAD)
@@ -171,66 +189,52 @@ int nova_decode_scrub_event(const struct nlmsghdr *nlh,
 	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &ev->id))
 		return -EBADMSG;
 	if (gh->cmd == NOVA_CMD_CORRUPTION)
-		return tb[NOVA_A_CORRUPTION] ?
-		       nova_decode_bad(tb[NOVA_A_CORRUPTION], &ev->corruption) :
-		       -EBADMSG;
+		return nova_decode_corruption(tb[NOVA_A_CORRUPTION], ev);
 	ev->scrub.id = ev->id;
 	return tb[NOVA_A_SCRUB] ?
 	       nova_decode_scrub_nest(tb[NOVA_A_SCRUB], &ev->scrub) : -EBADMSG;
 }
 
-struct nova_one_scrub {
-	struct nova_scrub_info *si;
-	int got;
+/* What a scrub request carries in its NOVA_A_SCRUB nest. */
+struct nova_scrub_req {
+	bool set_bw;
+	uint64_t bw;
+	bool restart;
 };
 
-static int nova_one_scrub_cb(const struct nlmsghdr *nlh, void *arg)
+static int nova_put_scrub_req(struct nl_msg *msg, const void *arg)
 {
-	struct nova_one_scrub *o = arg;
+	const struct nova_scrub_req *r = arg;
+	struct nlattr *nest;
 
-	if (o->got++)
-		return -EBADMSG;
-	return nova_decode_scrub(nlh, o->si);
+	if (!r->set_bw && !r->restart)
+		return 0;
+	nest = nla_nest_start(msg, NOVA_A_SCRUB | NLA_F_NESTED);
+	if (!nest || (r->set_bw &&
+		      nla_put_u64(msg, NOVA_SCRUB_A_BANDWIDTH, r->bw)) ||
+	    (r->restart && nla_put_flag(msg, NOVA_SCRUB_A_RESTART)))
+		return -ENOMEM;
+	nla_nest_end(msg, nest);
+	return 0;
 }
 
-/* One scrub request; NEST_BW/NEST_RESTART go into a NOVA_A_SCRUB nest. */
+static int nova_decode_scrub_v(const struct nlmsghdr *nlh, void *out)
+{
+	return nova_decode_scrub(nlh, out);
+}
+
+/* One scrub request; SET_BW/RESTART go into a NOVA_A_SCRUB nest. */
 static int nova_scrub_do(struct nova_ipc *ipc, uint8_t cmd,
 			 const struct nova_sel *sel, bool set_bw, uint64_t bw,
 			 bool restart, struct nova_scrub_info *si,
 			 struct nova_err *e)
 {
-	struct nova_one_scrub o = { .si = si };
-	struct nlattr *nest;
-	struct nl_msg *msg;
-	int err;
+	struct nova_scrub_req r = {
+		.set_bw = set_bw, .bw = bw, .restart = restart,
+	};
 
-	msg = nova_ipc_msg(ipc, cmd, false);
-	if (!msg) {
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_put_sel(msg, sel);
-	if (!err && (set_bw || restart)) {
-		nest = nla_nest_start(msg, NOVA_A_SCRUB | NLA_F_NESTED);
-		err = !nest ? -ENOMEM : 0;
-		if (!err && set_bw)
-			err = nla_put_u64(msg, NOVA_SCRUB_A_BANDWIDTH, bw);
-		if (!err && restart)
-			err = nla_put_flag(msg, NOVA_SCRUB_A_RESTART);
-		if (!err)
-			nla_nest_end(msg, nest);
-	}
-	if (err) {
-		nlmsg_free(msg);
-		nova_err_set(e, -ENOMEM, "out of memory");
-		return -ENOMEM;
-	}
-	err = nova_ipc_transact(ipc, msg, nova_one_scrub_cb, &o, e);
-	if (!err && !o.got) {
-		nova_err_set(e, -EBADMSG, "the kernel sent no scrub status");
-		err = -EBADMSG;
-	}
-	return err;
+	return nova_request_one(ipc, cmd, sel, nova_put_scrub_req, &r,
+				nova_decode_scrub_v, si, "scrub status", e);
 }
 
 int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,

@@ -188,6 +188,58 @@ static unsigned long nova_take(struct nova_free_list *fl, unsigned long want,
 	return got;
 }
 
+/* Take exactly @want blocks from the end of the highest range that fits. */
+static bool nova_take_high(struct nova_free_list *fl, unsigned long want,
+			   unsigned long *blk)
+{
+	struct nova_range_node *r = NULL;
+	struct rb_node *p;
+
+	spin_lock(&fl->lock);
+	for (p = rb_last(&fl->root); p; p = rb_prev(p)) {
+		r = rb_entry(p, struct nova_range_node, node);
+		if (nova_range_len(r) >= want)
+			break;
+	}
+	if (!p) {
+		spin_unlock(&fl->lock);
+		return false;
+	}
+	r->end -= want;
+	*blk = r->end;
+	fl->free -= want;
+	if (!nova_range_len(r)) {
+		rb_erase(&r->node, &fl->root);
+		fl->nr_ranges--;
+		kfree(r);
+	}
+	spin_unlock(&fl->lock);
+	return true;
+}
+
+/*
+ * Allocate @want contiguous metadata blocks as high on the device as they
+ * fit: the last list's region first, the highest range in it first. Used
+ * for replicas, which should sit far from their primaries (those come
+ * from the low end of some CPU's region).
+ */
+int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
+			   unsigned long *blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	if (!want)
+		return -EINVAL;
+	for (i = sbi->nr_lists; i-- > 0;) {
+		if (nova_take_high(&sbi->free_lists[i], want, blk)) {
+			atomic_long_add(want, &sbi->meta_blocks);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
 unsigned long nova_count_free(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -362,8 +414,8 @@ int nova_save_alloc_state(struct super_block *sb)
 	npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
 
 	/* Forget an older saved state first: it would otherwise be reused. */
-	nova_pmem_commit64(&pi->i_log_tail, 0);
-	nova_pmem_commit64(&pi->i_log_head, 0);
+	nova_pi_commit64(sbi, &pi->i_log_tail, 0);
+	nova_pi_commit64(sbi, &pi->i_log_head, 0);
 	if (!npages)
 		return 0;
 
@@ -414,8 +466,8 @@ int nova_save_alloc_state(struct super_block *sb)
 	nova_init_state_page(sbi, pages[npages - 1], 0);
 
 	/* Pages durable, then head, then tail: the state is complete. */
-	nova_pmem_commit64(&pi->i_log_head, (u64)pages[0] << NOVA_BLOCK_SHIFT);
-	nova_pmem_commit64(&pi->i_log_tail, tail);
+	nova_pi_commit64(sbi, &pi->i_log_head, (u64)pages[0] << NOVA_BLOCK_SHIFT);
+	nova_pi_commit64(sbi, &pi->i_log_tail, tail);
 	kfree(sbi->state_pages);
 	sbi->state_pages = pages;
 	sbi->nr_state_pages = npages;
@@ -510,8 +562,8 @@ void nova_release_state_pages(struct super_block *sb)
 	struct nova_inode *pi = nova_alloc_pi(sbi);
 	unsigned long i;
 
-	nova_pmem_commit64(&pi->i_log_tail, 0);
-	nova_pmem_commit64(&pi->i_log_head, 0);
+	nova_pi_commit64(sbi, &pi->i_log_tail, 0);
+	nova_pi_commit64(sbi, &pi->i_log_head, 0);
 	for (i = 0; i < sbi->nr_state_pages; i++)
 		nova_free_blocks(sb, sbi->state_pages[i], 1, NOVA_BLOCK_META);
 	kfree(sbi->state_pages);

@@ -341,7 +341,7 @@ static unsigned long nova_gc_unlink(struct inode *inode, __le64 *link,
 	 * the pages can be handed out again and overwritten; until then they
 	 * are intact, so a crash finds the old chain or the new one.
 	 */
-	nova_pmem_commit64(link, to);
+	nova_pi_commit64(sbi, link, to);
 	if (link == &nova_pi(inode)->i_log_head)
 		ni->log_head = to;
 	while (page != to) {

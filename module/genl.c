@@ -12,10 +12,13 @@
 #define pr_fmt(fmt) "nova: " fmt
 
 #include <linux/fs.h>
+#include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <net/genetlink.h>
 #include <linux/nova_genl.h>
@@ -25,9 +28,30 @@
 #include "protect.h"
 #include "scrub.h"
 
+/*
+ * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
+ * at most NOVA_GENL_CORRUPTION_BURST per window of one second; the rest
+ * are counted in @suppressed, which the next notification sent carries.
+ * The lock is taken with interrupts off (callers may be in any context
+ * but hard interrupts) and nests inside every NOVA lock.
+ */
+struct nova_ctl_ratelimit {
+	spinlock_t		lock;
+	unsigned long		window;		/* jiffies it began */
+	u32			sent;		/* in this window */
+	u64			suppressed;	/* since the last one sent */
+};
+
 /* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
 struct nova_ctl_fs {
-	struct list_head	list;		/* on nova_ctl_list, by id */
+	/*
+	 * On nova_ctl_list, by id: changed under nova_ctl_lock, read under
+	 * it or (the event path, which may not sleep) under RCU; freed after
+	 * a grace period.
+	 */
+	struct list_head	list;
+	struct rcu_head		rcu;
+	struct nova_ctl_ratelimit corruption_rl;
 	struct super_block	*sb;
 	u64			id;		/* mount sequence number */
 	u8			uuid[NOVA_GENL_UUID_LEN];
@@ -41,6 +65,10 @@ struct nova_ctl_fs {
 };
 
 static DEFINE_MUTEX(nova_ctl_lock);
+/* CORRUPTION events of a file system not (yet) on the list: mounting. */
+static struct nova_ctl_ratelimit nova_ctl_unlisted_rl = {
+	.lock = __SPIN_LOCK_UNLOCKED(nova_ctl_unlisted_rl.lock),
+};
 static LIST_HEAD(nova_ctl_list);		/* under nova_ctl_lock */
 static u64 nova_ctl_next_id = 1;		/* under nova_ctl_lock */
 /* Bumped on every registry change; dumps report NLM_F_DUMP_INTR on change. */
@@ -194,6 +222,36 @@ static int nova_put_ops(struct sk_buff *skb, const struct nova_fs_stats *st)
 	return 0;
 }
 
+static int nova_put_prot64(struct sk_buff *skb, int attr, u64 val)
+{
+	return nla_put_u64_64bit(skb, attr, val, NOVA_PROT_A_PAD);
+}
+
+/* NOVA_STATS_A_PROTECTION: features and counters of data protection. */
+static int nova_put_prot(struct sk_buff *skb, const struct nova_fs_stats *st)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_STATS_A_PROTECTION);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, NOVA_PROT_A_CSUM, st->prot_csum) ||
+	    nla_put_u8(skb, NOVA_PROT_A_PARITY, st->prot_parity) ||
+	    nla_put_u8(skb, NOVA_PROT_A_VERIFY, st->prot_verify) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_VERIFIED, st->prot_verified) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_REPAIRED, st->prot_repaired) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_UNRECOVERABLE,
+			    st->prot_unrecoverable) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS, st->bb_blocks) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_REPAIRED,
+			    st->bb_repaired) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_LOST, st->bb_lost)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 			  const struct nova_fs_stats *st)
 {
@@ -234,7 +292,8 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_REPAIRED,
 			    st->scrub_repaired) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_UNRECOVERABLE,
-			    st->scrub_unrecoverable)) {
+			    st->scrub_unrecoverable) ||
+	    nova_put_prot(skb, st)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -336,19 +395,30 @@ static int nova_put_snapshot(struct sk_buff *skb,
  * Look up the file system a state-changing request names and take an
  * active reference, so the handler can run without nova_ctl_lock (taking
  * a snapshot freezes the file system, and unmount takes s_umount before
- * nova_ctl_lock). The caller drops it with deactivate_super().
+ * nova_ctl_lock). @prepare, if given, runs on the registry entry under
+ * nova_ctl_lock before the reference is taken (so that its failure needs
+ * no deactivate_super(), which must not run under nova_ctl_lock: the last
+ * reference would unmount, which takes it). *@copy receives the entry as
+ * it is then. The caller drops the reference with deactivate_super().
  */
-static struct super_block *nova_ctl_get_sb(struct genl_info *info,
-					   struct nova_ctl_fs *copy)
+static struct super_block *
+nova_ctl_get_sb(struct genl_info *info, struct nova_ctl_fs *copy,
+		int (*prepare)(struct nova_ctl_fs *fs, struct genl_info *info))
 {
 	struct nova_ctl_fs *fs;
 	struct super_block *sb;
+	int err;
 
 	mutex_lock(&nova_ctl_lock);
 	fs = nova_ctl_lookup(info);
 	if (IS_ERR(fs)) {
 		mutex_unlock(&nova_ctl_lock);
 		return ERR_CAST(fs);
+	}
+	err = prepare ? prepare(fs, info) : 0;
+	if (err) {
+		mutex_unlock(&nova_ctl_lock);
+		return ERR_PTR(err);
 	}
 	sb = fs->sb;
 	if (!atomic_inc_not_zero(&sb->s_active)) {
@@ -421,7 +491,7 @@ static int nova_snapshot_create_doit(struct sk_buff *skb,
 		if (tb[NOVA_SNAPSHOT_A_NAME])
 			name = nla_data(tb[NOVA_SNAPSHOT_A_NAME]);
 	}
-	sb = nova_ctl_get_sb(info, &fs);
+	sb = nova_ctl_get_sb(info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_snapshot_create(sb, name, &sn);
@@ -468,7 +538,7 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 		return -EINVAL;
 	}
 	sel = tb[NOVA_SNAPSHOT_A_ID] ?: tb[NOVA_SNAPSHOT_A_NAME];
-	sb = nova_ctl_get_sb(info, &fs);
+	sb = nova_ctl_get_sb(info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	if (tb[NOVA_SNAPSHOT_A_ID]) {
@@ -658,7 +728,7 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 		if (tb[NOVA_GC_A_INODE])
 			ino = nla_get_u64(tb[NOVA_GC_A_INODE]);
 	}
-	sb = nova_ctl_get_sb(info, &fs);
+	sb = nova_ctl_get_sb(info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_gc_request(sb, ino, &res);
@@ -724,6 +794,20 @@ static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
 	return 0;
 }
 
+/* The members of a NOVA_CORRUPTION_A_* nest every report carries. */
+static int nova_put_bad_members(struct sk_buff *skb,
+				const struct nova_scrub_bad *bad)
+{
+	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
+	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
+			      NOVA_CORRUPTION_A_PAD) ||
+	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int nova_put_bad(struct sk_buff *skb, int attr,
 			const struct nova_scrub_bad *bad)
 {
@@ -731,12 +815,26 @@ static int nova_put_bad(struct sk_buff *skb, int attr,
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
-	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired)) {
+	if (nova_put_bad_members(skb, bad)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* NOVA_A_CORRUPTION of an event: the object and the suppressed count. */
+static int nova_put_corruption(struct sk_buff *skb,
+			       const struct nova_scrub_bad *bad,
+			       u64 suppressed)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_CORRUPTION);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nova_put_bad_members(skb, bad) ||
+	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_SUPPRESSED, suppressed,
+			      NOVA_CORRUPTION_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -777,7 +875,9 @@ static int nova_put_scrub(struct sk_buff *skb,
 	    (st->state == NOVA_SCRUB_FINISHED &&
 	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
 	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped))
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped) ||
+	    nova_put_scrub64(skb, NOVA_SCRUB_A_EVENTS_SUPPRESSED,
+			     st->events_suppressed))
 		goto fail;
 	for (i = 0; i < st->nr_bad && i < NOVA_GENL_SCRUB_BAD_MAX; i++)
 		if (nova_put_bad(skb, NOVA_SCRUB_A_BAD, &st->bad[i]))
@@ -810,42 +910,17 @@ static int nova_scrub_reply(struct genl_info *info,
 	return genlmsg_reply(msg, info);
 }
 
-/*
- * As nova_ctl_get_sb(), and the file system's scrub, created if @create
- * (else NULL if none ran yet).
- */
-static struct super_block *nova_ctl_get_scrub(struct genl_info *info,
-					      struct nova_ctl_fs *copy,
-					      struct nova_scrub **scrub,
-					      bool create)
+/* nova_ctl_get_sb() preparation: the entry's scrub, created if none yet. */
+static int nova_ctl_scrub_create(struct nova_ctl_fs *fs, struct genl_info *info)
 {
-	struct nova_ctl_fs *fs;
-	struct super_block *sb;
-
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_lookup(info);
-	if (IS_ERR(fs)) {
-		mutex_unlock(&nova_ctl_lock);
-		return ERR_CAST(fs);
-	}
-	sb = fs->sb;
-	if (create && !fs->scrub) {
-		fs->scrub = nova_scrub_alloc(sb);
-		if (!fs->scrub) {
-			mutex_unlock(&nova_ctl_lock);
-			GENL_SET_ERR_MSG(info, "out of memory");
-			return ERR_PTR(-ENOMEM);
-		}
-	}
-	if (!atomic_inc_not_zero(&sb->s_active)) {
-		mutex_unlock(&nova_ctl_lock);
-		GENL_SET_ERR_MSG(info, "the file system is being unmounted");
-		return ERR_PTR(-ENODEV);
-	}
-	*scrub = fs->scrub;
-	*copy = *fs;
-	mutex_unlock(&nova_ctl_lock);
-	return sb;
+	lockdep_assert_held(&nova_ctl_lock);
+	if (fs->scrub)
+		return 0;
+	fs->scrub = nova_scrub_alloc(fs->sb);
+	if (fs->scrub)
+		return 0;
+	GENL_SET_ERR_MSG(info, "out of memory");
+	return -ENOMEM;
 }
 
 /* May a scrub (which repairs in place) run on @sb now? */
@@ -885,11 +960,12 @@ static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	sb = nova_ctl_get_scrub(info, &fs, &scrub, true);
+	sb = nova_ctl_get_sb(info, &fs, nova_ctl_scrub_create);
 	if (IS_ERR(sb)) {
 		kfree(st);
 		return PTR_ERR(sb);
 	}
+	scrub = fs.scrub;
 	err = nova_scrub_allowed(sb, info);
 	if (!err) {
 		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
@@ -936,11 +1012,12 @@ static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	sb = nova_ctl_get_scrub(info, &fs, &scrub, false);
+	sb = nova_ctl_get_sb(info, &fs, NULL);
 	if (IS_ERR(sb)) {
 		kfree(st);
 		return PTR_ERR(sb);
 	}
+	scrub = fs.scrub;	/* NULL if none ran yet */
 	/* No lock held: the thread may be sending an event as we wait. */
 	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
 	if (scrub)
@@ -1008,6 +1085,43 @@ void nova_ctl_scrub_finished(struct super_block *sb,
 			  NOVA_CMD_SCRUB_FINISHED, err);
 }
 
+/*
+ * May one more CORRUPTION event of @sb go out now? If so, *@suppressed
+ * is the number held back since the previous one (and starts again).
+ */
+static bool nova_ctl_corruption_allowed(struct super_block *sb,
+					u64 *suppressed)
+{
+	struct nova_ctl_ratelimit *rl = &nova_ctl_unlisted_rl;
+	struct nova_ctl_fs *fs;
+	unsigned long flags;
+	bool ok;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(fs, &nova_ctl_list, list) {
+		if (fs->sb == sb) {
+			rl = &fs->corruption_rl;
+			break;
+		}
+	}
+	spin_lock_irqsave(&rl->lock, flags);
+	if (!rl->window || time_after_eq(jiffies, rl->window + HZ)) {
+		rl->window = jiffies ?: 1;
+		rl->sent = 0;
+	}
+	ok = rl->sent < NOVA_GENL_CORRUPTION_BURST;
+	if (ok) {
+		rl->sent++;
+		*suppressed = rl->suppressed;
+		rl->suppressed = 0;
+	} else {
+		rl->suppressed++;
+	}
+	spin_unlock_irqrestore(&rl->lock, flags);
+	rcu_read_unlock();
+	return ok;
+}
+
 void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
 			       u64 offset, bool repaired)
 {
@@ -1017,6 +1131,7 @@ void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
 	};
 	struct nova_scrub *s = nova_scrub_current(sb);
 	struct sk_buff *msg;
+	u64 suppressed;
 	void *hdr;
 
 	if (s)
@@ -1024,13 +1139,18 @@ void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
 	if (!genl_has_listeners(&nova_genl_family, &init_net,
 				NOVA_MCGRP_EVENTS))
 		return;
+	if (!nova_ctl_corruption_allowed(sb, &suppressed)) {
+		if (s)
+			nova_scrub_event_suppressed(s);
+		return;
+	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
 	if (!msg)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
 			  NOVA_CMD_CORRUPTION);
 	if (!hdr || nova_put_identity_sb(msg, sb) ||
-	    nova_put_bad(msg, NOVA_A_CORRUPTION, &bad)) {
+	    nova_put_corruption(msg, &bad, suppressed)) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -1151,7 +1271,7 @@ static int nova_inject_doit(struct sk_buff *skb, struct genl_info *info)
 	err = nova_inject_parse(info, &r);
 	if (err)
 		return err;
-	sb = nova_ctl_get_sb(info, &fs);
+	sb = nova_ctl_get_sb(info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	/* s_umount keeps remount and freezing away while the media changes. */
@@ -1460,7 +1580,8 @@ void nova_ctl_fs_mounted(struct super_block *sb)
 	fs->format_version = st->format_version;
 	fs->id = nova_ctl_next_id++;
 	nova_ctl_gen++;
-	list_add_tail(&fs->list, &nova_ctl_list);
+	spin_lock_init(&fs->corruption_rl.lock);
+	list_add_tail_rcu(&fs->list, &nova_ctl_list);
 	nova_ctl_notify(fs, NOVA_CMD_FS_MOUNTED);
 	mutex_unlock(&nova_ctl_lock);
 	fs = NULL;
@@ -1507,7 +1628,7 @@ void nova_ctl_fs_unmounting(struct super_block *sb)
 	mutex_lock(&nova_ctl_lock);
 	fs = nova_ctl_find(sb);
 	if (fs) {
-		list_del(&fs->list);
+		list_del_rcu(&fs->list);
 		nova_ctl_gen++;
 		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
 	}
@@ -1517,9 +1638,11 @@ void nova_ctl_fs_unmounting(struct super_block *sb)
 	 * without nova_ctl_lock (it may be sending an event) before the VFS
 	 * evicts inodes (the thread holds inode references).
 	 */
-	if (fs)
+	if (fs) {
 		nova_scrub_free(fs->scrub);
-	kfree(fs);
+		/* The event path may still be reading it (RCU). */
+		kfree_rcu(fs, rcu);
+	}
 }
 
 int __init nova_ctl_init(void)

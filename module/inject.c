@@ -64,8 +64,13 @@ static int nova_inject_inode(struct super_block *sb, u64 ino, u64 offset,
 		return -ENOENT;
 	if (offset >= NOVA_INODE_SIZE)
 		return -ERANGE;
+	if (copy > 1)
+		return -EINVAL;
+	/* Copy 1 is the slot's replica (format 1.3, META_REPLICA). */
 	if (copy)
-		return -EINVAL;		/* no inode replicas (yet) */
+		pi = nova_replica_pi(NOVA_SB(sb), pi);
+	if (!pi)
+		return -EINVAL;
 	nova_flip((u8 *)pi + offset);
 	return 0;
 }

@@ -56,26 +56,56 @@ static struct nova_inode_table_tail *nova_ttail(struct nova_sb_info *sbi,
 	       NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE;
 }
 
-/* A zeroed table block with its tail; durable on return. */
-static int nova_new_table_block(struct super_block *sb, unsigned int cpu,
-				unsigned int index, unsigned long *blk)
+static bool nova_replicas(struct nova_sb_info *sbi)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
+	return sbi->prot & NOVA_FEATURE_META_REPLICA;
+}
+
+/* Zero table block @blk and write its tail (durable after a fence). */
+static void nova_init_table_block(struct nova_sb_info *sbi, unsigned long blk,
+				  unsigned int cpu, unsigned int index,
+				  unsigned long other)
+{
 	struct nova_inode_table_tail t = {
 		.itt_cpu = cpu_to_le32(cpu),
 		.itt_index = cpu_to_le64(index),
+		.itt_replica = cpu_to_le64(other),
 	};
+
+	nova_pmem_memset(nova_block(sbi, blk), 0,
+			 NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE);
+	t.itt_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
+	nova_pmem_memcpy(nova_ttail(sbi, blk), &t, sizeof(t));
+}
+
+/*
+ * A zeroed table block with its tail and, with inode replicas, its
+ * replica block (allocated from the high end, each tail naming the other
+ * block); durable on return, before the caller links the primary in.
+ */
+static int nova_new_table_block(struct super_block *sb, unsigned int cpu,
+				unsigned int index, unsigned long *blk,
+				unsigned long *rblk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long got;
 	int err;
 
+	*rblk = 0;
 	err = nova_alloc_blocks(sb, NOVA_INODE_TABLE_BLOCKS, true,
 				NOVA_BLOCK_META, blk, &got);
 	if (err)
 		return err;
-	nova_pmem_memset(nova_block(sbi, *blk), 0,
-			 NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE);
-	t.itt_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
-	nova_pmem_memcpy(nova_ttail(sbi, *blk), &t, sizeof(t));
+	if (nova_replicas(sbi)) {
+		err = nova_alloc_blocks_high(sb, NOVA_INODE_TABLE_BLOCKS, rblk);
+		if (err) {
+			nova_free_blocks(sb, *blk, NOVA_INODE_TABLE_BLOCKS,
+					 NOVA_BLOCK_META);
+			return err;
+		}
+		nova_init_table_block(sbi, *rblk, cpu, index, *blk);
+	}
+	nova_init_table_block(sbi, *blk, cpu, index, *rblk);
 	nova_pmem_fence();
 	return 0;
 }
@@ -102,6 +132,12 @@ static int nova_imaps_alloc(struct super_block *sb)
 				     GFP_KERNEL);
 		if (!m->blocks)
 			return -ENOMEM;
+		if (!nova_replicas(sbi))
+			continue;
+		m->rblocks = kvcalloc(m->cap_blocks, sizeof(*m->rblocks),
+				      GFP_KERNEL);
+		if (!m->rblocks)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -116,6 +152,7 @@ void nova_inode_tables_destroy(struct super_block *sb)
 	for (i = 0; i < sbi->cpus; i++) {
 		ida_destroy(&sbi->imaps[i].free);
 		kvfree(sbi->imaps[i].blocks);
+		kvfree(sbi->imaps[i].rblocks);
 	}
 	kfree(sbi->imaps);
 	sbi->imaps = NULL;
@@ -134,15 +171,17 @@ int nova_inode_tables_format(struct super_block *sb)
 	for (i = 0; i < sbi->cpus; i++) {
 		struct nova_inode_map *m = &sbi->imaps[i];
 		struct nova_inode_table t = { .it_cpu = cpu_to_le32(i) };
-		unsigned long blk;
+		unsigned long blk, rblk;
 
-		err = nova_new_table_block(sb, i, 0, &blk);
+		err = nova_new_table_block(sb, i, 0, &blk, &rblk);
 		if (err)
 			return err;
 		t.it_head = cpu_to_le64(blk);
 		t.it_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
 		nova_pmem_memcpy(m->head, &t, sizeof(t));
 		m->blocks[0] = blk;
+		if (m->rblocks)
+			m->rblocks[0] = rblk;
 		m->nr_blocks = 1;
 	}
 	nova_pmem_fence();
@@ -183,6 +222,30 @@ static int nova_kept_slot(struct super_block *sb, struct nova_inode *pi,
 }
 
 /*
+ * The replica named by primary table block @blk's tail @t: without inode
+ * replicas there is none; with them it is a table block whose own tail
+ * has the same stripe and position and names @blk back.
+ */
+static bool nova_table_replica_ok(struct nova_sb_info *sbi,
+				  const struct nova_inode_table_tail *t,
+				  unsigned long blk)
+{
+	u64 rblk = le64_to_cpu(t->itt_replica);
+	const struct nova_inode_table_tail *r;
+
+	if (!nova_replicas(sbi))
+		return !rblk;
+	if (!nova_block_ok(sbi, rblk, NOVA_INODE_TABLE_BLOCKS) ||
+	    (rblk < blk + NOVA_INODE_TABLE_BLOCKS &&
+	     blk < rblk + NOVA_INODE_TABLE_BLOCKS))
+		return false;
+	r = nova_ttail(sbi, rblk);
+	return le32_to_cpu(r->itt_csum) == nova_table_crc(r, sizeof(*r)) &&
+	       r->itt_cpu == t->itt_cpu && r->itt_index == t->itt_index &&
+	       le64_to_cpu(r->itt_replica) == blk && !r->itt_next;
+}
+
+/*
  * Mount: walk the chains and, with @slots, note which slots are in use
  * (crash recovery does that itself, in parallel with the log scan).
  */
@@ -216,8 +279,11 @@ int nova_inode_tables_load(struct super_block *sb, bool slots)
 			if (le32_to_cpu(t->itt_csum) !=
 			    nova_table_crc(t, sizeof(*t)) ||
 			    le32_to_cpu(t->itt_cpu) != i ||
-			    le64_to_cpu(t->itt_index) != n)
+			    le64_to_cpu(t->itt_index) != n ||
+			    !nova_table_replica_ok(sbi, t, blk))
 				goto bad;
+			if (m->rblocks)
+				m->rblocks[n] = le64_to_cpu(t->itt_replica);
 			m->blocks[n++] = blk;
 			blk = le64_to_cpu(READ_ONCE(t->itt_next));
 		}
@@ -285,22 +351,180 @@ struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino)
 	       (idx % NOVA_INODES_PER_TABLE) * NOVA_INODE_SIZE;
 }
 
+/*
+ * The replica of the inode slot byte at @pi (a slot, or one of its commit
+ * words), or NULL without inode replicas. Reserved inodes have theirs in
+ * layout.meta_replica; a table slot's is at the same offset of the
+ * stripe's replica table block. Lock-free, as nova_get_pinode().
+ */
+static void *nova_replica_of(struct nova_sb_info *sbi, const void *pi)
+{
+	u64 off = nova_off(sbi, pi), blk = off >> NOVA_BLOCK_SHIFT;
+	unsigned int i, n, nr;
+
+	if (!nova_replicas(sbi))
+		return NULL;
+	if (blk == NOVA_RESERVED_INODE_BLOCK)
+		return nova_block(sbi, sbi->layout.meta_replica) +
+		       (off & (NOVA_BLOCK_SIZE - 1));
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_inode_map *m = &sbi->imaps[i];
+
+		/* Pairs with nova_extend_table(): rblocks[nr - 1] is set. */
+		nr = smp_load_acquire(&m->nr_blocks);
+		for (n = 0; n < nr; n++) {
+			u64 start = m->blocks[n];
+
+			if (blk >= start && blk < start + NOVA_INODE_TABLE_BLOCKS)
+				return nova_addr(sbi, off + (((u64)m->rblocks[n] -
+						 start) << NOVA_BLOCK_SHIFT));
+		}
+	}
+	return NULL;
+}
+
+struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi)
+{
+	return nova_replica_of(sbi, pi);
+}
+
+__le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word)
+{
+	return nova_replica_of(sbi, word);
+}
+
+/*
+ * Store commit word @word of an inode slot (i_valid, i_log_head,
+ * i_log_tail) and its replica: fence, primary store, write-back, fence,
+ * then the same for the replica. The primary is never older than the
+ * replica, so it wins after a crash between the two (recovery copies it
+ * over, nova_pi_sync_words()). Callers serialise stores to one word as
+ * for a plain nova_pmem_commit64().
+ */
+void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val)
+{
+	__le64 *r = nova_replica_word(sbi, word);
+
+	nova_pmem_commit64(word, val);
+	if (r)
+		nova_pmem_commit64(r, val);
+}
+
+/*
+ * Crash recovery, after the journal rollback: make the replica's commit
+ * words equal to the primary's (a crash may have stopped between the two
+ * stores of nova_pi_commit64() or of a journal transaction). Durable at
+ * the caller's next fence.
+ */
+void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi)
+{
+	struct nova_inode *r = nova_replica_pi(sbi, pi);
+
+	if (!r || !memcmp(r, pi, offsetof(struct nova_inode, i_csum)))
+		return;
+	nova_pmem_store64(&r->i_valid, le64_to_cpu(READ_ONCE(pi->i_valid)));
+	nova_pmem_store64(&r->i_log_head,
+			  le64_to_cpu(READ_ONCE(pi->i_log_head)));
+	nova_pmem_store64(&r->i_log_tail,
+			  le64_to_cpu(READ_ONCE(pi->i_log_tail)));
+}
+
+/* Read slot @pi with copy_mc and check it belongs to @ino intact. */
+static bool nova_slot_good(const struct nova_inode *pi, u64 ino)
+{
+	struct nova_inode copy;
+
+	if (nova_pmem_read(&copy, pi, sizeof(copy)))
+		return false;
+	return le32_to_cpu(copy.i_csum) == nova_inode_crc(&copy) &&
+	       le64_to_cpu(copy.i_ino) == ino;
+}
+
+/*
+ * Verify inode @ino's slot @pi (the primary). If it is bad and its
+ * replica is good, the replica's static part (i_csum onwards) is copied
+ * over the primary's when @repair is set and the file system is writable;
+ * the commit words are never copied (the primary's are authoritative, and
+ * the checksum does not cover them). *@good is the copy to read the
+ * static fields from (NULL if none is). A repair is counted in
+ * prot_repaired and logged. The caller keeps the slot from being rewritten
+ * meanwhile (the inode is being loaded, or the slot is live and only its
+ * commit words change).
+ */
+enum nova_slot_state nova_inode_check(struct super_block *sb,
+				      struct nova_inode *pi, u64 ino,
+				      bool repair, struct nova_inode **good)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *r;
+	const unsigned int st = offsetof(struct nova_inode, i_csum);
+
+	*good = pi;
+	if (nova_slot_good(pi, ino))
+		return NOVA_SLOT_OK;
+	r = nova_replica_pi(sbi, pi);
+	*good = NULL;
+	if (!r || !nova_slot_good(r, ino))
+		return NOVA_SLOT_BAD;
+	*good = r;
+	if (!repair || sb_rdonly(sb))
+		return NOVA_SLOT_REPLICA;
+	nova_pmem_memcpy((u8 *)pi + st, (u8 *)r + st, NOVA_INODE_SIZE - st);
+	nova_pmem_fence();
+	atomic64_inc(&sbi->prot_repaired);
+	nova_warn(sb, "inode %llu: damaged slot rewritten from its replica",
+		  ino);
+	*good = pi;
+	return NOVA_SLOT_REPAIRED;
+}
+
+/*
+ * Scrub: with a good primary @pi, check its replica too; with @repair on
+ * a writable mount, rewrite a bad replica's static part from the primary.
+ * Returns NOVA_SLOT_OK (good or no replica), NOVA_SLOT_REPAIRED or
+ * NOVA_SLOT_BAD (damaged, not rewritten).
+ */
+enum nova_slot_state nova_inode_check_replica(struct super_block *sb,
+					      struct nova_inode *pi, u64 ino,
+					      bool repair)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *r = nova_replica_pi(sbi, pi);
+	const unsigned int st = offsetof(struct nova_inode, i_csum);
+
+	if (!r || nova_slot_good(r, ino))
+		return NOVA_SLOT_OK;
+	if (!repair || sb_rdonly(sb))
+		return NOVA_SLOT_BAD;
+	nova_pmem_memcpy((u8 *)r + st, (u8 *)pi + st, NOVA_INODE_SIZE - st);
+	nova_pmem_fence();
+	atomic64_inc(&sbi->prot_repaired);
+	nova_warn(sb, "inode %llu: damaged replica slot rewritten from the primary",
+		  ino);
+	return NOVA_SLOT_REPAIRED;
+}
+
 /* Append a table block to stripe @cpu. Caller holds m->lock. */
 static int nova_extend_table(struct super_block *sb, unsigned int cpu)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode_map *m = &sbi->imaps[cpu];
-	unsigned long blk;
+	unsigned long blk, rblk;
 	int err;
 
 	if (m->nr_blocks >= m->cap_blocks)
 		return -ENOSPC;
-	err = nova_new_table_block(sb, cpu, m->nr_blocks, &blk);
+	err = nova_new_table_block(sb, cpu, m->nr_blocks, &blk, &rblk);
 	if (err)
 		return err;
-	/* The new block is durable; link it (0 -> blk, once). */
+	/*
+	 * The new block and its replica are durable; link the primary
+	 * (0 -> blk, once). The replica is reached through its tail.
+	 */
 	nova_pmem_commit64(&nova_ttail(sbi, m->blocks[m->nr_blocks - 1])->itt_next,
 			   blk);
+	if (m->rblocks)
+		m->rblocks[m->nr_blocks] = rblk;
 	m->blocks[m->nr_blocks] = blk;
 	/* Publish blocks[] before the count (nova_get_pinode()). */
 	smp_store_release(&m->nr_blocks, m->nr_blocks + 1);
@@ -561,7 +785,7 @@ static int nova_read_inode(struct inode *inode)
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_inode *pi = nova_get_pinode(sb, inode->i_ino);
+	struct nova_inode *pi = nova_get_pinode(sb, inode->i_ino), *src;
 	u64 valid;
 	u32 flags;
 	int err;
@@ -574,8 +798,9 @@ static int nova_read_inode(struct inode *inode)
 	    (valid || !nova_snapshot_shows_inode(sb, inode->i_ino,
 						 le32_to_cpu(pi->i_generation))))
 		return -ESTALE;
-	if (le32_to_cpu(pi->i_csum) != nova_inode_crc(pi) ||
-	    le64_to_cpu(pi->i_ino) != inode->i_ino) {
+	/* Static fields from a good copy; commit words from the primary. */
+	if (nova_inode_check(sb, pi, inode->i_ino, true, &src) ==
+	    NOVA_SLOT_BAD) {
 		nova_err(sb, "inode %lu: bad checksum or inode number",
 			 inode->i_ino);
 		return -EFSCORRUPTED;
@@ -583,6 +808,7 @@ static int nova_read_inode(struct inode *inode)
 
 	nova_init_ni(ni);
 	ni->pi_off = nova_off(sbi, pi);
+	pi = src;
 	inode->i_mode = le16_to_cpu(pi->i_mode);
 	i_uid_write(inode, le32_to_cpu(pi->i_uid));
 	i_gid_write(inode, le32_to_cpu(pi->i_gid));
@@ -633,6 +859,7 @@ static int nova_read_inode(struct inode *inode)
 	}
 	nova_set_ops(inode);
 
+	pi = nova_pi(inode);
 	ni->log_head = le64_to_cpu(READ_ONCE(pi->i_log_head));
 	ni->log_tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
 	if (ni->log_head) {
@@ -679,6 +906,23 @@ struct inode *nova_iget(struct super_block *sb, u64 ino)
 	}
 	unlock_new_inode(inode);
 	return inode;
+}
+
+/*
+ * Write a whole slot that is not live (i_valid 0 in @tmp) to the primary,
+ * then to its replica; durable on return.
+ */
+static void nova_write_slot(struct nova_sb_info *sbi, struct nova_inode *pi,
+			    const struct nova_inode *tmp)
+{
+	struct nova_inode *r = nova_replica_pi(sbi, pi);
+
+	nova_pmem_memcpy(pi, tmp, sizeof(*tmp));
+	nova_pmem_fence();
+	if (r) {
+		nova_pmem_memcpy(r, tmp, sizeof(*tmp));
+		nova_pmem_fence();
+	}
 }
 
 /*
@@ -739,9 +983,11 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	tmp.i_create_trans = cpu_to_le64(*trans);
 	tmp.i_parent = cpu_to_le64(ni->parent);
 	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
-	/* The slot is invalid: nothing reads it until i_valid is committed. */
-	nova_pmem_memcpy(pi, &tmp, sizeof(tmp));
-	nova_pmem_fence();
+	/*
+	 * The slot is invalid: nothing reads it until i_valid is committed.
+	 * Primary, then replica, both durable before that commit.
+	 */
+	nova_write_slot(sbi, pi, &tmp);
 
 	err = insert_inode_locked(inode);
 	if (err) {
@@ -766,14 +1012,13 @@ void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 	tmp.i_size = cpu_to_le64(inode->i_size);
 	memcpy(tmp.i_inline, inl, len);
 	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
-	nova_pmem_memcpy(pi, &tmp, sizeof(tmp));
-	nova_pmem_fence();
+	nova_write_slot(NOVA_SB(inode->i_sb), pi, &tmp);
 }
 
 /* Publish a new inode on its own (O_TMPFILE has no directory entry). */
 void nova_commit_new_inode(struct inode *inode)
 {
-	nova_pmem_commit64(&nova_pi(inode)->i_valid, 1);
+	nova_pi_commit64(NOVA_SB(inode->i_sb), &nova_pi(inode)->i_valid, 1);
 }
 
 /* Undo nova_new_inode() for an inode that was never published. */

@@ -218,9 +218,18 @@ void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
 	}
 	/* 1. records durable, then open the transaction */
 	nova_pmem_commit64(&j->ptr->j_tail, pos);
-	/* 2. the new values */
-	for (i = 0; i < n; i++)
+	/*
+	 * 2. the new values, each followed by its inode replica's copy (no
+	 * record: if the transaction is rolled back, recovery copies the
+	 * restored primary words over the replica, nova_pi_sync_words())
+	 */
+	for (i = 0; i < n; i++) {
+		__le64 *r = nova_replica_word(sbi, w[i].word);
+
 		nova_pmem_store64(w[i].word, w[i].val);
+		if (r)
+			nova_pmem_store64(r, w[i].val);
+	}
 	/* 3. new values durable, then close the transaction */
 	nova_pmem_commit64(&j->ptr->j_head, pos);
 	spin_unlock(&j->lock);

@@ -230,7 +230,7 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 			if (err)
 				return err;
 			/* The page is durable; attach it (0 -> page, once). */
-			nova_pmem_commit64(&nova_pi(inode)->i_log_head, page);
+			nova_pi_commit64(sbi, &nova_pi(inode)->i_log_head, page);
 			ni->log_head = page;
 		}
 		pos = ni->log_head;
@@ -271,7 +271,7 @@ void nova_log_commit(struct inode *inode, u64 tail)
 	struct nova_inode_info *ni = NOVA_I(inode);
 
 	lockdep_assert_held(&ni->log_lock);
-	nova_pmem_commit64(&nova_pi(inode)->i_log_tail, tail);
+	nova_pi_commit64(NOVA_SB(inode->i_sb), &nova_pi(inode)->i_log_tail, tail);
 	ni->log_tail = tail;
 }
 

@@ -63,6 +63,7 @@ struct nova_inode_map {
 	struct mutex lock;
 	struct nova_inode_table *head;	/* PMEM record in block 3 */
 	unsigned long *blocks;		/* table block numbers, chain order */
+	unsigned long *rblocks;		/* their replicas (1.3), or NULL */
 	unsigned int nr_blocks;
 	unsigned int cap_blocks;
 	struct ida free;		/* used slot indexes */
@@ -118,12 +119,16 @@ struct nova_sb_info {
 	struct nova_journal *journals;
 
 	/* data protection (protect.c) */
-	u32 prot;			/* NOVA_FEATURE_DATA_* on media */
+	u32 prot;			/* NOVA_FEATURE_* on media */
 	bool verify;			/* verify reads (mount option verify=) */
 	struct mutex mmap_mutex;	/* the unprotected-inode list */
 	atomic64_t prot_verified;	/* strips verified since mount */
-	atomic64_t prot_repaired;	/* strips or checksum copies rewritten */
+	atomic64_t prot_repaired;	/* strips, checksum copies, inode slots rewritten */
 	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
+	/* the driver's bad blocks, checked at mount (badblocks.c) */
+	u64 bb_blocks;			/* listed blocks checked */
+	u64 bb_repaired;		/* of which rebuilt */
+	u64 bb_lost;			/* of which not repairable */
 
 	/* statistics (stats.c) */
 	struct nova_op_stats __percpu *op_stats;
@@ -268,6 +273,8 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 		      unsigned long *got);
 void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		      unsigned long n, enum nova_block_kind kind);
+int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
+			   unsigned long *blk);
 unsigned long nova_count_free(struct super_block *sb);
 unsigned long nova_count_user_free(struct super_block *sb);
 int nova_save_alloc_state(struct super_block *sb);
@@ -321,6 +328,25 @@ int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 int nova_imap_mark_ino(struct super_block *sb, u64 ino);
 void nova_free_ino(struct super_block *sb, u64 ino);
 u32 nova_inode_crc(const struct nova_inode *pi);
+struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
+__le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
+void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);
+void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi);
+
+/* What nova_inode_check() found. */
+enum nova_slot_state {
+	NOVA_SLOT_OK,		/* the primary is good */
+	NOVA_SLOT_REPAIRED,	/* it was bad, rewritten from the replica */
+	NOVA_SLOT_REPLICA,	/* it is bad, the replica is good (read-only) */
+	NOVA_SLOT_BAD,		/* no good copy */
+};
+
+enum nova_slot_state nova_inode_check(struct super_block *sb,
+				      struct nova_inode *pi, u64 ino,
+				      bool repair, struct nova_inode **good);
+enum nova_slot_state nova_inode_check_replica(struct super_block *sb,
+					      struct nova_inode *pi, u64 ino,
+					      bool repair);
 void nova_inode_tables_destroy(struct super_block *sb);
 void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
 void nova_evict_inode(struct inode *inode);

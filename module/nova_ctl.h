@@ -80,6 +80,16 @@ struct nova_fs_stats {
 	u64 scrub_errors;		/* bad objects found */
 	u64 scrub_repaired;
 	u64 scrub_unrecoverable;
+	/* data protection (protect.c; NOVA_STATS_A_PROTECTION) */
+	bool prot_csum;			/* the format keeps data checksums */
+	bool prot_parity;		/* ... and data parity */
+	bool prot_verify;		/* reads are verified */
+	u64 prot_verified;		/* strips verified since mount */
+	u64 prot_repaired;		/* strips, checksums, parity rewritten */
+	u64 prot_unrecoverable;		/* pages beyond repair */
+	u64 bb_blocks;			/* listed bad at mount (badblocks.c) */
+	u64 bb_repaired;
+	u64 bb_lost;
 };
 
 /* One snapshot, as the control plane reports it. */

@@ -463,12 +463,15 @@ int nova_verify_inode_data(struct inode *inode, bool repair,
 int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
 		      struct nova_verify_result *res)
 {
-	struct nova_inode *pi = nova_get_pinode(sb, ino);
+	struct nova_inode *pi = nova_get_pinode(sb, ino), *good;
 	struct nova_inode copy;
 
 	if (!ino || !pi)
 		return -ENOENT;
-	if (nova_pmem_read(&copy, pi, sizeof(copy))) {
+	if (nova_pmem_read(&copy, pi, sizeof(copy)) &&
+	    (!nova_replica_pi(NOVA_SB(sb), pi) ||
+	     nova_pmem_read(&copy, nova_replica_pi(NOVA_SB(sb), pi),
+			    sizeof(copy)))) {
 		res->checked++;
 		res->bad++;
 		res->unrecoverable++;
@@ -477,10 +480,36 @@ int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
 	if (le64_to_cpu(copy.i_valid) != 1)
 		return -ENOENT;
 	res->checked++;
-	if (le32_to_cpu(copy.i_csum) == nova_inode_crc(&copy) &&
-	    le64_to_cpu(copy.i_ino) == ino)
+	/*
+	 * A bad primary is rewritten from a good replica (inode.c; the slot
+	 * is live, so only its commit words may change meanwhile, and those
+	 * are not copied).
+	 */
+	switch (nova_inode_check(sb, pi, ino, repair, &good)) {
+	case NOVA_SLOT_OK:
+		/* A bad replica next to a good primary is rewritten too. */
+		switch (nova_inode_check_replica(sb, pi, ino, repair)) {
+		case NOVA_SLOT_REPAIRED:
+			res->bad++;
+			res->repaired++;
+			break;
+		case NOVA_SLOT_BAD:
+			res->bad++;
+			break;
+		default:
+			break;
+		}
 		return 0;
-	/* No inode replicas yet: a bad slot cannot be repaired. */
+	case NOVA_SLOT_REPAIRED:
+		res->bad++;
+		res->repaired++;
+		return 0;
+	case NOVA_SLOT_REPLICA:		/* repairable, not repaired */
+		res->bad++;
+		return 0;
+	case NOVA_SLOT_BAD:
+		break;
+	}
 	res->bad++;
 	res->unrecoverable++;
 	return 0;

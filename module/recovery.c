@@ -46,8 +46,11 @@
  * is allocated then.
  *
  * Recovery only reads PMEM, apart from the journal rollback (journal.c
- * orders its stores) and the checksums and parity of files that were
- * mapped writable (protect.c), and nothing it rebuilds is written back: the next
+ * orders its stores), the checksums and parity of files that were
+ * mapped writable (protect.c) and, with inode replicas (1.3), the
+ * replicas' commit words, set to the primary's (which win: they are
+ * stored first), and damaged primary slots rewritten from a good replica
+ * (inode.c); nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.
  *
  * Lock order: the scan threads take no NOVA locks. Each stripe (its
@@ -276,8 +279,8 @@ static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 	int err = 0;
 
 	t->ino = ino;
-	if (le32_to_cpu(pi->i_csum) != nova_inode_crc(pi) ||
-	    le64_to_cpu(pi->i_ino) != ino) {
+	/* A bad primary is rewritten from a good replica (commit words kept). */
+	if (nova_inode_check(sb, pi, ino, true, &pi) == NOVA_SLOT_BAD) {
 		nova_err(sb, "recovery: inode %llu: bad checksum or inode number",
 			 ino);
 		return -EFSCORRUPTED;
@@ -334,7 +337,9 @@ static int nova_rec_reserved(struct nova_rec_thread *t)
 	u64 ino;
 	int err;
 
+	nova_pi_sync_words(sbi, &pi[0]);	/* unused slot 0, kept equal */
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
+		nova_pi_sync_words(sbi, &pi[ino]);
 		/* The allocator state is what is being rebuilt: ignore it. */
 		if (ino == NOVA_ALLOC_INO)
 			continue;
@@ -363,13 +368,19 @@ static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
 		t->ino = 0;
 		err = nova_rec_claim(t, m->blocks[n], NOVA_INODE_TABLE_BLOCKS,
 				     "inode table");
+		if (!err && m->rblocks)
+			err = nova_rec_claim(t, m->rblocks[n],
+					     NOVA_INODE_TABLE_BLOCKS,
+					     "inode table replica");
 		if (err)
 			return err;
-		t->table_blocks += NOVA_INODE_TABLE_BLOCKS;
+		t->table_blocks += NOVA_INODE_TABLE_BLOCKS *
+				   (m->rblocks ? 2 : 1);
 		for (s = 0; s < NOVA_INODES_PER_TABLE; s++) {
 			unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
 			u64 ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
 
+			nova_pi_sync_words(sbi, &pi[s]);
 			err = nova_rec_valid(t, &pi[s], ino);
 			if (err > 0) {
 				err = nova_imap_mark_used(sb, cpu, idx);
@@ -385,6 +396,8 @@ static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
 			}
 		}
 	}
+	/* The replicas' commit words, synchronised above, are durable. */
+	nova_pmem_fence();
 	return 0;
 }
 

@@ -55,6 +55,7 @@
 #include <linux/uaccess.h>
 
 #include "nova.h"
+#include "pmem.h"
 #include "protect.h"
 #include "scrub.h"
 
@@ -144,6 +145,7 @@ static const char *nova_scrub_kind_name(u32 kind)
 		[NOVA_CORRUPT_PARITY] = "parity",
 		[NOVA_CORRUPT_JOURNAL] = "journal pointer",
 		[NOVA_CORRUPT_INODE_TABLE] = "inode table",
+		[NOVA_CORRUPT_MEDIA] = "bad block",
 	};
 
 	return kind < ARRAY_SIZE(names) && names[kind] ? names[kind] : "object";
@@ -185,6 +187,13 @@ void nova_scrub_note(struct nova_scrub *s, struct nova_scrub_bad *bad)
 			 bad->ino, nova_scrub_kind_name(bad->kind),
 			 bad->offset, bad->repaired ? ", repaired" :
 			 ", not repairable");
+}
+
+void nova_scrub_event_suppressed(struct nova_scrub *s)
+{
+	spin_lock(&s->lock);
+	s->st.events_suppressed++;
+	spin_unlock(&s->lock);
 }
 
 /*
@@ -502,6 +511,126 @@ static void nova_scrub_verified(struct nova_scrub *s,
 					  s->ctx_off, !res->unrecoverable);
 }
 
+/*
+ * What is wrong with data block @blk, by kind, read-only. The core's
+ * verification helper returns counts only, and its repair erases the
+ * evidence, so the scrub looks before it asks for a repair. The rules are
+ * the helper's (docs/protection.md): a strip matching neither checksum
+ * copy is bad data; a checksum slot disagreeing with good data is a bad
+ * checksum; a parity strip that is not the XOR of eight good strips is bad
+ * parity (parity is judged only when all strips are good).
+ */
+struct nova_scrub_kinds {
+	u32 data;
+	u32 csum;
+	u32 parity;
+};
+
+static void nova_scrub_probe(struct nova_sb_info *sbi, unsigned long blk,
+			     u8 *buf, struct nova_scrub_kinds *k)
+{
+	__le32 c[2][NOVA_STRIPS];
+	bool ok[2];
+	u64 p[NOVA_STRIP_SIZE / sizeof(u64)], x[ARRAY_SIZE(p)];
+	const u64 *w = (const u64 *)buf;
+	unsigned int i, j, copy;
+
+	memset(k, 0, sizeof(*k));
+	for (copy = 0; copy < 2; copy++) {
+		u64 area = copy ? sbi->layout.csum_replica : sbi->layout.csum;
+
+		ok[copy] = !nova_pmem_read(c[copy], nova_block(sbi, area) +
+					   (u64)blk * NOVA_CSUM_SLOT,
+					   sizeof(c[copy]));
+	}
+	for (i = 0; i < NOVA_STRIPS; i++) {
+		u8 *strip = buf + i * NOVA_STRIP_SIZE;
+		bool m0, m1;
+		u32 crc;
+
+		if (nova_pmem_read(strip, nova_block(sbi, blk) +
+				   i * NOVA_STRIP_SIZE, NOVA_STRIP_SIZE)) {
+			k->data++;
+			continue;
+		}
+		crc = nova_crc(strip, NOVA_STRIP_SIZE);
+		m0 = ok[0] && le32_to_cpu(c[0][i]) == crc;
+		m1 = ok[1] && le32_to_cpu(c[1][i]) == crc;
+		if (!m0 && !m1)
+			k->data++;
+		else
+			k->csum += !m0 + !m1;
+	}
+	if (k->data || !(sbi->prot & NOVA_FEATURE_DATA_PARITY))
+		return;
+	memcpy(x, w, sizeof(x));
+	for (i = 1; i < NOVA_STRIPS; i++)
+		for (j = 0; j < ARRAY_SIZE(x); j++)
+			x[j] ^= w[i * ARRAY_SIZE(x) + j];
+	if (nova_pmem_read(p, nova_block(sbi, sbi->layout.parity) +
+			   (u64)blk * NOVA_STRIP_SIZE, sizeof(p)) ||
+	    memcmp(p, x, sizeof(p)))
+		k->parity++;
+}
+
+/*
+ * Count what the helper found in data block being checked (s->ctx_*) and
+ * announce each bad object with its kind (@k, from nova_scrub_probe();
+ * anything the probe did not see, e.g. damage that appeared in between,
+ * is reported as data).
+ */
+static void nova_scrub_verified_data(struct nova_scrub *s,
+				     const struct nova_verify_result *res,
+				     const struct nova_scrub_kinds *k)
+{
+	u32 i, kind;
+
+	spin_lock(&s->lock);
+	nova_scrub_tally(s, res->bad, res->repaired, res->unrecoverable);
+	spin_unlock(&s->lock);
+	for (i = s->ctx_notes; i < res->bad; i++) {
+		if (i < k->data)
+			kind = NOVA_CORRUPT_DATA;
+		else if (i < k->data + k->csum)
+			kind = NOVA_CORRUPT_CSUM;
+		else if (i < k->data + k->csum + k->parity)
+			kind = NOVA_CORRUPT_PARITY;
+		else
+			kind = NOVA_CORRUPT_DATA;
+		nova_ctl_corruption_event(s->sb, s->ctx_ino, kind, s->ctx_off,
+					  !res->unrecoverable);
+	}
+}
+
+/*
+ * Check data block @blk of the file being scrubbed: first without repair;
+ * if anything is bad, find out what (nova_scrub_probe()) and then repair.
+ * A damaged block is thus verified twice (prot_verified counts both); a
+ * good one once. Returns 0, or -errno other than -EIO.
+ */
+static int nova_scrub_block(struct nova_scrub *s, unsigned long blk, u8 *buf)
+{
+	struct nova_verify_result res = { };
+	struct nova_scrub_kinds k = { };
+	int err;
+
+	err = nova_verify_data_block(s->sb, blk, false, &res);
+	if (err && err != -EIO)
+		return err;
+	if (res.bad || err) {
+		nova_scrub_probe(NOVA_SB(s->sb), blk, buf, &k);
+		if (!err) {
+			/* Repairable: repair and count that pass instead. */
+			memset(&res, 0, sizeof(res));
+			err = nova_verify_data_block(s->sb, blk, true, &res);
+			if (err && err != -EIO)
+				return err;
+		}
+	}
+	nova_scrub_verified_data(s, &res, &k);
+	return 0;
+}
+
 /* The slot of a live inode (and its replica, where the core keeps one). */
 static void nova_scrub_slot(struct nova_scrub *s, u64 ino)
 {
@@ -567,33 +696,35 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 static int nova_scrub_data_batch(struct nova_scrub *s, struct inode *inode)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_verify_result res;
 	unsigned long idx;
 	int n = 0, err;
+	u8 *buf;
 	void *v;
 
+	buf = kmalloc(NOVA_BLOCK_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
 	err = nova_scrub_enter(s);
-	if (err)
+	if (err) {
+		kfree(buf);
 		return err;
+	}
 	mutex_lock(&ni->log_lock);
 	xa_for_each_start(&ni->pages, idx, v, s->cur.pgoff) {
-		memset(&res, 0, sizeof(res));
 		s->ctx_ino = inode->i_ino;
 		s->ctx_kind = NOVA_CORRUPT_DATA;
 		s->ctx_off = (u64)idx << PAGE_SHIFT;
 		s->ctx_notes = 0;
-		err = nova_verify_data_block(s->sb, nova_file_block(inode, idx),
-					     true, &res);
-		if (err && err != -EIO)
+		err = nova_scrub_block(s, nova_file_block(inode, idx), buf);
+		if (err)
 			break;
-		err = 0;
-		nova_scrub_verified(s, &res);
 		s->cur.pgoff = idx + 1;
 		if (++n == NOVA_SCRUB_BATCH)
 			break;
 	}
 	mutex_unlock(&ni->log_lock);
 	nova_scrub_leave(s);
+	kfree(buf);
 	nova_scrub_add(s, &s->st.data_checked, n);
 	nova_scrub_scanned(s, (u64)n * NOVA_BLOCK_SIZE);
 	return err ?: n;

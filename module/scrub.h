@@ -46,6 +46,7 @@ struct nova_scrub_status {
 	u64 start_ns;			/* CLOCK_REALTIME, 0: never started */
 	u64 finish_ns;			/* CLOCK_REALTIME, 0: not finished */
 	u64 bad_dropped;
+	u64 events_suppressed;		/* CORRUPTION events rate-limited */
 	u32 nr_bad;
 	struct nova_scrub_bad bad[NOVA_GENL_SCRUB_BAD_MAX];
 	/* since mount, all passes (NOVA_STATS_A_SCRUB_*) */
@@ -70,5 +71,7 @@ struct nova_scrub *nova_scrub_current(struct super_block *sb);
  * offset of the object being checked where the caller did not know them.
  */
 void nova_scrub_note(struct nova_scrub *s, struct nova_scrub_bad *bad);
+/* A CORRUPTION event of the scrub thread was suppressed by the limit. */
+void nova_scrub_event_suppressed(struct nova_scrub *s);
 
 #endif /* _NOVA_SCRUB_H */

@@ -223,7 +223,7 @@ static int nova_snap_write(struct super_block *sb, void *entry, u64 *pos)
 			if (err)
 				return err;
 			/* Page durable, then the head that reaches it. */
-			nova_pmem_commit64(&pi->i_log_head, at);
+			nova_pi_commit64(sbi, &pi->i_log_head, at);
 		}
 	}
 	page = at & ~((u64)NOVA_BLOCK_SIZE - 1);
@@ -265,7 +265,7 @@ static int nova_snap_append(struct super_block *sb, void *entry)
 	if (err)
 		return err;
 	/* Entry durable (fence inside), then the tail that publishes it. */
-	nova_pmem_commit64(&nova_snap_pi(sbi)->i_log_tail, pos);
+	nova_pi_commit64(sbi, &nova_snap_pi(sbi)->i_log_tail, pos);
 	sbi->snaps->tail = pos;
 	return 0;
 }

@@ -51,6 +51,21 @@ static void nova_op_stats_sum(struct nova_sb_info *sbi,
 	}
 }
 
+/* Protection features of the format and the counters protect.c keeps. */
+static void nova_prot_stats(struct nova_sb_info *sbi, struct nova_fs_stats *st)
+{
+	st->prot_csum = sbi->prot & NOVA_FEATURE_DATA_CSUM;
+	st->prot_parity = sbi->prot & NOVA_FEATURE_DATA_PARITY;
+	st->prot_verify = st->prot_csum && READ_ONCE(sbi->verify);
+	st->prot_verified = atomic64_read(&sbi->prot_verified);
+	st->prot_repaired = atomic64_read(&sbi->prot_repaired);
+	st->prot_unrecoverable = atomic64_read(&sbi->prot_unrecoverable);
+	/* Written once, at mount, before the control plane sees sb. */
+	st->bb_blocks = sbi->bb_blocks;
+	st->bb_repaired = sbi->bb_repaired;
+	st->bb_lost = sbi->bb_lost;
+}
+
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -76,4 +91,5 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->read_only = sb_rdonly(sb);
 	nova_gc_get_stats(sb, st);
 	nova_op_stats_sum(sbi, st);
+	nova_prot_stats(sbi, st);
 }

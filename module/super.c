@@ -27,6 +27,7 @@
 #include <linux/cred.h>
 #include <linux/exportfs.h>
 
+#include "badblocks.h"
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
@@ -51,7 +52,8 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_trans_id) != 128);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_alloc_start) != 168);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_csum_blocks) != 216);
-	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 224);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_meta_replica) != 224);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 232);
 	BUILD_BUG_ON(NOVA_STRIPS != 8 || NOVA_CSUM_SLOT != 32);
 
 	BUILD_BUG_ON(sizeof(struct nova_timespec) != 16);
@@ -71,6 +73,7 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 	BUILD_BUG_ON(offsetof(struct nova_inode_table, it_csum) != 8);
 	BUILD_BUG_ON(sizeof(struct nova_inode_table_tail) != NOVA_INODE_SIZE);
 	BUILD_BUG_ON(offsetof(struct nova_inode_table_tail, itt_csum) != 8);
+	BUILD_BUG_ON(offsetof(struct nova_inode_table_tail, itt_replica) != 24);
 	BUILD_BUG_ON(NOVA_MAX_CPUS * sizeof(struct nova_inode_table) !=
 		     NOVA_BLOCK_SIZE);
 	BUILD_BUG_ON(NOVA_INODE_TABLE_BLOCKS != 512);
@@ -275,7 +278,11 @@ static void nova_reserved_inode(struct nova_sb_info *sbi, u64 ino,
 	nova_ts_to_media(&t.i_crtime, &now);
 	t.i_csum = cpu_to_le32(nova_crc(&t.i_csum, NOVA_INODE_SIZE -
 					offsetof(struct nova_inode, i_csum)));
+	/* Both copies are durable before the superblock makes them live. */
 	nova_pmem_memcpy(pi, &t, sizeof(t));
+	if (sbi->layout.meta_replica)
+		nova_pmem_memcpy(nova_block(sbi, sbi->layout.meta_replica) +
+				 ino * NOVA_INODE_SIZE, &t, sizeof(t));
 }
 
 static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
@@ -299,6 +306,9 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	nova_pmem_fence();
 	nova_pmem_memset(nova_block(sbi, NOVA_RESERVED_INODE_BLOCK), 0,
 			 3 * NOVA_BLOCK_SIZE);
+	if (sbi->layout.meta_replica)
+		nova_pmem_memset(nova_block(sbi, sbi->layout.meta_replica), 0,
+				 NOVA_BLOCK_SIZE);
 	/* No file is mapped: the unprotected-inode list starts empty. */
 	if (sbi->layout.mmap)
 		nova_pmem_memset(nova_block(sbi, sbi->layout.mmap), 0,
@@ -339,10 +349,11 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	mutex_lock(&sbi->sb_mutex);
 	nova_write_super(sb, NOVA_STATE_CLEAN);
 	mutex_unlock(&sbi->sb_mutex);
-	nova_info(sb, "formatted: %llu MiB, %u CPU stripes, data checksums %s, parity %s",
+	nova_info(sb, "formatted: %llu MiB, %u CPU stripes, data checksums %s, parity %s, inode replicas %s",
 		  sbi->size >> 20, sbi->cpus,
 		  sbi->prot & NOVA_FEATURE_DATA_CSUM ? "on" : "off",
-		  sbi->prot & NOVA_FEATURE_DATA_PARITY ? "on" : "off");
+		  sbi->prot & NOVA_FEATURE_DATA_PARITY ? "on" : "off",
+		  sbi->prot & NOVA_FEATURE_META_REPLICA ? "on" : "off");
 	return 0;
 }
 
@@ -359,6 +370,7 @@ void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l)
 	d->s_mmap_block = cpu_to_le64(l->mmap);
 	d->s_csum_blocks = cpu_to_le32(l->csum_blocks);
 	d->s_parity_blocks = cpu_to_le32(l->parity_blocks);
+	d->s_meta_replica = cpu_to_le64(l->meta_replica);
 }
 
 /* 1.2: the stored layout must be the one the size and features give. */
@@ -369,6 +381,10 @@ static bool nova_sb_layout_ok(const struct nova_super_block *s)
 
 	if (le16_to_cpu(s->s_version_minor) < 2)
 		return !s->s_feature_incompat;
+	/* Inode replicas came with 1.3. */
+	if (le16_to_cpu(s->s_version_minor) < 3 &&
+	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
+		return false;
 	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
 			    le32_to_cpu(s->s_feature_incompat), &l);
 	nova_layout_to_sb(&t, &l);
@@ -628,7 +644,6 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	long avail;
-	pfn_t pfn;
 	int id;
 
 	sbi->dax_dev = fs_dax_get_by_bdev(sb->s_bdev, &sbi->dax_part_off, sbi,
@@ -646,9 +661,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 		return -EINVAL;
 	}
 	id = dax_read_lock();
-	avail = dax_direct_access(sbi->dax_dev,
-				  sbi->dax_part_off >> PAGE_SHIFT,
-				  sbi->nblocks, DAX_ACCESS, &sbi->virt, &pfn);
+	avail = nova_bb_map_device(sbi);
 	dax_read_unlock(id);
 	if (avail < 0 || avail < sbi->nblocks) {
 		errorfc(fc, "%s: cannot map the whole device (%ld of %lu pages)",
@@ -742,6 +755,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		if (err)
 			return err;
 	}
+	nova_bb_mount(sb);
 	sbi->mount_time_ns = ktime_get_ns() - start;
 	nova_ctl_fs_mounted(sb);
 	return 0;

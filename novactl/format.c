@@ -70,11 +70,30 @@ struct json_object *nctl_json_fs_info(const struct nova_fs_info *fi,
 	return o;
 }
 
+/* The "protection" object of a stats document. */
+static struct json_object *nctl_json_prot(const struct nova_stats *st)
+{
+	struct json_object *p = json_object_new_object();
+
+	json_object_object_add(p, "csum", json_object_new_boolean(st->prot_csum));
+	json_object_object_add(p, "parity",
+			       json_object_new_boolean(st->prot_parity));
+	json_object_object_add(p, "verify",
+			       json_object_new_boolean(st->prot_verify));
+	nctl_json_add_u64(p, "verified", st->prot_verified);
+	nctl_json_add_u64(p, "repaired", st->prot_repaired);
+	nctl_json_add_u64(p, "unrecoverable", st->prot_unrecoverable);
+	nctl_json_add_u64(p, "badblocks", st->bb_blocks);
+	nctl_json_add_u64(p, "badblocks_repaired", st->bb_repaired);
+	nctl_json_add_u64(p, "badblocks_lost", st->bb_lost);
+	return p;
+}
+
 struct json_object *nctl_json_stats(const struct nova_stats *st,
 				    char **mnts, size_t n_mnts)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *ops = json_object_new_array(), *gc;
+	struct json_object *ops = json_object_new_array(), *gc, *scrub;
 	size_t i;
 
 	nctl_json_add_id(o, &st->id);
@@ -112,15 +131,16 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_u64(gc, "entries_copied", st->gc_entries_copied);
 	nctl_json_add_u64(gc, "time_ns", st->gc_time_ns);
 	json_object_object_add(o, "gc", gc);
-	gc = json_object_new_object();
-	json_object_object_add(gc, "state",
+	scrub = json_object_new_object();
+	json_object_object_add(scrub, "state",
 			       json_object_new_string(nova_scrub_state_name(st->scrub_state)));
-	nctl_json_add_u64(gc, "passes", st->scrub_passes);
-	nctl_json_add_u64(gc, "bytes", st->scrub_bytes);
-	nctl_json_add_u64(gc, "errors", st->scrub_errors);
-	nctl_json_add_u64(gc, "repaired", st->scrub_repaired);
-	nctl_json_add_u64(gc, "unrecoverable", st->scrub_unrecoverable);
-	json_object_object_add(o, "scrub", gc);
+	nctl_json_add_u64(scrub, "passes", st->scrub_passes);
+	nctl_json_add_u64(scrub, "bytes", st->scrub_bytes);
+	nctl_json_add_u64(scrub, "errors", st->scrub_errors);
+	nctl_json_add_u64(scrub, "repaired", st->scrub_repaired);
+	nctl_json_add_u64(scrub, "unrecoverable", st->scrub_unrecoverable);
+	json_object_object_add(o, "scrub", scrub);
+	json_object_object_add(o, "protection", nctl_json_prot(st));
 	return o;
 }
 
@@ -207,6 +227,7 @@ struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
 	nctl_json_add_u64(o, "finish_ns", si->finish_ns);
 	json_object_object_add(o, "errno", json_object_new_int((int)si->err));
 	nctl_json_add_u64(o, "bad_dropped", si->bad_dropped);
+	nctl_json_add_u64(o, "events_suppressed", si->events_suppressed);
 	for (i = 0; i < si->n_bad; i++)
 		json_object_array_add(bad, nctl_json_corruption(&si->bad[i]));
 	json_object_object_add(o, "bad", bad);
@@ -234,10 +255,11 @@ struct json_object *nctl_json_scrub_event(const struct nova_scrub_event *ev,
 			       json_object_new_string(ev->cmd == NOVA_CMD_CORRUPTION ?
 						      "corruption" : "scrub-finished"));
 	nctl_json_add_id(o, &ev->id);
-	if (ev->cmd == NOVA_CMD_CORRUPTION)
+	if (ev->cmd == NOVA_CMD_CORRUPTION) {
 		json_object_object_add(o, "corruption",
 				       nctl_json_corruption(&ev->corruption));
-	else
+		nctl_json_add_u64(o, "suppressed", ev->suppressed);
+	} else
 		json_object_object_add(o, "scrub",
 				       nctl_json_scrub_status(&ev->scrub));
 	return o;

@@ -61,12 +61,13 @@ static int monitor_scrub_event(struct monitor *m, const struct nlmsghdr *nlh)
 		json_object_put(doc);
 	} else if (ev->cmd == NOVA_CMD_CORRUPTION) {
 		nctl_fmt_dev(ev->id.dev, dev, sizeof(dev));
-		printf("%s %-12s %s %s kind %s inode %llu offset %llu %s\n", t,
-		       "corruption", dev, ev->id.bdev,
+		printf("%s %-12s %s %s kind %s inode %llu offset %llu %s suppressed %llu\n",
+		       t, "corruption", dev, ev->id.bdev,
 		       nova_corruption_kind_name(ev->corruption.kind),
 		       (unsigned long long)ev->corruption.ino,
 		       (unsigned long long)ev->corruption.offset,
-		       ev->corruption.repaired ? "repaired" : "unrepaired");
+		       ev->corruption.repaired ? "repaired" : "unrepaired",
+		       (unsigned long long)ev->suppressed);
 	} else {
 		nctl_fmt_dev(ev->id.dev, dev, sizeof(dev));
 		printf("%s %-12s %s %s state %s errors %llu repaired %llu unrecoverable %llu\n",

@@ -137,6 +137,9 @@ static void scrub_print(struct nctl *c, const char *what,
 	if (si->bad_dropped)
 		printf("    ... and %llu more\n",
 		       (unsigned long long)si->bad_dropped);
+	if (si->events_suppressed)
+		printf("    %llu corruption events suppressed (rate limit)\n",
+		       (unsigned long long)si->events_suppressed);
 }
 
 /* Exit status of a shown status: damage left behind is a failure. */
@@ -227,7 +230,22 @@ static int scrub_wait(struct nova_ipc *ipc, const struct nova_sel *sel,
 	return 0;
 }
 
-static int scrub_start(struct nctl *c, int argc, char **argv)
+/* What one scrub command does once its file system is selected. */
+struct scrub_action {
+	const char *allowed;		/* extra short options */
+	void (*help)(FILE *f);
+	/* The request (and any waiting); 0 or -errno with E filled in. */
+	int (*call)(struct nova_ipc *ipc, const struct nova_sel *sel,
+		    const struct scrub_opts *o, struct nova_scrub_info *si,
+		    struct nova_err *e);
+	const char *heading;		/* of the status shown */
+	const char *wait_heading;	/* instead, after --wait */
+	bool judge;			/* exit status from the findings */
+};
+
+/* parse -> select -> open -> request -> print -> close, for every command. */
+static int scrub_run(struct nctl *c, int argc, char **argv,
+		     const struct scrub_action *a)
 {
 	struct nova_scrub_info si;
 	struct scrub_opts o;
@@ -236,7 +254,7 @@ static int scrub_start(struct nctl *c, int argc, char **argv)
 	struct nova_err e;
 	int r;
 
-	r = scrub_parse(c, argc, argv, "b:rw", scrub_start_help, &o);
+	r = scrub_parse(c, argc, argv, a->allowed, a->help, &o);
 	if (r)
 		return r < 0 ? NCTL_EXIT_OK : r;
 	if (nova_sel_parse(o.path, &sel, &e))
@@ -244,69 +262,68 @@ static int scrub_start(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_scrub_start(ipc, &sel, o.set_bw, o.bw, o.restart, &si, &e) ||
-	    (o.wait && scrub_wait(ipc, &sel, &si, &e))) {
+	if (a->call(ipc, &sel, &o, &si, &e)) {
 		r = scrub_fail(c, o.path, &e);
 	} else {
-		scrub_print(c, o.wait ? "Scrubbed" : "Scrubbing", &si);
-		r = o.wait ? scrub_exit(&si) : NCTL_EXIT_OK;
+		scrub_print(c, o.wait ? a->wait_heading : a->heading, &si);
+		r = (a->judge || o.wait) ? scrub_exit(&si) : NCTL_EXIT_OK;
 	}
 	nova_ipc_close(ipc);
 	return r;
+}
+
+static int scrub_start_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+			    const struct scrub_opts *o,
+			    struct nova_scrub_info *si, struct nova_err *e)
+{
+	int err = nova_scrub_start(ipc, sel, o->set_bw, o->bw, o->restart, si,
+				   e);
+
+	return err || !o->wait ? err : scrub_wait(ipc, sel, si, e);
+}
+
+static int scrub_stop_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+			   const struct scrub_opts *o,
+			   struct nova_scrub_info *si, struct nova_err *e)
+{
+	(void)o;
+	return nova_scrub_stop(ipc, sel, si, e);
+}
+
+static int scrub_status_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+			     const struct scrub_opts *o,
+			     struct nova_scrub_info *si, struct nova_err *e)
+{
+	(void)o;
+	return nova_scrub_status(ipc, sel, si, e);
+}
+
+static int scrub_start(struct nctl *c, int argc, char **argv)
+{
+	static const struct scrub_action a = {
+		"b:rw", scrub_start_help, scrub_start_call,
+		"Scrubbing", "Scrubbed", false,
+	};
+
+	return scrub_run(c, argc, argv, &a);
 }
 
 static int scrub_stop(struct nctl *c, int argc, char **argv)
 {
-	struct nova_scrub_info si;
-	struct scrub_opts o;
-	struct nova_ipc *ipc;
-	struct nova_sel sel;
-	struct nova_err e;
-	int r;
+	static const struct scrub_action a = {
+		"", scrub_stop_help, scrub_stop_call, "Paused", NULL, false,
+	};
 
-	r = scrub_parse(c, argc, argv, "", scrub_stop_help, &o);
-	if (r)
-		return r < 0 ? NCTL_EXIT_OK : r;
-	if (nova_sel_parse(o.path, &sel, &e))
-		return nctl_error_nova(c, &e);
-	r = nctl_ipc_open(c, &ipc);
-	if (r)
-		return r;
-	if (nova_scrub_stop(ipc, &sel, &si, &e)) {
-		r = scrub_fail(c, o.path, &e);
-	} else {
-		scrub_print(c, "Paused", &si);
-		r = NCTL_EXIT_OK;
-	}
-	nova_ipc_close(ipc);
-	return r;
+	return scrub_run(c, argc, argv, &a);
 }
 
 static int scrub_status(struct nctl *c, int argc, char **argv)
 {
-	struct nova_scrub_info si;
-	struct scrub_opts o;
-	struct nova_ipc *ipc;
-	struct nova_sel sel;
-	struct nova_err e;
-	int r;
+	static const struct scrub_action a = {
+		"", scrub_status_help, scrub_status_call, "Scrub of", NULL, true,
+	};
 
-	r = scrub_parse(c, argc, argv, "", scrub_status_help, &o);
-	if (r)
-		return r < 0 ? NCTL_EXIT_OK : r;
-	if (nova_sel_parse(o.path, &sel, &e))
-		return nctl_error_nova(c, &e);
-	r = nctl_ipc_open(c, &ipc);
-	if (r)
-		return r;
-	if (nova_scrub_status(ipc, &sel, &si, &e)) {
-		r = scrub_fail(c, o.path, &e);
-	} else {
-		scrub_print(c, "Scrub of", &si);
-		r = scrub_exit(&si);
-	}
-	nova_ipc_close(ipc);
-	return r;
+	return scrub_run(c, argc, argv, &a);
 }
 
 static const struct nctl_cmd scrub_cmds[] = {

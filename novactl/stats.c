@@ -19,6 +19,11 @@ static void stats_help(FILE *f)
 		"every mounted NOVA file system when none is given.\n");
 }
 
+static const char *on_off(bool b)
+{
+	return b ? "on" : "off";
+}
+
 static const char *yes_no(bool b)
 {
 	return b ? "yes" : "no";
@@ -71,6 +76,17 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 		(unsigned long long)st->scrub_errors,
 		(unsigned long long)st->scrub_repaired,
 		(unsigned long long)st->scrub_unrecoverable);
+	nctl_kv(2, "Protection", "checksums %s, parity %s, verify %s",
+		on_off(st->prot_csum), on_off(st->prot_parity),
+		on_off(st->prot_verify));
+	nctl_kv(2, "Data verified", "%llu strips, %llu repaired, %llu pages unrecoverable",
+		(unsigned long long)st->prot_verified,
+		(unsigned long long)st->prot_repaired,
+		(unsigned long long)st->prot_unrecoverable);
+	nctl_kv(2, "Bad blocks", "%llu listed at mount, %llu rebuilt, %llu lost",
+		(unsigned long long)st->bb_blocks,
+		(unsigned long long)st->bb_repaired,
+		(unsigned long long)st->bb_lost);
 	nctl_kv(2, "Epoch", "%llu", (unsigned long long)st->epoch);
 	nctl_kv(2, "Snapshots", "%llu", (unsigned long long)st->snapshots);
 	nctl_kv(2, "Mount time", "%s",

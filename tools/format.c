@@ -137,11 +137,13 @@ void nova_entry_seal(void *entry)
 
 const char *nova_protection_name(uint32_t incompat)
 {
+	bool r = incompat & NOVA_FEATURE_META_REPLICA;
+
 	if (incompat & NOVA_FEATURE_DATA_PARITY)
-		return "checksums+parity";
+		return r ? "checksums+parity+replicas" : "checksums+parity";
 	if (incompat & NOVA_FEATURE_DATA_CSUM)
-		return "checksums";
-	return "off";
+		return r ? "checksums+replicas" : "checksums";
+	return r ? "replicas" : "off";
 }
 
 void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l)
@@ -154,6 +156,7 @@ void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l)
 	sb->s_mmap_block = cpu64(l->mmap);
 	sb->s_csum_blocks = cpu32((uint32_t)l->csum_blocks);
 	sb->s_parity_blocks = cpu32((uint32_t)l->parity_blocks);
+	sb->s_meta_replica = cpu64(l->meta_replica);
 }
 
 /* 1.2: the stored layout is the one size and features give. */
@@ -207,6 +210,10 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		BAD("format %u.%u has no features, but 0x%x are set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor),
 		    le32(sb->s_feature_incompat));
+	if (le16(sb->s_version_minor) < 3 &&
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
+		BAD("format %u.%u has no inode replicas, but the feature is set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) >= 2 && !nova_sb_layout_ok(sb))
 		BAD("the layout fields do not match the size and features");
 #undef BAD

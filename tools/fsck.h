@@ -64,6 +64,8 @@ enum fsck_bkind {
 struct fsck_inode {
 	uint64_t ino;
 	uint64_t pi_off;	/* offset of its struct nova_inode */
+	uint64_t src_off;	/* the good copy's (the replica's if only
+				 * it is good), for the static fields */
 	uint16_t mode;		/* after replaying the log */
 	bool bad;		/* log unusable: contents not checked */
 	bool reached;		/* found in the namespace */
@@ -92,7 +94,14 @@ enum fsck_repair {
 	REP_HINTS,		/* superblock counters of a clean fs */
 	REP_JOURNAL,		/* roll back an open journal transaction */
 	REP_STATE,		/* rebuild a wrong saved allocator state */
+	REP_INODE,		/* rewrite a bad inode slot copy (1.3) */
 	REP_NR
+};
+
+/* A byte range of one inode slot copy rewritten from the other. */
+struct fsck_copy {
+	uint64_t dst, src;
+	uint32_t len;
 };
 
 /* A journal record to be undone (open transaction). */
@@ -130,6 +139,10 @@ struct fsck {
 	/* open journal transactions, read as if rolled back */
 	struct fsck_undo *undo;
 	unsigned int nr_undo;
+
+	/* inode slot copies to rewrite (REP_INODE) */
+	struct fsck_copy *copies;
+	unsigned long nr_copies, cap_copies;
 
 	/* allocator state */
 	bool state_present;		/* clean and ALLOC_INO has a log */

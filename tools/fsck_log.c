@@ -505,7 +505,9 @@ static void check_inode_log(struct fsck *f, struct fsck_inode *in)
 	uint64_t head = fsck_word(f, &pi->i_log_head);
 	uint64_t tail = fsck_word(f, &pi->i_log_tail);
 	struct replay r = {
-		.f = f, .in = in, .pi = pi,
+		.f = f, .in = in,
+		/* static fields from the good copy, commit words above */
+		.pi = in->src_off ? fsck_ptr(f, in->src_off, sizeof(*pi)) : pi,
 		.budget = f->nblocks * 64 + (1U << 24),
 	};
 
@@ -525,7 +527,7 @@ static void check_inode_log(struct fsck *f, struct fsck_inode *in)
 	if (!in->bad) {
 		replay_finish(&r);
 		if (S_ISLNK(in->mode))
-			check_symlink(f, in, pi);
+			check_symlink(f, in, r.pi);
 		f->data_pages += in->data_pages;
 	}
 	free(r.pages.key);

@@ -11,7 +11,10 @@
  *                complement of the blocks the check found in use;
  *   REP_HINTS    the superblock's counters of a clean file system;
  *   REP_SUPER    a bad or stale superblock copy is rewritten from the good
- *                one (primary first, then the replica, each made durable).
+ *                one (primary first, then the replica, each made durable);
+ *   REP_INODE    (1.3) a bad inode slot copy, primary or replica, is
+ *                rewritten from the good one (its static part; commit
+ *                words of a clean file system from the primary).
  *
  * The allocator state and the counters are rebuilt only when every other
  * problem found is repairable too: the block map is then complete. Logs,
@@ -244,6 +247,28 @@ static bool write_supers(struct fsck *f)
 	return true;
 }
 
+/* REP_INODE: each bad slot copy from the good one, then durable. */
+static bool repair_inodes(struct fsck *f)
+{
+	unsigned long i;
+	struct nerr e;
+
+	for (i = 0; i < f->nr_copies; i++) {
+		const struct fsck_copy *c = &f->copies[i];
+		const void *src = fsck_ptr(f, c->src, c->len);
+
+		if (!src || ndev_write(f->dev, c->dst, src, c->len, &e)) {
+			fsck_oper(f, "%s", src ? e.msg : "inode copy out of range");
+			return false;
+		}
+	}
+	if (!sync_dev(f))
+		return false;
+	fsck_fixed(f, "rewrote %lu inode slot copies from their good copy",
+		   f->nr_copies);
+	return true;
+}
+
 void fsck_repair(struct fsck *f)
 {
 	unsigned long fixable = 0;
@@ -264,6 +289,11 @@ void fsck_repair(struct fsck *f)
 		if (!repair_journals(f))
 			return;
 		f->fixed += f->fixable[REP_JOURNAL];
+	}
+	if (f->fixable[REP_INODE]) {
+		if (!repair_inodes(f))
+			return;
+		f->fixed += f->fixable[REP_INODE];
 	}
 	if (f->fixable[REP_STATE]) {
 		if (!rebuild_state(f))

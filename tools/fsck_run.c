@@ -135,6 +135,7 @@ static void free_all(struct fsck *f)
 	free(f->inodes);
 	free(f->dents);
 	free(f->undo);
+	free(f->copies);
 }
 
 static int exit_status(struct fsck *f)

@@ -184,14 +184,86 @@ static bool mode_ok(uint16_t mode)
 	}
 }
 
+static bool slot_good(const struct nova_inode *pi, uint64_t ino)
+{
+	return le32(pi->i_csum) == nova_inode_csum(pi) &&
+	       le64(pi->i_ino) == ino;
+}
+
+/* Queue a REP_INODE rewrite of @len bytes at @dst from @src. */
+static void copy_add(struct fsck *f, uint64_t dst, uint64_t src, uint32_t len)
+{
+	if (f->nr_copies == f->cap_copies) {
+		unsigned long cap = f->cap_copies ? f->cap_copies * 2 : 64;
+		struct fsck_copy *c = realloc(f->copies, cap * sizeof(*c));
+
+		if (!c) {
+			fsck_oper(f, "out of memory");
+			return;
+		}
+		f->copies = c;
+		f->cap_copies = cap;
+	}
+	f->copies[f->nr_copies].dst = dst;
+	f->copies[f->nr_copies].src = src;
+	f->copies[f->nr_copies].len = len;
+	f->nr_copies++;
+}
+
 /*
- * A slot whose valid word is set: record the inode. Its log is walked
- * later, when every inode is known.
+ * Format 1.3: compare live slot @off of inode @ino with its replica at
+ * @roff, as the kernel reads them (nova_inode_check()): a bad copy next to
+ * a good one is repairable from it; the static fields are then read from
+ * the good copy. The commit words must agree after a clean unmount (after
+ * a crash the kernel's recovery copies the primary's to the replica).
+ * Returns the offset of the copy to read the static fields from.
  */
-static void check_inode(struct fsck *f, uint64_t off, uint64_t ino)
+static uint64_t check_replica(struct fsck *f, uint64_t off, uint64_t roff,
+			      uint64_t ino)
 {
 	const struct nova_inode *pi = fsck_ptr(f, off, sizeof(*pi));
-	uint64_t valid = fsck_word(f, &pi->i_valid);
+	const struct nova_inode *ri = fsck_ptr(f, roff, sizeof(*ri));
+	const uint32_t st = offsetof(struct nova_inode, i_csum);
+	bool pg = slot_good(pi, ino), rg = slot_good(ri, ino);
+	unsigned long long n = (unsigned long long)ino;
+
+	if (pg && rg && memcmp((const uint8_t *)pi + st,
+			       (const uint8_t *)ri + st, NOVA_INODE_SIZE - st)) {
+		fsck_problem_fix(f, REP_INODE, "inode %llu: the replica slot differs from the primary (both checksums good)", n);
+		copy_add(f, roff + st, off + st, NOVA_INODE_SIZE - st);
+	} else if (!pg && rg) {
+		fsck_problem_fix(f, REP_INODE, "inode %llu: damaged slot (bad checksum or inode number), its replica is good: repairable", n);
+		copy_add(f, off + st, roff + st, NOVA_INODE_SIZE - st);
+	} else if (pg && !rg) {
+		fsck_problem_fix(f, REP_INODE, "inode %llu: damaged replica slot, the primary is good: repairable", n);
+		copy_add(f, roff + st, off + st, NOVA_INODE_SIZE - st);
+	}
+	if (memcmp(pi, ri, st)) {
+		if (f->clean) {
+			fsck_problem_fix(f, REP_INODE, "inode %llu: the replica's commit words differ from the primary's", n);
+			copy_add(f, roff, off, st);
+		} else {
+			fsck_info(f, 1, "inode %llu: replica commit words lag the primary's (the kernel's recovery copies them)", n);
+		}
+	}
+	return !pg && rg ? roff : off;
+}
+
+/* The replica of slot @off of table block @blk (replica @rblk), or 0. */
+static uint64_t replica_off(uint64_t off, uint64_t blk, uint64_t rblk)
+{
+	return rblk ? off - NOVA_OFF(blk) + NOVA_OFF(rblk) : 0;
+}
+
+/*
+ * A slot whose valid word is set: record the inode. Its log is walked
+ * later, when every inode is known. @roff: its replica (1.3), or 0.
+ */
+static void check_inode(struct fsck *f, uint64_t off, uint64_t roff,
+			uint64_t ino)
+{
+	const struct nova_inode *pi = fsck_ptr(f, off, sizeof(*pi));
+	uint64_t valid = fsck_word(f, &pi->i_valid), src = off;
 	struct fsck_inode *in;
 
 	if (valid == 0)
@@ -205,10 +277,16 @@ static void check_inode(struct fsck *f, uint64_t off, uint64_t ino)
 	in = fsck_inode_add(f, ino);
 	if (!in)
 		return;
+	if (roff)
+		src = check_replica(f, off, roff, ino);
+	in->pi_off = off;
+	if (src != off) {
+		in->src_off = src;
+		pi = fsck_ptr(f, src, sizeof(*pi));
+	}
 	if (le64(pi->i_create_trans) > f->max_trans &&
 	    le32(pi->i_csum) == nova_inode_csum(pi))
 		f->max_trans = le64(pi->i_create_trans);
-	in->pi_off = off;
 	in->mode = le16(pi->i_mode);
 	in->links = le32(pi->i_nlink);
 	in->size = le64(pi->i_size);
@@ -233,6 +311,8 @@ static void check_inode(struct fsck *f, uint64_t off, uint64_t ino)
 static void check_reserved(struct fsck *f)
 {
 	uint64_t base = NOVA_OFF(NOVA_RESERVED_INODE_BLOCK), ino;
+	uint64_t rbase = f->layout.meta_replica ?
+			 NOVA_OFF(f->layout.meta_replica) : 0;
 	struct fsck_inode *root;
 
 	const struct nova_inode *ai = fsck_ptr(f, base + NOVA_ALLOC_INO *
@@ -241,7 +321,8 @@ static void check_reserved(struct fsck *f)
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
 		if (ino == NOVA_ALLOC_INO)
 			continue;	/* fsck_space.c reads its log */
-		check_inode(f, base + ino * NOVA_INODE_SIZE, ino);
+		check_inode(f, base + ino * NOVA_INODE_SIZE,
+			    rbase ? rbase + ino * NOVA_INODE_SIZE : 0, ino);
 	}
 	/* Only its log is used; its static part should still be intact. */
 	if (le64(ai->i_valid) == 1 &&
@@ -261,12 +342,52 @@ static void check_reserved(struct fsck *f)
 			     NOVA_ROOT_INO, root->mode);
 }
 
+/*
+ * Format 1.3: the replica of table block @blk, named by its tail @itt,
+ * whose own tail names @blk back. Claimed as table blocks. Returns its
+ * block number, 0 if there is none (or it is unusable: reported).
+ */
+static uint64_t check_table_replica(struct fsck *f, unsigned int cpu,
+				    uint64_t blk,
+				    const struct nova_inode_table_tail *itt)
+{
+	uint64_t rblk = le64(itt->itt_replica);
+	const struct nova_inode_table_tail *r;
+
+	if (!(le32(f->sb.s_feature_incompat) & NOVA_FEATURE_META_REPLICA)) {
+		if (rblk)
+			fsck_problem(f, "inode table %u: block %llu names a replica without the replica feature",
+				     cpu, (unsigned long long)blk);
+		return 0;
+	}
+	if (!fsck_blocks_ok(f, rblk, NOVA_INODE_TABLE_BLOCKS)) {
+		fsck_problem(f, "inode table %u: replica %llu of block %llu is out of range (the kernel refuses to mount)",
+			     cpu, (unsigned long long)rblk,
+			     (unsigned long long)blk);
+		return 0;
+	}
+	r = fsck_ptr(f, NOVA_OFF(rblk) + NOVA_ITT_OFF, sizeof(*r));
+	if (le32(r->itt_csum) != nova_itt_csum(r) ||
+	    r->itt_cpu != itt->itt_cpu || r->itt_index != itt->itt_index ||
+	    le64(r->itt_replica) != blk || r->itt_next) {
+		fsck_problem(f, "inode table %u: bad tail of replica block %llu of block %llu (the kernel refuses to mount)",
+			     cpu, (unsigned long long)rblk,
+			     (unsigned long long)blk);
+		return 0;
+	}
+	if (!fsck_claim(f, rblk, NOVA_INODE_TABLE_BLOCKS, BK_TABLE, 0,
+			"inode table replica"))
+		return 0;
+	f->table_blocks += NOVA_INODE_TABLE_BLOCKS;
+	return rblk;
+}
+
 static void check_chain(struct fsck *f, unsigned int cpu)
 {
 	const struct nova_inode_table *it = fsck_ptr(f,
 		NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) + cpu * sizeof(*it),
 		sizeof(*it));
-	uint64_t blk, pos, max = f->nblocks / NOVA_INODE_TABLE_BLOCKS + 1;
+	uint64_t blk, rblk, pos, max = f->nblocks / NOVA_INODE_TABLE_BLOCKS + 1;
 	unsigned int slot;
 
 	if (le32(it->it_csum) != nova_it_csum(it) || le32(it->it_cpu) != cpu) {
@@ -302,8 +423,11 @@ static void check_chain(struct fsck *f, unsigned int cpu)
 				     (unsigned long long)pos);
 			return;
 		}
+		rblk = check_table_replica(f, cpu, blk, itt);
 		for (slot = 0; slot < NOVA_INODES_PER_TABLE; slot++)
 			check_inode(f, base + nova_slot_off(slot),
+				    replica_off(base + nova_slot_off(slot), blk,
+						rblk),
 				    nova_ino_of(cpu, pos, slot, f->cpus));
 		blk = fsck_word(f, &itt->itt_next);
 	}

@@ -133,6 +133,33 @@ static uint64_t sim_alloc(struct sim *s, uint64_t want, bool contig,
 	return n;
 }
 
+/*
+ * nova_alloc_blocks_high(): exactly @want blocks from the end of the
+ * highest range that fits, last list first. 0 if none fits.
+ */
+static uint64_t sim_alloc_high(struct sim *s, uint64_t want, uint64_t *blk)
+{
+	unsigned int i, j;
+
+	for (i = s->nr; i-- > 0;) {
+		struct sim_list *l = &s->l[i];
+
+		for (j = l->n; j-- > 0;) {
+			if (l->r[j].end - l->r[j].start < want)
+				continue;
+			l->r[j].end -= want;
+			*blk = l->r[j].end;
+			if (l->r[j].start == l->r[j].end) {
+				memmove(&l->r[j], &l->r[j + 1],
+					(l->n - j - 1) * sizeof(l->r[0]));
+				l->n--;
+			}
+			return want;
+		}
+	}
+	return 0;
+}
+
 static uint64_t sim_ranges(const struct sim *s, uint64_t *blocks)
 {
 	uint64_t nr = 0, nfree = 0;
@@ -201,7 +228,29 @@ static int make_journals(struct image *im, const struct mkfs_params *p,
 	return 0;
 }
 
-/* nova_inode_tables_format(): one zeroed 2 MiB table block per stripe. */
+/* A zeroed table block and its tail, naming its other copy @other. */
+static int write_table(struct image *im, unsigned int cpu, uint64_t blk,
+		       uint64_t other)
+{
+	struct nova_inode_table_tail t;
+	int err;
+
+	err = ndev_zero(im->d, NOVA_OFF(blk), NOVA_ITT_OFF, im->e);
+	if (err)
+		return err;
+	memset(&t, 0, sizeof(t));
+	t.itt_cpu = cpu32(cpu);
+	t.itt_index = 0;
+	t.itt_replica = cpu64(other);
+	nova_itt_seal(&t);
+	return ndev_write(im->d, NOVA_OFF(blk) + NOVA_ITT_OFF, &t, sizeof(t),
+			  im->e);
+}
+
+/*
+ * nova_inode_tables_format(): one zeroed 2 MiB table block per stripe
+ * and, with inode replicas, its replica from the high end.
+ */
 static int make_tables(struct image *im, const struct mkfs_params *p,
 		       struct mkfs_layout *out)
 {
@@ -211,8 +260,7 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 	for (i = 0; i < p->cpus; i++) {
 		struct nova_inode_table *it = fixed_at(im,
 			NOVA_INODE_TABLE_PTR_BLOCK, i * sizeof(*it));
-		struct nova_inode_table_tail t;
-		uint64_t blk;
+		uint64_t blk, rblk = 0;
 
 		if (sim_alloc(&im->sim, NOVA_INODE_TABLE_BLOCKS, true, &blk) !=
 		    NOVA_INODE_TABLE_BLOCKS) {
@@ -224,15 +272,16 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 				 (unsigned long long)im->sim.span);
 			return -ENOSPC;
 		}
-		err = ndev_zero(im->d, NOVA_OFF(blk), NOVA_ITT_OFF, im->e);
-		if (err)
-			return err;
-		memset(&t, 0, sizeof(t));
-		t.itt_cpu = cpu32(i);
-		t.itt_index = 0;
-		nova_itt_seal(&t);
-		err = ndev_write(im->d, NOVA_OFF(blk) + NOVA_ITT_OFF, &t,
-				 sizeof(t), im->e);
+		if ((p->features & NOVA_FEATURE_META_REPLICA) &&
+		    sim_alloc_high(&im->sim, NOVA_INODE_TABLE_BLOCKS, &rblk) !=
+		    NOVA_INODE_TABLE_BLOCKS)
+			return too_small(im, p);
+		if (rblk)
+			err = write_table(im, i, rblk, blk);
+		else
+			err = 0;
+		if (!err)
+			err = write_table(im, i, blk, rblk);
 		if (err)
 			return err;
 		it->it_head = cpu64(blk);
@@ -411,6 +460,11 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 		err = ndev_write(im->d, NOVA_OFF(NOVA_RESERVED_INODE_BLOCK),
 			 fixed_at(im, NOVA_RESERVED_INODE_BLOCK, 0),
 			 (NOVA_FIRST_ALLOC_BLOCK - 1) * NOVA_BLOCK_SIZE, im->e);
+	/* The reserved inodes' replicas (1.3), a copy of block 1. */
+	if (!err && im->layout.meta_replica)
+		err = ndev_write(im->d, NOVA_OFF(im->layout.meta_replica),
+			 fixed_at(im, NOVA_RESERVED_INODE_BLOCK, 0),
+			 NOVA_BLOCK_SIZE, im->e);
 	if (!err)
 		err = ndev_sync(im->d, im->e);
 	if (!err)

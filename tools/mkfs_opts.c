@@ -201,7 +201,8 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 	}
 	p->alloc_lists = (unsigned int)o->alloc_lists;
 	if (!o->protection || !strcmp(o->protection, "all"))
-		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY;
+		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY |
+			      NOVA_FEATURE_META_REPLICA;
 	else if (!strcmp(o->protection, "csum"))
 		p->features = NOVA_FEATURE_DATA_CSUM;
 	else if (!strcmp(o->protection, "off"))

@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	2
+#define NOVA_FORMAT_MINOR	3
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -100,7 +100,9 @@ struct nova_super_block {
 	__le64	s_mmap_block;		/* unprotected-inode list, 0 none */
 	__le32	s_csum_blocks;		/* blocks of each checksum copy */
 	__le32	s_parity_blocks;	/* blocks of the parity area */
-	__u8	s_reserved[288];
+	/* 1.3, META_REPLICA: replica of the reserved-inode block, 0 none */
+	__le64	s_meta_replica;
+	__u8	s_reserved[280];
 };
 
 /*
@@ -110,8 +112,15 @@ struct nova_super_block {
  */
 #define NOVA_FEATURE_DATA_CSUM		0x1	/* crc32c per 512-byte strip */
 #define NOVA_FEATURE_DATA_PARITY	0x2	/* XOR parity strip per block */
+/*
+ * 1.3: every inode slot has a replica (reserved inodes: the block
+ * s_meta_replica; table inodes: the table block named by itt_replica of
+ * the primary table block's tail, allocated from the high end).
+ */
+#define NOVA_FEATURE_META_REPLICA	0x4
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_DATA_CSUM | \
-					 NOVA_FEATURE_DATA_PARITY)
+					 NOVA_FEATURE_DATA_PARITY | \
+					 NOVA_FEATURE_META_REPLICA)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -128,7 +137,7 @@ struct nova_super_block {
  *    file). Each slot is a commit word.
  * Layout, from low to high block numbers:
  *   0-3 fixed | checksums | list | allocatable | parity | checksum
- *   replica | replica superblock
+ *   replica | reserved-inode replica (1.3) | replica superblock
  * Only blocks mapped by committed file write entries have meaningful
  * slots; the slots of every other block are unspecified.
  */
@@ -144,13 +153,14 @@ struct nova_layout {
 	__u64	alloc_start, alloc_end;
 	__u64	csum, csum_replica, parity, mmap;	/* block numbers, 0 none */
 	__u64	csum_blocks, parity_blocks;
+	__u64	meta_replica;		/* 1.3: reserved-inode replica, 0 none */
 };
 
 /* The layout of a device of @nblocks blocks with features @incompat. */
 static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 				       struct nova_layout *l)
 {
-	__u64 c = 0, p = 0;
+	__u64 c = 0, p = 0, m = 0;
 
 	if (incompat & NOVA_FEATURE_DATA_CSUM)
 		c = (nblocks + NOVA_CSUM_SLOTS_PER_BLOCK - 1) /
@@ -158,14 +168,17 @@ static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 	if (incompat & NOVA_FEATURE_DATA_PARITY)
 		p = (nblocks + NOVA_PARITY_PER_BLOCK - 1) /
 		    NOVA_PARITY_PER_BLOCK;
+	if (incompat & NOVA_FEATURE_META_REPLICA)
+		m = 1;
 	l->csum_blocks = c;
 	l->parity_blocks = p;
 	l->csum = c ? NOVA_FIRST_ALLOC_BLOCK : 0;
 	l->mmap = c ? NOVA_FIRST_ALLOC_BLOCK + c : 0;
 	l->alloc_start = NOVA_FIRST_ALLOC_BLOCK + (c ? c + 1 : 0);
-	l->csum_replica = c ? nblocks - 1 - c : 0;
-	l->parity = p ? nblocks - 1 - c - p : 0;
-	l->alloc_end = nblocks - 1 - c - p;
+	l->meta_replica = m ? nblocks - 2 : 0;
+	l->csum_replica = c ? nblocks - 1 - m - c : 0;
+	l->parity = p ? nblocks - 1 - m - c - p : 0;
+	l->alloc_end = nblocks - 1 - m - c - p;
 }
 
 /* Reserved inode numbers, stored in NOVA_RESERVED_INODE_BLOCK. */
@@ -242,13 +255,33 @@ struct nova_inode_table {
 	__le64	it_reserved[6];
 };
 
-/* Last slot of each inode table block. */
+/*
+ * Last slot of each inode table block.
+ *
+ * Inode replicas (1.3, META_REPLICA). Slot s of table block P has its
+ * replica in slot s of table block R = P's itt_replica; reserved inode i's
+ * replica is slot i of block s_meta_replica. The replica is a byte copy of
+ * the primary: the static part (i_csum onwards) is written to both, primary
+ * first, before i_valid is committed; each commit word is stored in the
+ * primary, made durable, then stored in the replica. The primary's commit
+ * words are authoritative (the replica lags by at most the store a crash
+ * interrupted; crash recovery copies the primary's words to the replica).
+ * A reader whose primary fails its checksum uses the replica's static part
+ * and rewrites the primary's from it.
+ */
 struct nova_inode_table_tail {
 	__le64	itt_next;		/* commit word: next block number, 0 end */
 	__le32	itt_csum;		/* covers itt_cpu..end */
 	__le32	itt_cpu;
 	__le64	itt_index;		/* position in the chain, from 0 */
-	__le64	itt_reserved[29];
+	/*
+	 * 1.3, META_REPLICA: the block of the other copy of this table
+	 * block (primary -> replica, replica -> primary); 0 without the
+	 * feature. Replica table blocks are not in the chain: their
+	 * itt_next stays 0.
+	 */
+	__le64	itt_replica;
+	__le64	itt_reserved[28];
 };
 
 /*

@@ -14,9 +14,19 @@ commands, garbage) and see exactly what the kernel answers.
       "messages": [...], "dump_intr"} as JSON; KIND is u8/u16/u32/u64/str/
       strz/bin (VALUE in hex)/flag/nest (VALUE: TYPE:KIND:VALUE,... )/
       u64n (a u64 with NLA_F_NESTED set)
+  genl-client.py expect ERRNO EXTACK-ERE CMD [request options]
+      send one request as "request" does; exit 0 if it fails with ERRNO
+      (a name, e.g. EINVAL, or OK) and an extended ACK matching the
+      Python regular expression EXTACK-ERE (empty: any, or none), else
+      print what came and exit 1 (the guest tests' "reject" helper)
   genl-client.py fuzz [--count N] [--seconds S] [--seed N]
       send random messages to the family; fail (exit 1) on a reply that is
       not well-formed, or when the family stops answering a valid request
+  genl-client.py inject-pages DEV INO TARGET PAGES
+      NOVA_CMD_INJECT of TARGET (5 data, 6 csum, 7 parity) at byte 0 of
+      each of the first PAGES pages of inode INO of the file system with
+      st_dev DEV, one request each from one socket (fast bulk damage);
+      exit 1 if any fails
 Exit status 0 unless something unexpected happened (a kernel error reply
 to "request" is reported in the JSON, not as a failure).
 """
@@ -25,6 +35,7 @@ import errno
 import json
 import os
 import random
+import re
 import socket
 import struct
 import sys
@@ -279,6 +290,28 @@ def cmd_request(args):
     if fam is None:
         print(json.dumps(jsonable(res)))
         return 1
+    res = do_request(g, fam, args)
+    print(json.dumps(jsonable(res)))
+    return 0
+
+
+def cmd_expect(args):
+    """The request fails with args.errno and an extack matching args.ere."""
+    g = Genl()
+    fam, res = g.family()
+    if fam is None:
+        print(json.dumps(jsonable(res)))
+        return 1
+    res = do_request(g, fam, args)
+    ext = res.get("extack") or ""
+    if res["name"] == args.errno and (not args.ere or re.search(args.ere, ext)):
+        return 0
+    print("expected %s with extack /%s/\ngot: %s" %
+          (args.errno, args.ere, json.dumps(jsonable(res))))
+    return 1
+
+
+def do_request(g, fam, args):
     payload = b"".join(encode_attr(a) for a in args.attr)
     if args.raw:
         payload += bytes.fromhex(args.raw)
@@ -288,9 +321,28 @@ def cmd_request(args):
     if args.flags is not None:
         flags = int(args.flags, 0)
     cmd = NOVA[args.cmd] if args.cmd in NOVA else int(args.cmd, 0)
-    res = g.request(fam["id"], cmd, flags, payload, version=args.version,
-                    reserved=args.reserved)
-    print(json.dumps(jsonable(res)))
+    return g.request(fam["id"], cmd, flags, payload, version=args.version,
+                     reserved=args.reserved)
+
+
+def cmd_inject_pages(args):
+    g = Genl()
+    fam, res = g.family()
+    if fam is None:
+        print(json.dumps(jsonable(res)))
+        return 1
+    for page in range(args.pages):
+        inj = (nla(NOVA["NOVA_INJECT_A_TARGET"], struct.pack("=I", args.target)) +
+               nla(NOVA["NOVA_INJECT_A_INODE"], struct.pack("=Q", args.ino)) +
+               nla(NOVA["NOVA_INJECT_A_OFFSET"], struct.pack("=Q", page * 4096)))
+        payload = (nla(NOVA["NOVA_A_FS_DEV"], struct.pack("=Q", args.dev)) +
+                   nla(NOVA["NOVA_A_INJECT"] | NLA_F_NESTED, inj))
+        res = g.request(fam["id"], NOVA["NOVA_CMD_INJECT"],
+                        NLM_F_REQUEST | NLM_F_ACK, payload)
+        if res["errno"]:
+            print("page %d: %s %s" % (page, res["name"], res.get("extack", "")),
+                  file=sys.stderr)
+            return 1
     return 0
 
 
@@ -366,20 +418,30 @@ def main():
     sub = ap.add_subparsers(dest="what", required=True)
     sub.add_parser("family")
     r = sub.add_parser("request")
-    r.add_argument("cmd")
-    r.add_argument("--dump", action="store_true")
-    r.add_argument("--flags")
-    r.add_argument("--reserved", type=int, default=0)
-    r.add_argument("--version", type=int, default=1)
-    r.add_argument("--attr", action="append", default=[])
-    r.add_argument("--raw")
+    x = sub.add_parser("expect")
+    x.add_argument("errno")
+    x.add_argument("ere")
+    for p in (r, x):
+        p.add_argument("cmd")
+        p.add_argument("--dump", action="store_true")
+        p.add_argument("--flags")
+        p.add_argument("--reserved", type=int, default=0)
+        p.add_argument("--version", type=int, default=1)
+        p.add_argument("--attr", action="append", default=[])
+        p.add_argument("--raw")
     f = sub.add_parser("fuzz")
     f.add_argument("--count", type=int, default=2000)
     f.add_argument("--seconds", type=float, default=60)
     f.add_argument("--seed", type=int, default=1)
+    i = sub.add_parser("inject-pages")
+    i.add_argument("dev", type=int)
+    i.add_argument("ino", type=int)
+    i.add_argument("target", type=int)
+    i.add_argument("pages", type=int)
     args = ap.parse_args()
     return {"family": cmd_family, "request": cmd_request,
-            "fuzz": cmd_fuzz}[args.what](args)
+            "expect": cmd_expect, "fuzz": cmd_fuzz,
+            "inject-pages": cmd_inject_pages}[args.what](args)
 
 
 if __name__ == "__main__":

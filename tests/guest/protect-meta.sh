@@ -1,10 +1,12 @@
 #!/bin/bash
 # Metadata damage, one object at a time, on the unmounted device
 # (tests/guest/protect-media.py): a superblock copy (the other copy is
-# used and the damaged one rewritten), an inode slot, a log entry, a log
-# page tail (detected by their checksums: a clean EUCLEAN error naming the
-# inode, no oops, the rest of the file system usable). Inodes and logs
-# have no replicas yet, so those are detected, not repaired.
+# used and the damaged one rewritten), an inode slot (format 1.3: read
+# from its replica and rewritten, fsck clean afterwards), a log entry, a
+# log page tail (detected by their checksums: a clean EUCLEAN error naming
+# the inode, no oops, the rest of the file system usable). Logs have no
+# replicas yet, so those are detected, not repaired. The injector-based
+# replica checks are in tests/guest/protect-replica.sh.
 # nova-timeout: 300
 # nova-expect-klog: nova \(pmem0\): error:
 # nova-expect-klog: nova \(pmem0\): primary superblock is damaged
@@ -56,6 +58,17 @@ check_damage() {	# KIND: mount, access the victim, expect EUCLEAN
 	repaired[$kind]=0
 }
 
+check_repair() {	# KIND: mount, the victim reads back, primary rewritten
+	local kind=$1
+	t_ok "$kind: mount" nova_mount
+	t_is "$kind: the damaged file reads back from the replica" "$(cat "$M/victim" 2>&1)" victim
+	[ "$(cat "$M/victim" 2>&1)" = victim ] && detected[$kind]=1
+	t_ok "$kind: the kernel rewrote the slot" sh -c "dmesg | grep -q 'nova (pmem0): inode $ino: damaged slot rewritten from its replica'"
+	t_ok "$kind: umount" nova_umount
+	t_ok "$kind: fsck finds the primary good again" fsck.NOVA -f -n "$D"
+	fsck.NOVA -f -n "$D" > /dev/null && repaired[$kind]=1
+}
+
 for kind in inode entry tail; do
 	t_ok "$kind: format, two files" fresh
 	nova_mount
@@ -65,7 +78,11 @@ for kind in inode entry tail; do
 	t_ok "$kind: found the object of inode $ino" test -n "$off"
 	media flipat "$D" "$off"
 	injected[$kind]=1
-	check_damage "$kind"
+	if [ "$kind" = inode ]; then
+		check_repair "$kind"
+	else
+		check_damage "$kind"
+	fi
 done
 
 for k in super inode entry tail; do

@@ -3,8 +3,8 @@
 # each kind is detected by the scrub, repaired where the design can
 # (data strip from parity, checksum copy and parity from the data,
 # superblock copy from the other), reported as unrecoverable with its
-# inode where it cannot (log entry, log page tail, inode slot: no replica
-# yet), counted, listed in the status and announced as a CORRUPTION event.
+# inode where it cannot (log entry, log page tail: no replica yet; an
+# inode slot with both copies damaged), counted, listed in the status and announced as a CORRUPTION event.
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -65,10 +65,16 @@ t_is "data: the next pass is clean" "$(sj "$(scrub)" errors)" 0
 t_ok "inject a checksum replica" inject csum --ino "$(ino b)" --offset 0 --copy 1
 r=$(scrub)
 t_ok "csum: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
+t_ok "csum: listed as a checksum, not as data" has_bad "$r" "$(ino b)" csum True
+t_fail "csum: no data finding" has_bad "$r" "$(ino b)" data True
+t_ok "csum: kernel log names the checksum" sh -c "dmesg | grep -q 'scrub: inode $(ino b): bad data checksum at 0, repaired'"
 t_is "csum: the next pass is clean" "$(sj "$(scrub)" errors)" 0
 t_ok "inject a parity strip" inject parity --ino "$(ino c)" --offset 0
 r=$(scrub)
 t_ok "parity: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
+t_ok "parity: listed as parity, not as data" has_bad "$r" "$(ino c)" parity True
+t_fail "parity: no data finding" has_bad "$r" "$(ino c)" data True
+t_ok "parity: kernel log names the parity" sh -c "dmesg | grep -q 'scrub: inode $(ino c): bad parity at 0, repaired'"
 t_is "parity: the next pass is clean" "$(sj "$(scrub)" errors)" 0
 t_ok "data after csum/parity repair intact" sh -c "cmp '$tmp/data' '$M/b' && cmp '$tmp/data' '$M/c'"
 
@@ -86,6 +92,8 @@ t_ok "log entry: listed with its inode, not repaired" has_bad "$r" "$(ino d)" lo
 novactl scrub status "$M" > /dev/null
 t_is "scrub status exits 1 after unrecoverable damage" "$?" 1
 t_ok "inject an inode slot" inject inode --ino "$(ino e)" --offset 200
+# and its replica (format 1.3), so that it is beyond repair
+t_ok "inject its replica" inject inode --ino "$(ino e)" --offset 200 --copy 1
 r=$(scrub)
 t_ok "inode: listed with its inode, not repaired" has_bad "$r" "$(ino e)" inode False
 t_ok "inode: at least two unrecoverable now" [ "$(sj "$r" unrecoverable)" -ge 2 ]
@@ -100,13 +108,17 @@ assert s["passes"] >= 10 and s["errors"] >= 6 and s["unrecoverable"] >= 2, s
 sleep 0.5
 kill "$mon"
 wait "$mon" 2> /dev/null
-t_ok "CORRUPTION events: data, csum/parity, super, log entry, inode" python3 - "$tmp/mon" "$(ino a)" "$(ino d)" "$(ino e)" <<'EOF'
+t_ok "CORRUPTION events: data, csum, parity, super, log entry, inode" python3 - "$tmp/mon" "$(ino a)" "$(ino d)" "$(ino e)" "$(ino b)" "$(ino c)" <<'EOF'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 c = [e["corruption"] for e in ev if e["event"] == "corruption"]
-a, d, e = (int(x) for x in sys.argv[2:5])
+a, d, e, b, cc = (int(x) for x in sys.argv[2:7])
 need = [(a, "data", True), (0, "super", True), (d, "log-entry", False),
-        (e, "inode", False)]
+        (e, "inode", False), (b, "csum", True), (cc, "parity", True)]
+wrong = {(b, "data", True), (cc, "data", True)} & \
+    {(x["inode"], x["kind"], x["repaired"]) for x in c}
+if wrong:
+    sys.exit("csum/parity damage reported as data: %s" % sorted(wrong))
 got = {(x["inode"], x["kind"], x["repaired"]) for x in c}
 missing = [n for n in need if n not in got]
 fin = [e for e in ev if e["event"] == "scrub-finished"]

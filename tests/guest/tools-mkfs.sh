@@ -69,7 +69,7 @@ t_ok "umount" umount "$M"
 media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 incompat() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['incompat'])"; }
 t_ok "mkfs.NOVA says protection is on by default" sh -c "mkfs.NOVA -f $D | grep -q 'protection: *checksums+parity'"
-t_is "... checksums and parity feature bits" "$(incompat)" 3
+t_is "... checksums, parity and inode replica feature bits" "$(incompat)" 7
 t_ok "mkfs.NOVA -p csum" sh -c "mkfs.NOVA -f -p csum $D | grep -q 'protection: *checksums$'"
 t_is "... the checksum bit only" "$(incompat)" 1
 t_ok "mkfs.NOVA -p off" sh -c "mkfs.NOVA -f -p off $D | grep -q 'protection: *off'"

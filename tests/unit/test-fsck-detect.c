@@ -624,6 +624,54 @@ static void test_many_inodes(void **state)
 	img_free(&im);
 }
 
+/*
+ * Format 1.3 inode replicas (mkfs -p with META_REPLICA): a bad primary or
+ * replica slot next to a good copy is repairable and -y rewrites it; both
+ * bad is not; replica commit words must equal the primary's when clean.
+ */
+static struct nova_inode *replica_of(struct img *im, uint64_t ino)
+{
+	struct nova_layout l;
+
+	nova_layout_compute(im->nblocks, le32(img_sb(im)->s_feature_incompat),
+			    &l);
+	return img_at(im, NOVA_OFF(l.meta_replica) + ino * NOVA_INODE_SIZE);
+}
+
+static void test_inode_replicas(void **state)
+{
+	struct img im;
+
+	(void)state;
+	assert_int_equal(img_make_features(&im, SIZE, 1,
+					   NOVA_FEATURE_META_REPLICA), 0);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+
+	pi_of(&im, NOVA_ROOT_INO)->i_uid ^= cpu32(1);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 1: damaged slot (bad checksum or inode number), its replica is good: repairable");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	replica_of(&im, NOVA_SNAPSHOT_INO)->i_mode ^= cpu16(1);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 3: damaged replica slot, the primary is good");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	replica_of(&im, NOVA_ROOT_INO)->i_log_tail = cpu64(4096);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 1: the replica's commit words differ");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	pi_of(&im, NOVA_ROOT_INO)->i_gid ^= cpu32(1);
+	replica_of(&im, NOVA_ROOT_INO)->i_gid ^= cpu32(2);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 1: bad checksum");
+	expect(&im, FSCK_YES, FSCK_UNCORRECTED, "inode 1: bad checksum");
+	img_free(&im);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -669,6 +717,7 @@ int main(void)
 		T(test_open_journal_transaction),
 		T(test_bad_journal_record),
 		cmocka_unit_test(test_many_inodes),
+		cmocka_unit_test(test_inode_replicas),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

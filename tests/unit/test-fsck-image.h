@@ -59,7 +59,17 @@ static inline void img_sync_super(struct img *im)
 	memcpy(img_replica(im), img_sb(im), sizeof(struct nova_super_block));
 }
 
+/* An image made with protection @features (img_make(): none). */
+static inline int img_make_features(struct img *im, uint64_t size,
+				    unsigned int cpus, uint32_t features);
+
 static inline int img_make(struct img *im, uint64_t size, unsigned int cpus)
+{
+	return img_make_features(im, size, cpus, 0);
+}
+
+static inline int img_make_features(struct img *im, uint64_t size,
+				    unsigned int cpus, uint32_t features)
 {
 	struct mkfs_params p;
 	struct nova_dev d;
@@ -78,6 +88,7 @@ static inline int img_make(struct img *im, uint64_t size, unsigned int cpus)
 	p.size = size;
 	p.cpus = cpus;
 	p.alloc_lists = 1;
+	p.features = features;
 	p.now = 1700000000;
 	p.uuid[0] = 0x42;
 	strcpy(p.label, "test");

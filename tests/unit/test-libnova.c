@@ -175,7 +175,7 @@ static void test_decode_stats(void **state)
 {
 	struct nl_msg *msg = make_genl(NOVA_CMD_STATS_GET);
 	struct nova_stats *st = malloc(sizeof(*st));
-	struct nlattr *nest;
+	struct nlattr *nest, *prot;
 
 	(void)state;
 	put_identity(msg);
@@ -196,6 +196,17 @@ static void test_decode_stats(void **state)
 	nla_put_u8(msg, NOVA_STATS_A_READ_ONLY, 0);
 	put_op(msg, "read", 10, 1000);
 	put_op(msg, "write", 20, 5000);
+	prot = nla_nest_start(msg, NOVA_STATS_A_PROTECTION);
+	nla_put_u8(msg, NOVA_PROT_A_CSUM, 1);
+	nla_put_u8(msg, NOVA_PROT_A_PARITY, 0);
+	nla_put_u8(msg, NOVA_PROT_A_VERIFY, 1);
+	nla_put_u64(msg, NOVA_PROT_A_VERIFIED, 800);
+	nla_put_u64(msg, NOVA_PROT_A_REPAIRED, 2);
+	nla_put_u64(msg, NOVA_PROT_A_UNRECOVERABLE, 1);
+	nla_put_u64(msg, NOVA_PROT_A_BADBLOCKS, 3);
+	nla_put_u64(msg, NOVA_PROT_A_BADBLOCKS_REPAIRED, 1);
+	nla_put_u64(msg, NOVA_PROT_A_BADBLOCKS_LOST, 2);
+	nla_nest_end(msg, prot);
 	/* An attribute from a newer kernel must be ignored. */
 	nla_put_u32(msg, NOVA_STATS_A_MAX + 5, 42);
 	nla_nest_end(msg, nest);
@@ -226,8 +237,53 @@ static void test_decode_stats(void **state)
 	assert_string_equal(st->ops[1].name, "write");
 	assert_int_equal(st->ops[1].count, 20);
 	assert_int_equal(st->ops[1].time_ns, 5000);
+	assert_true(st->prot_csum);
+	assert_false(st->prot_parity);
+	assert_true(st->prot_verify);
+	assert_int_equal(st->prot_verified, 800);
+	assert_int_equal(st->prot_repaired, 2);
+	assert_int_equal(st->prot_unrecoverable, 1);
+	assert_int_equal(st->bb_blocks, 3);
+	assert_int_equal(st->bb_repaired, 1);
+	assert_int_equal(st->bb_lost, 2);
 	nlmsg_free(msg);
 	free(st);
+}
+
+/* A CORRUPTION event and the count of events held back before it. */
+static void test_decode_corruption_event(void **state)
+{
+	struct nl_msg *msg = make_genl(NOVA_CMD_CORRUPTION);
+	struct nova_scrub_event *ev = malloc(sizeof(*ev));
+	struct nlattr *nest;
+
+	(void)state;
+	put_identity(msg);
+	nest = nla_nest_start(msg, NOVA_A_CORRUPTION);
+	nla_put_u64(msg, NOVA_CORRUPTION_A_INODE, 17);
+	nla_put_u32(msg, NOVA_CORRUPTION_A_KIND, NOVA_CORRUPT_PARITY);
+	nla_put_u64(msg, NOVA_CORRUPTION_A_OFFSET, 8192);
+	nla_put_u8(msg, NOVA_CORRUPTION_A_REPAIRED, 1);
+	nla_put_u64(msg, NOVA_CORRUPTION_A_SUPPRESSED, 384);
+	nla_nest_end(msg, nest);
+	assert_int_equal(nova_decode_scrub_event(nlmsg_hdr(msg), ev), 0);
+	assert_int_equal(ev->cmd, NOVA_CMD_CORRUPTION);
+	assert_int_equal(ev->id.dev, 0x10300);
+	assert_int_equal(ev->corruption.ino, 17);
+	assert_int_equal(ev->corruption.kind, NOVA_CORRUPT_PARITY);
+	assert_string_equal(nova_corruption_kind_name(ev->corruption.kind),
+			    "parity");
+	assert_int_equal(ev->corruption.offset, 8192);
+	assert_true(ev->corruption.repaired);
+	assert_int_equal(ev->suppressed, 384);
+	nlmsg_free(msg);
+
+	/* No corruption nest. */
+	msg = make_genl(NOVA_CMD_CORRUPTION);
+	put_identity(msg);
+	assert_int_equal(nova_decode_scrub_event(nlmsg_hdr(msg), ev), -EBADMSG);
+	nlmsg_free(msg);
+	free(ev);
 }
 
 static void test_decode_stats_malformed(void **state)
@@ -425,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_ack_done_with_extack),
 		cmocka_unit_test(test_ack_truncated),
 		cmocka_unit_test(test_decode_stats),
+		cmocka_unit_test(test_decode_corruption_event),
 		cmocka_unit_test(test_decode_stats_malformed),
 		cmocka_unit_test(test_decode_fs_info),
 		cmocka_unit_test(test_decode_event),

@@ -95,7 +95,7 @@ static void test_fs_info(void **state)
 static void test_stats(void **state)
 {
 	static struct nova_stats st;
-	struct json_object *o, *ops, *op;
+	struct json_object *o, *ops, *op, *prot;
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
@@ -120,6 +120,15 @@ static void test_stats(void **state)
 	strcpy(st.ops[1].name, "write");
 	st.ops[1].count = 13;
 	st.ops[1].time_ns = 14;
+	st.prot_csum = true;
+	st.prot_parity = false;
+	st.prot_verify = true;
+	st.prot_verified = 15;
+	st.prot_repaired = 16;
+	st.prot_unrecoverable = 17;
+	st.bb_blocks = 18;
+	st.bb_repaired = 19;
+	st.bb_lost = 20;
 
 	o = nctl_json_stats(&st, NULL, 0);
 	check_id(o);
@@ -147,6 +156,16 @@ static void test_stats(void **state)
 	assert_string_equal(str_member(op, "name"), "write");
 	assert_int_equal(u64_member(op, "count"), 13);
 	assert_int_equal(u64_member(op, "time_ns"), 14);
+	prot = member(o, "protection", json_type_object);
+	assert_true(json_object_get_boolean(member(prot, "csum", json_type_boolean)));
+	assert_false(json_object_get_boolean(member(prot, "parity", json_type_boolean)));
+	assert_true(json_object_get_boolean(member(prot, "verify", json_type_boolean)));
+	assert_int_equal(u64_member(prot, "verified"), 15);
+	assert_int_equal(u64_member(prot, "repaired"), 16);
+	assert_int_equal(u64_member(prot, "unrecoverable"), 17);
+	assert_int_equal(u64_member(prot, "badblocks"), 18);
+	assert_int_equal(u64_member(prot, "badblocks_repaired"), 19);
+	assert_int_equal(u64_member(prot, "badblocks_lost"), 20);
 	json_object_put(o);
 }
 
@@ -238,6 +257,7 @@ static void test_scrub(void **state)
 	si.repaired = 1;
 	si.unrecoverable = 1;
 	si.start_ns = 1764756000ULL * 1000000000ULL;
+	si.events_suppressed = 42;
 	si.n_bad = 2;
 	si.bad[0] = (struct nova_corruption){ 16, NOVA_CORRUPT_LOG_ENTRY,
 					      81920, false };
@@ -260,6 +280,7 @@ static void test_scrub(void **state)
 	assert_true(json_object_object_get_ex(sc, "finish_time", &v) && !v);
 	assert_int_equal(u64_member(sc, "finish_ns"), 0);
 	assert_int_equal(u64_member(sc, "errno"), 0);
+	assert_int_equal(u64_member(sc, "events_suppressed"), 42);
 	bad = member(sc, "bad", json_type_array);
 	assert_int_equal(json_object_array_length(bad), 2);
 	b = json_object_array_get_idx(bad, 0);

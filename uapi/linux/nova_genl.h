@@ -136,6 +136,27 @@
  *        NOVA_STATS_A_SCRUB_REPAIRED: NLA_U64, of which repaired
  *        NOVA_STATS_A_SCRUB_UNRECOVERABLE: NLA_U64, of which not
  *                                          repairable
+ *        NOVA_STATS_A_PROTECTION: NLA_NESTED, data protection
+ *                                 (docs/protection.md)
+ *            NOVA_PROT_A_CSUM: NLA_U8, 1 if the format keeps data
+ *                              checksums (chosen at mkfs time)
+ *            NOVA_PROT_A_PARITY: NLA_U8, 1 if it keeps data parity
+ *            NOVA_PROT_A_VERIFY: NLA_U8, 1 if reads are verified now
+ *                                (0: mount option verify=off, no
+ *                                checksums, or turned off at mount)
+ *            NOVA_PROT_A_VERIFIED: NLA_U64, data strips verified since
+ *                                  mount (reads and scrubs)
+ *            NOVA_PROT_A_REPAIRED: NLA_U64, data strips, checksum slots
+ *                                  and parity strips rewritten
+ *            NOVA_PROT_A_UNRECOVERABLE: NLA_U64, data pages found
+ *                                       damaged beyond repair
+ *            NOVA_PROT_A_BADBLOCKS: NLA_U64, blocks the device's
+ *                                   bad-block list named at mount
+ *                                   (docs/protection.md)
+ *            NOVA_PROT_A_BADBLOCKS_REPAIRED: NLA_U64, of which rebuilt
+ *            NOVA_PROT_A_BADBLOCKS_LOST: NLA_U64, of which not
+ *                                        repairable (file pages then
+ *                                        read as EIO; metadata reported)
  *
  * Counters start at zero at mount time. The set of operations may grow;
  * receivers must accept names they do not know. Errors (plain request):
@@ -270,6 +291,9 @@
  *                            the pass early (e.g. ENOMEM, EROFS)
  *        NOVA_SCRUB_A_BAD_DROPPED: NLA_U64, bad objects beyond the first
  *                                  NOVA_GENL_SCRUB_BAD_MAX, not listed
+ *        NOVA_SCRUB_A_EVENTS_SUPPRESSED: NLA_U64, NOVA_CMD_CORRUPTION
+ *                                        notifications of this pass that
+ *                                        the rate limit suppressed (below)
  *        NOVA_SCRUB_A_BAD: NLA_NESTED, once per bad object, at most
  *                          NOVA_GENL_SCRUB_BAD_MAX times, in order found
  *            NOVA_CORRUPTION_A_INODE, _KIND, _OFFSET, _REPAIRED as below
@@ -293,6 +317,11 @@
  *        NOVA_CORRUPTION_A_REPAIRED: NLA_U8, 1 if the object was rewritten
  *                                    from a good copy, 0 if it is lost
  *                                    (readers of it then get EIO)
+ *        NOVA_CORRUPTION_A_SUPPRESSED: NLA_U64, only in NOVA_CMD_CORRUPTION:
+ *                                      notifications about this file
+ *                                      system that the rate limit
+ *                                      suppressed since the previous one
+ *                                      sent (0 if none)
  *
  * NOVA_CMD_SCRUB_START
  *
@@ -371,8 +400,14 @@
  *                             carries NOVA_A_SCRUB as NOVA_CMD_SCRUB_STATUS.
  *    NOVA_CMD_CORRUPTION: a damaged object was found, by a reader, at
  *                         mount, or by a scrub; carries NOVA_A_CORRUPTION.
- *                         A burst of them may be thinned out (the scrub
- *                         status keeps the count).
+ *                         Rate-limited per file system: at most
+ *                         NOVA_GENL_CORRUPTION_BURST per second; the rest
+ *                         are counted, and the count is carried by the
+ *                         next one sent (NOVA_CORRUPTION_A_SUPPRESSED) and,
+ *                         for those a scrub found, by the scrub status
+ *                         (NOVA_SCRUB_A_EVENTS_SUPPRESSED, also in
+ *                         NOVA_CMD_SCRUB_FINISHED). Nothing is counted
+ *                         while nobody listens.
  *
  * All carry NOVA_A_FS_DEV, NOVA_A_FS_UUID, NOVA_A_FS_LABEL and
  * NOVA_A_FS_BDEV; the snapshot ones also NOVA_A_SNAPSHOT with all four
@@ -405,6 +440,8 @@
 #define NOVA_GENL_SNAPSHOTS_MAX	256
 /* Bad objects listed in a scrub status (NOVA_SCRUB_A_BAD). */
 #define NOVA_GENL_SCRUB_BAD_MAX	32
+/* NOVA_CMD_CORRUPTION notifications per file system and second. */
+#define NOVA_GENL_CORRUPTION_BURST	16
 
 enum nova_cmd {
 	NOVA_CMD_UNSPEC,
@@ -479,10 +516,28 @@ enum nova_stats_attr {
 	NOVA_STATS_A_SCRUB_ERRORS,
 	NOVA_STATS_A_SCRUB_REPAIRED,
 	NOVA_STATS_A_SCRUB_UNRECOVERABLE,
+	NOVA_STATS_A_PROTECTION,
 
 	__NOVA_STATS_A_MAX
 };
 #define NOVA_STATS_A_MAX (__NOVA_STATS_A_MAX - 1)
+
+enum nova_prot_attr {
+	NOVA_PROT_A_UNSPEC,
+	NOVA_PROT_A_PAD,
+	NOVA_PROT_A_CSUM,
+	NOVA_PROT_A_PARITY,
+	NOVA_PROT_A_VERIFY,
+	NOVA_PROT_A_VERIFIED,
+	NOVA_PROT_A_REPAIRED,
+	NOVA_PROT_A_UNRECOVERABLE,
+	NOVA_PROT_A_BADBLOCKS,
+	NOVA_PROT_A_BADBLOCKS_REPAIRED,
+	NOVA_PROT_A_BADBLOCKS_LOST,
+
+	__NOVA_PROT_A_MAX
+};
+#define NOVA_PROT_A_MAX (__NOVA_PROT_A_MAX - 1)
 
 enum nova_op_attr {
 	NOVA_OP_A_UNSPEC,
@@ -549,6 +604,7 @@ enum nova_scrub_attr {
 	NOVA_SCRUB_A_ERRNO,
 	NOVA_SCRUB_A_BAD_DROPPED,
 	NOVA_SCRUB_A_BAD,
+	NOVA_SCRUB_A_EVENTS_SUPPRESSED,
 
 	__NOVA_SCRUB_A_MAX
 };
@@ -565,6 +621,10 @@ enum nova_corruption_kind {
 	NOVA_CORRUPT_PARITY = 7,	/* the parity strip of a data page */
 	NOVA_CORRUPT_JOURNAL = 8,	/* a per-CPU journal head */
 	NOVA_CORRUPT_INODE_TABLE = 9,	/* an inode-table head */
+	NOVA_CORRUPT_MEDIA = 10,	/* a block the device lists as bad:
+					 * a log page, an inode table or free
+					 * space (device offset)
+					 */
 };
 
 enum nova_corruption_attr {
@@ -574,6 +634,7 @@ enum nova_corruption_attr {
 	NOVA_CORRUPTION_A_KIND,
 	NOVA_CORRUPTION_A_OFFSET,
 	NOVA_CORRUPTION_A_REPAIRED,
+	NOVA_CORRUPTION_A_SUPPRESSED,
 
 	__NOVA_CORRUPTION_A_MAX
 };

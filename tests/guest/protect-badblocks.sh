@@ -1,0 +1,130 @@
+#!/bin/bash
+# The pmem driver's bad-block list at mount (module/badblocks.c): with
+# sectors listed through /sys/block/pmemN/badblocks the device still
+# mounts; a data block with one listed, damaged sector is rebuilt from
+# parity at mount (right data, counted, announced); one with two is
+# reported (kernel log with inode and offset, counters, a CORRUPTION
+# event) and its page reads as EIO, never as wrong data; a listed sector
+# of metadata is reported. QEMU's NFIT cannot clear poison, so listed
+# sectors stay listed until the guest reboots: the test uses a second
+# NVDIMM of its own boot.
+# nova-guest-args: --pmem-count 2 --pmem-size 256M
+# nova-timeout: 600
+# nova-expect-klog: nova \(pmem1\): error: (bad block [0-9]+|inode [0-9]+ offset 8192: unrecoverable data corruption)
+. "$NOVA_TOP/tests/guest/lib.sh"
+NOVA_PMEM=/dev/pmem1
+D=$NOVA_PMEM
+M=$NOVA_MNT
+BB=/sys/block/pmem1/badblocks
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; [ -n "${mon:-}" ] && kill "$mon" 2> /dev/null' EXIT
+
+media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
+prot() {	# FIELD of the protection object of 'novactl stats --json'
+	novactl stats --json "$M" | python3 -c "
+import json, sys
+print(json.load(sys.stdin)['filesystems'][0]['protection']['$1'])"
+}
+bbstats() {
+	echo "$(prot badblocks) $(prot badblocks_repaired) $(prot badblocks_lost)"
+}
+rd() {	# FILE OFFSET LENGTH: one pread(2); the errno name on failure
+	python3 -c "
+import errno, os, sys
+fd = os.open('$1', os.O_RDONLY)
+try:
+    os.pread(fd, $3, $2)
+except OSError as e:
+    print(errno.errorcode[e.errno], file=sys.stderr)
+    sys.exit(1)"
+}
+samepage() {	# PAGE: that page of the file reads back as written
+	cmp <(dd if="$M/f" bs=4k skip="$1" count=1 status=none) \
+	    <(dd if="$tmp/data" bs=4k skip="$1" count=1 status=none)
+}
+listed_blocks() {	# distinct 4 KiB blocks in the device's list
+	awk '{ for (s = $1; s < $1 + $2; s++) print int(s / 8) }' "$BB" | sort -u | wc -l
+}
+list_bad() {	# BLOCK STRIP: list that 512-byte sector of the device as bad
+	echo "$(($1 * 8 + $2)) 1" > "$BB"
+}
+klog_mark() { dmesg > "$tmp/klog.before"; }
+klog_new() { dmesg | tail -n +$(($(wc -l < "$tmp/klog.before") + 1)); }
+
+t_ok "the second NVDIMM has a bad-block list" test -w "$BB"
+t_is "and it is empty" "$(cat "$BB")" ""
+t_ok "format and mount" nova_mount_init
+dd if=/dev/urandom of="$tmp/data" bs=4k count=4 status=none
+cp "$tmp/data" "$M/f"
+sync
+ino=$(stat -c %i "$M/f")
+t_is "no bad blocks at a clean mount" "$(bbstats)" "0 0 0"
+t_ok "unmount" nova_umount
+for p in 0 1 2 3; do
+	blk[p]=$(media find "$D" "$tmp/data" "$p")
+done
+t_ok "found the file's pages on the device" test -n "${blk[3]}"
+
+# Page 1: strip 3 damaged and its sector listed (rebuildable).
+media flip "$D" data "${blk[1]}" $((3 * 512 + 17))
+list_bad "${blk[1]}" 3
+# Page 2: strips 0 and 5 damaged and listed (not rebuildable).
+media flip "$D" data "${blk[2]}" 100
+media flip "$D" data "${blk[2]}" $((5 * 512 + 9))
+list_bad "${blk[2]}" 0
+list_bad "${blk[2]}" 5
+# Block 0 (the superblock's block), a sector past the superblock itself.
+list_bad 0 6
+t_diag "listed: $(tr '\n' ' ' < "$BB")"
+
+novactl monitor --json > "$tmp/mon" 2> "$tmp/mon.err" &
+mon=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q Monitoring "$tmp/mon.err" && break
+	sleep 0.1
+done
+klog_mark
+t_ok "the device mounts despite listed bad sectors" nova_mount
+klog_new > "$tmp/klog"
+t_is "bad blocks: 3 listed, 1 rebuilt, 2 lost" "$(bbstats)" "3 1 2"
+t_ok "the rebuilt page reads back right" samepage 1
+t_ok "the repair is counted in the protection counters" \
+	[ "$(prot repaired)" -ge 1 ]
+t_errno "the page with two lost sectors reads as EIO" EIO rd "$M/f" 8192 4096
+t_ok "pages 0 and 3 stay readable" \
+	sh -c "cmp -n 4096 '$M/f' '$tmp/data' && cmp -i 12288:12288 '$M/f' '$tmp/data'"
+t_ok "klog: the rebuilt block, with its inode and offset" \
+	grep -q "bad block ${blk[1]} (inode $ino offset 4096): sector(s) 0x8 rebuilt from parity" "$tmp/klog"
+t_ok "klog: the lost block, with its inode and offset" \
+	grep -q "error: bad block ${blk[2]} (inode $ino offset 8192): sector(s) 0x21 cannot be rebuilt" "$tmp/klog"
+t_ok "klog: the metadata block" \
+	grep -q "error: bad block 0: sector(s) 0x40 of metadata" "$tmp/klog"
+t_diag "after the mount: listed $(tr '\n' ' ' < "$BB")"
+sleep 0.5
+kill "$mon"
+wait "$mon" 2> /dev/null
+mon=
+t_ok "CORRUPTION events at mount: data repaired, data lost, super" \
+	python3 - "$tmp/mon" "$ino" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = {(e["corruption"]["inode"], e["corruption"]["kind"],
+        e["corruption"]["offset"], e["corruption"]["repaired"])
+       for e in ev if e["event"] == "corruption"}
+ino = int(sys.argv[2])
+need = {(ino, "data", 4096, True), (ino, "data", 8192, False),
+        (0, "super", 0, False)}
+sys.exit(0 if need <= got else "missing %s; got %s" % (need - got, got))
+EOF
+
+# A remount sees the list as the driver keeps it (QEMU's NFIT cannot
+# clear poison, so all of it): the rebuilt block now verifies, the lost
+# one is still lost, the metadata sector still reported.
+t_ok "unmount" nova_umount
+t_ok "mount again" nova_mount
+n=$(listed_blocks)
+t_is "second mount: $n listed, none rebuilt, 2 lost" "$(bbstats)" "$n 0 2"
+t_ok "page 1 still reads back right" samepage 1
+t_errno "page 2 still reads as EIO" EIO rd "$M/f" 8192 4096
+t_ok "unmount" nova_umount
+t_done
