@@ -191,13 +191,30 @@ static void *fixed_at(struct image *im, unsigned int blk, size_t off)
 	return im->fixed + (size_t)blk * NOVA_BLOCK_SIZE + off;
 }
 
+/*
+ * Blocks the stripes take from the allocatable part: per stripe a 2 MiB
+ * inode table (and its replica with META_REPLICA) and a journal ring,
+ * plus the allocator's state page.
+ */
+static uint64_t stripe_blocks(const struct mkfs_params *p)
+{
+	unsigned int tables = p->features & NOVA_FEATURE_META_REPLICA ? 2 : 1;
+
+	return (uint64_t)p->cpus * (tables * NOVA_INODE_TABLE_BLOCKS + 1) + 1;
+}
+
 static int too_small(struct image *im, const struct mkfs_params *p)
 {
-	nerr_set(im->e, "%s: %llu blocks are too few for %u CPU stripes (need at least %llu, %llu MiB)",
+	struct nova_layout l;
+	uint64_t avail;
+
+	nova_layout_compute(im->nblocks, p->features, &l);
+	avail = l.alloc_end > l.alloc_start ? l.alloc_end - l.alloc_start : 0;
+	nerr_set(im->e, "%s: %llu blocks are too few for %u CPU stripes: %llu are allocatable after the fixed blocks and protection areas, the stripes' inode tables%s and journals need %llu and more (fewer stripes: -c, or less protection: -p)",
 		 im->d->path, (unsigned long long)im->nblocks, p->cpus,
-		 (unsigned long long)nova_mkfs_min_blocks(p->cpus),
-		 (unsigned long long)((nova_mkfs_min_blocks(p->cpus) *
-				       NOVA_BLOCK_SIZE + (1 << 20) - 1) >> 20));
+		 (unsigned long long)avail,
+		 p->features & NOVA_FEATURE_META_REPLICA ? " (with replicas)" : "",
+		 (unsigned long long)stripe_blocks(p));
 	return -ENOSPC;
 }
 

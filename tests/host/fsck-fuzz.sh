@@ -75,7 +75,10 @@ t_is "refuses a 4 MiB file" "$(status "$mkfs" "$tmp/small")" 1
 t_ok "... saying it is too small" grep -q "too small" "$tmp/out"
 truncate -s 64M "$tmp/cpus"
 t_is "refuses 64 stripes on 64 MiB" "$(status "$mkfs" -c 64 "$tmp/cpus")" 1
-t_is "accepts 20 stripes on 64 MiB" "$(status "$mkfs" -q -c 20 "$tmp/cpus")" 0
+# With inode replicas (the default) every stripe takes two 2 MiB tables.
+t_is "refuses 20 stripes on 64 MiB with inode replicas" "$(status "$mkfs" -c 20 "$tmp/cpus")" 1
+t_ok "... saying why" grep -q "inode tables (with replicas)" "$tmp/out"
+t_is "accepts 10 stripes on 64 MiB" "$(status "$mkfs" -q -c 10 "$tmp/cpus")" 0
 t_is "... clean" "$(status "$fsck" "$tmp/cpus")" 0
 t_is "refuses a missing file" "$(status "$mkfs" "$tmp/nonexistent")" 1
 t_is "refuses a directory" "$(status "$mkfs" "$tmp")" 1
