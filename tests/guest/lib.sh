@@ -119,3 +119,27 @@ nova_umount() {
 nova_remount() {
 	nova_umount && nova_mount "${1:-}"
 }
+
+# wait_for SECONDS CMD...: poll CMD (output discarded) every 0.2 s until it
+# succeeds; fail once SECONDS have passed.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" > /dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# pread_file FILE OFFSET LENGTH: one pread(2) of FILE, data discarded; on
+# failure print the errno name (EIO, EUCLEAN, ...) to stderr, for t_errno.
+pread_file() {
+	python3 -c "
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    os.pread(fd, int(sys.argv[3]), int(sys.argv[2]))
+except OSError as e:
+    print(errno.errorcode[e.errno], file=sys.stderr)
+    sys.exit(1)" "$1" "$2" "$3"
+}
