@@ -12,6 +12,7 @@
 
 #include "libnova.h"
 #include "state.h"
+#include "textfile.h"
 
 void novad_state_free(struct novad_state *st)
 {
@@ -59,38 +60,25 @@ int novad_state_load(const char *path, struct novad_state *st, size_t *bad)
 
 int novad_state_save(const char *path, const struct novad_state *st)
 {
-	char tmp[4200], uuid[37];
+	char uuid[37], *text = NULL;
+	size_t len = 0;
 	FILE *f;
-	int fd, r = 0;
+	int r = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	f = open_memstream(&text, &len);
+	if (!f)
 		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		return r;
-	}
 	fprintf(f, "# novad state: UUID JOB LAST-RUN (seconds since the epoch, UTC)\n");
 	for (size_t i = 0; i < st->n; i++) {
 		nova_uuid_format(st->recs[i].uuid, uuid);
 		fprintf(f, "%s %s %lld\n", uuid, st->recs[i].job,
 			(long long)st->recs[i].last);
 	}
-	if (fflush(f) || fsync(fileno(f)))
+	if (fclose(f))
 		r = -errno;
-	if (fclose(f) && !r)
-		r = -errno;
-	if (!r && fchmodat(AT_FDCWD, tmp, 0644, 0))
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
+	if (!r)
+		r = novad_file_replace(path, text, true);
+	free(text);
 	return r;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * novad textfile export (see textfile.h).
+ * Atomic file replacement for novad (see textfile.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 
 #include "textfile.h"
 
-int novad_textfile_write(const char *path, const char *text)
+int novad_file_replace(const char *path, const char *text, bool durable)
 {
 	char tmp[4200];
 	size_t len = strlen(text), off = 0;
@@ -34,6 +34,8 @@ int novad_textfile_write(const char *path, const char *text)
 		}
 		off += (size_t)w;
 	}
+	if (!r && durable && fsync(fd))
+		r = -errno;
 	/* node_exporter runs as its own user: the file must be readable. */
 	if (!r && fchmod(fd, 0644))
 		r = -errno;

@@ -68,7 +68,7 @@ host_tests=() unit_tests=() guest_tests=() boot_tests=()
 classify() {
 	case "$1" in
 	tests/host/*) host_tests+=("$1") ;;
-	tests/guest/lib.sh) ;;
+	tests/guest/lib.sh | tests/guest/lib-*.sh) ;;
 	tests/guest/*|tests/selfcheck/*) guest_tests+=("$1") ;;
 	tests/boot/*) boot_tests+=("$1") ;;
 	*/test-*) unit_tests+=("$1") ;;

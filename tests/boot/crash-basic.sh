@@ -19,12 +19,9 @@ set -uo pipefail
 . "$nova_top/tests/guest/lib.sh"
 cd "$nova_top" || exit 1
 . tests/crash/host-lib.sh
-crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/crash-basic
-crash_pmem=$crash_work/pmem
+crash_workdir crash-basic
 crash_points=0
 crash_failed=0
-rm -rf "$crash_work"
-mkdir -p "$crash_work"
 
 workloads=(mix storm rename write big tree gc mmap)
 seed=${NOVA_CRASH_SEED:-$(( $(date +%s) % 100000 ))}

@@ -11,11 +11,8 @@ set -uo pipefail
 . "$nova_top/tests/guest/lib.sh"
 cd "$nova_top" || exit 1
 . tests/crash/host-lib.sh
-crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/crash-cpus
-crash_pmem=$crash_work/pmem
+crash_workdir crash-cpus
 crash_points=0
-rm -rf "$crash_work"
-mkdir -p "$crash_work"
 
 # scan_threads BOOT: the thread count in the kernel's recovery line.
 scan_threads() {

@@ -18,10 +18,7 @@ set -uo pipefail
 . "$nova_top/tests/guest/lib.sh"
 . "$nova_top/tests/crash/host-lib.sh"
 cd "$nova_top" || exit 1
-crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/gc-crash
-crash_pmem=$crash_work/pmem
-rm -rf "$crash_work"
-mkdir -p "$crash_work"
+crash_workdir gc-crash
 guest=tests/boot/gc-crash.guest
 carry="expect.sha expect.names expect.stat"
 

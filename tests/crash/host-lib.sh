@@ -19,13 +19,24 @@
 #       Prints TAP for the boot and sets crash_cut (1: the power was cut)
 #       and crash_broken (1: the chain cannot go on).
 #
+#   crash_workdir TEST
+#       Sets crash_work (an empty results directory for TEST) and
+#       crash_pmem (the NVDIMM image in it).
+#
 # Results: $crash_work/NAME/ (console.log, results/01-step.tap, ...).
-# The caller sets crash_work, crash_pmem and crash_points and reads
-# crash_broken.
+# The caller sets crash_work and crash_pmem (crash_workdir) and
+# crash_points, and reads crash_broken.
 # shellcheck disable=SC2154,SC2034
 crash_cut=0
 crash_broken=0
 crash_prev=
+
+crash_workdir() {
+	crash_work=${NOVA_RESULTS:-$(nova_build_dir)/test-results}/$1
+	crash_pmem=$crash_work/pmem
+	rm -rf "$crash_work"
+	mkdir -p "$crash_work"
+}
 
 crash_boot() {
 	local name=$1 smp=$2 kind=$3 arg=$4 wl=$5 seed=$6 format=${7-}

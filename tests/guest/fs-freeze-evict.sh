@@ -37,20 +37,10 @@ PY
 	holder_pid=$!
 }
 
-# wait_for FILE SECONDS
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 check_frozen_close() {	# NAME KIND
 	local name=$1 free0 left
 	holder "$name" "$2"
-	t_ok "$name: open, written, $2" wait_for "$T/$name.ready" 60
+	t_ok "$name: open, written, $2" wait_for 60 test -e "$T/$name.ready"
 	free0=$(bfree)
 	t_ok "$name: fsfreeze -f" fsfreeze -f "$M"
 	echo 1000000000 > "$param"
@@ -63,7 +53,7 @@ check_frozen_close() {	# NAME KIND
 	t_is "$name: no persistence barrier while frozen" $((1000000000 - left)) 0
 	echo 0 > "$param"
 	t_ok "$name: fsfreeze -u" fsfreeze -u "$M"
-	t_ok "$name: the close completes after the thaw" wait_for "$T/$name.closed" 60
+	t_ok "$name: the close completes after the thaw" wait_for 60 test -e "$T/$name.closed"
 	wait "$holder_pid"
 	t_is "$name: the holder exited cleanly" "$?" 0
 	t_ok "$name: its 512 blocks are free again ($free0 before, $(bfree) now)" \

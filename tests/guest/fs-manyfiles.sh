@@ -6,25 +6,16 @@
 M=$NOVA_MNT
 N=${NOVA_MANYFILES:-100000}
 
-timed() {	# DESC CMD...: t_ok with the elapsed time as a comment
-	local desc=$1 s e
-	shift
-	s=$(date +%s.%N)
-	t_ok "$desc" "$@"
-	e=$(date +%s.%N)
-	t_diag "$desc: $(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.1f s", e - s }')"
-}
-
 t_ok "format and mount" nova_mount_init
 mkdir "$M/big"
-timed "create $N files" python3 -c "
+t_timed "create $N files" python3 -c "
 import os
 d = '$M/big'
 for i in range($N):
     os.close(os.open('%s/file-%06d' % (d, i), os.O_CREAT | os.O_WRONLY, 0o644))
 "
-timed "readdir finds all $N" sh -c "[ \$(ls -f $M/big | wc -l) -eq $((N + 2)) ]"
-timed "stat every file (lookup)" python3 -c "
+t_timed "readdir finds all $N" sh -c "[ \$(ls -f $M/big | wc -l) -eq $((N + 2)) ]"
+t_timed "stat every file (lookup)" python3 -c "
 import os
 for i in range(0, $N):
     os.stat('$M/big/file-%06d' % i)
@@ -32,16 +23,16 @@ for i in range(0, $N):
 t_errno "missing name in a big directory" ENOENT "$NOVA_SYS" unlink "$M/big/file-x"
 t_ok "find sees all files" sh -c "[ \$(find $M/big -type f | wc -l) -eq $N ]"
 t_ok "umount" nova_umount
-timed "mount again" nova_mount
-timed "readdir after remount" sh -c "[ \$(ls -f $M/big | wc -l) -eq $((N + 2)) ]"
-timed "unlink every other file" python3 -c "
+t_timed "mount again" nova_mount
+t_timed "readdir after remount" sh -c "[ \$(ls -f $M/big | wc -l) -eq $((N + 2)) ]"
+t_timed "unlink every other file" python3 -c "
 import os
 for i in range(0, $N, 2):
     os.unlink('$M/big/file-%06d' % i)
 "
 t_ok "half are left" sh -c "[ \$(ls -f $M/big | wc -l) -eq $((N / 2 + 2)) ]"
 t_ok "the right half" sh -c "[ -e $M/big/file-000001 ] && [ ! -e $M/big/file-000000 ]"
-timed "remove the directory" rm -rf "$M/big"
+t_timed "remove the directory" rm -rf "$M/big"
 t_ok "statfs inode count is back" python3 -c "
 import os
 s = os.statvfs('$M')

@@ -9,22 +9,11 @@
 . "$NOVA_TOP/tests/guest/lib.sh"
 py=$NOVA_TOP/tests/guest/fs_posix.py
 
-tap_from_py() {	# PASS/FAIL lines -> TAP
-	local line
-	while IFS= read -r line; do
-		case "$line" in
-		PASS\ *) t_is "${line#PASS }" ok ok ;;
-		FAIL\ *) t_is "${line#FAIL }" failed ok ;;
-		*) t_diag "$line" ;;
-		esac
-	done
-}
-
 t_ok "format and mount" nova_mount_init
-tap_from_py < <(python3 "$py" ops "$NOVA_MNT" 2>&1)
+t_from_py < <(python3 "$py" ops "$NOVA_MNT" 2>&1)
 t_ok "umount" nova_umount
 t_ok "mount again" nova_mount
-tap_from_py < <(python3 "$py" verify "$NOVA_MNT" 2>&1)
+t_from_py < <(python3 "$py" verify "$NOVA_MNT" 2>&1)
 t_ok "remount read-only" mount -o remount,ro "$NOVA_MNT"
 t_errno "create on a read-only mount" EROFS "$NOVA_SYS" open "$NOVA_MNT/x" "O_CREAT|O_WRONLY"
 t_errno "mkdir on a read-only mount" EROFS "$NOVA_SYS" mkdir "$NOVA_MNT/x"
@@ -32,6 +21,6 @@ t_errno "unlink on a read-only mount" EROFS "$NOVA_SYS" unlink "$NOVA_MNT/attrs"
 t_errno "write open on a read-only mount" EROFS "$NOVA_SYS" open "$NOVA_MNT/attrs" "O_WRONLY"
 t_ok "umount" nova_umount
 t_ok "mount read-only from clean state" nova_mount ro
-tap_from_py < <(python3 "$py" verify "$NOVA_MNT" 2>&1)
+t_from_py < <(python3 "$py" verify "$NOVA_MNT" 2>&1)
 t_ok "umount" nova_umount
 t_done

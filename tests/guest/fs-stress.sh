@@ -8,17 +8,6 @@
 M=$NOVA_MNT
 py=$NOVA_TOP/tests/guest/fs_model.py
 
-tap_from_py() {
-	local line
-	while IFS= read -r line; do
-		case "$line" in
-		PASS\ *) t_is "${line#PASS }" ok ok ;;
-		FAIL\ *) t_is "${line#FAIL }" failed ok ;;
-		*) t_diag "$line" ;;
-		esac
-	done
-}
-
 fio_run() {	# NAME ARGS...: fio with verification, 2 jobs
 	local name=$1 start end
 	shift
@@ -47,16 +36,16 @@ p1=$!
 python3 "$py" run "$M/model2" 2 3000 > /tmp/model2.out 2>&1 &
 p2=$!
 wait $p1 $p2
-tap_from_py < /tmp/model1.out
-tap_from_py < /tmp/model2.out
+t_from_py < /tmp/model1.out
+t_from_py < /tmp/model2.out
 
 python3 "$py" names "$M/ns" 11 4000 > /tmp/ns1.out 2>&1 &
 p1=$!
 python3 "$py" names "$M/ns" 12 4000 > /tmp/ns2.out 2>&1 &
 p2=$!
 wait $p1 $p2
-tap_from_py < /tmp/ns1.out
-tap_from_py < /tmp/ns2.out
+t_from_py < /tmp/ns1.out
+t_from_py < /tmp/ns2.out
 t_ok "directory link counts are consistent" python3 -c "
 import os
 for r, ds, fs in os.walk('$M/ns'):
@@ -70,8 +59,8 @@ import os
 for r, ds, fs in os.walk('$M/ns'):
     assert os.stat(r).st_nlink == 2 + len(ds), (r, os.stat(r).st_nlink, len(ds))
 "
-tap_from_py < <(python3 "$py" verify "$M/model1" 1 2>&1)
-tap_from_py < <(python3 "$py" verify "$M/model2" 2 2>&1)
+t_from_py < <(python3 "$py" verify "$M/model1" 1 2>&1)
+t_from_py < <(python3 "$py" verify "$M/model2" 2 2>&1)
 t_ok "fio files verify after remount" fio --name=randwrite-4k --directory="$M" \
 	--numjobs=2 --size=24M --rw=randwrite --bs=4k --verify=crc32c \
 	--verify_only --verify_fatal=1 --output=/tmp/fio-reverify.log

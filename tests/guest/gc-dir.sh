@@ -28,21 +28,13 @@ print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
 gc_field() {	# JSON FIELD of novactl gc --json output in $1
 	python3 -c "import json, sys; print(json.loads(sys.argv[1])['gc']['$2'])" "$1"
 }
-timed() {	# DESC CMD...: t_ok with the elapsed time as a comment
-	local desc=$1 s e
-	shift
-	s=$(date +%s.%N)
-	t_ok "$desc" "$@"
-	e=$(date +%s.%N)
-	t_diag "$desc: $(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.1f s", e - s }')"
-}
 
 t_ok "format and mount" nova_mount_init
 mkdir "$M/d"
 base_used=$(used_blocks)
 t_diag "baseline: $base_used blocks used"
 
-timed "$N files created and unlinked one at a time" \
+t_timed "$N files created and unlinked one at a time" \
 	nova-gc-load churn "$M/d" $N 1
 # Live entries: the newest removal. Every create/unlink pair shares a page
 # (or waits for the page of the one before), so fast GC frees all pages but
@@ -52,7 +44,7 @@ t_diag "log pages of the directory after $N create/unlink pairs: $lp"
 t_ok "directory log bounded ($lp <= 4)" test "$lp" -le 4
 t_is "the directory is empty" "$(ls -A "$M/d" | wc -l)" 0
 
-timed "$NB files created and unlinked $BATCH at a time" \
+t_timed "$NB files created and unlinked $BATCH at a time" \
 	nova-gc-load churn "$M/d" $NB $BATCH b
 # At most BATCH names are live; their entries (72 bytes each, 56 a page)
 # and the removals waiting for the pages of the bindings they cancel fill
@@ -78,12 +70,12 @@ t_ok "device usage back to the baseline ($used <= $base_used + 1)" \
 # --- thorough GC by the kernel itself ---
 mkdir "$M/k"
 runs0=$(gc_stat thorough_runs)
-timed "$K names created in one directory" python3 -c "
+t_timed "$K names created in one directory" python3 -c "
 import os
 for i in range($K):
     os.close(os.open('$M/k/n%06d' % i, os.O_CREAT | os.O_WRONLY, 0o644))
 "
-timed "90% of them removed" python3 -c "
+t_timed "90% of them removed" python3 -c "
 import os
 for i in range($K):
     if i % 10:

@@ -195,13 +195,10 @@ t_is "a reserved inode (the allocator's): ENOENT" "$(jget "$res" 'd["name"]')" E
 t_errno "novactl gc --inode of a missing inode" ENOENT novactl gc --json --inode 999999999 "$M"
 t_is "novactl gc --inode 0 is a usage error" "$(novactl gc --inode 0 "$M" > /dev/null 2>&1; echo $?)" 2
 ev=$(python3 - "$G" "$M" <<'PY'
-import importlib.util, json, socket, struct, subprocess, sys
+import importlib.util, json, struct, subprocess, sys
 spec = importlib.util.spec_from_file_location("gc", sys.argv[1])
 gc = importlib.util.module_from_spec(spec); spec.loader.exec_module(gc)
-fam, _ = gc.Genl().family()
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, gc.NETLINK_GENERIC)
-s.bind((0, 0))
-s.setsockopt(270, 1, fam["mcast_groups"]["events"])  # NETLINK_ADD_MEMBERSHIP
+fam, s = gc.events_socket()
 subprocess.run(["novactl", "gc", sys.argv[2]], check=True, stdout=subprocess.DEVNULL)
 s.settimeout(10)
 while True:

@@ -261,20 +261,12 @@ fi
 sum_before=$(md5sum < "$NOVA_MNT/data")
 
 # Events: unmount and mount again while two monitors listen.
-wait_for() {	# FILE ERE SECONDS
-	local i
-	for ((i = 0; i < $3 * 10; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 novactl -j monitor --count 2 > "$tmp/mon.out" 2> "$tmp/mon.err" &
 mon_pid=$!
 "${NOBODY[@]}" novactl monitor --count 2 > "$tmp/mon2.out" 2> "$tmp/mon2.err" &
 mon2_pid=$!
-t_ok "monitor subscribes" wait_for "$tmp/mon.err" Monitoring 20
-t_ok "monitor as nobody subscribes" wait_for "$tmp/mon2.err" Monitoring 20
+t_ok "monitor subscribes" wait_for 20 grep -q Monitoring "$tmp/mon.err"
+t_ok "monitor as nobody subscribes" wait_for 20 grep -q Monitoring "$tmp/mon2.err"
 t_ok "unmount" nova_umount
 run a1 novactl -j stats "$majmin"
 t_is "stats after unmount: ENODEV" "$(jget "$(out a1)" 'd["error"]["name"]')" ENODEV

@@ -254,6 +254,21 @@ class Genl:
         return fam, res
 
 
+NETLINK_ADD_MEMBERSHIP = 1
+
+
+def events_socket(group="events"):
+    """(family, socket): a netlink socket that has joined the family's
+    multicast GROUP (for tests importing this file as a module)."""
+    fam, res = Genl().family()
+    if fam is None:
+        raise OSError(res["errno"], "no nova genl family")
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    s.bind((0, 0))
+    s.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, fam["mcast_groups"][group])
+    return fam, s
+
+
 def _raw_attrs(res):
     return res["messages"][0]["attrs"]["_raw"] if res["messages"] else b""
 
@@ -273,11 +288,19 @@ def jsonable(res):
     return res
 
 
-def cmd_family(args):
+def _nova_family():
+    """(Genl, family), or (Genl, None) after printing the controller's
+    error reply as JSON."""
     g = Genl()
     fam, res = g.family()
     if fam is None:
         print(json.dumps(jsonable(res)))
+    return g, fam
+
+
+def cmd_family(args):
+    _, fam = _nova_family()
+    if fam is None:
         return 1
     fam["ops"] = {str(k): v for k, v in fam["ops"].items()}
     print(json.dumps(fam))
@@ -285,10 +308,8 @@ def cmd_family(args):
 
 
 def cmd_request(args):
-    g = Genl()
-    fam, res = g.family()
+    g, fam = _nova_family()
     if fam is None:
-        print(json.dumps(jsonable(res)))
         return 1
     res = do_request(g, fam, args)
     print(json.dumps(jsonable(res)))
@@ -297,10 +318,8 @@ def cmd_request(args):
 
 def cmd_expect(args):
     """The request fails with args.errno and an extack matching args.ere."""
-    g = Genl()
-    fam, res = g.family()
+    g, fam = _nova_family()
     if fam is None:
-        print(json.dumps(jsonable(res)))
         return 1
     res = do_request(g, fam, args)
     ext = res.get("extack") or ""
@@ -326,10 +345,8 @@ def do_request(g, fam, args):
 
 
 def cmd_inject_pages(args):
-    g = Genl()
-    fam, res = g.family()
+    g, fam = _nova_family()
     if fam is None:
-        print(json.dumps(jsonable(res)))
         return 1
     for page in range(args.pages):
         inj = (nla(NOVA["NOVA_INJECT_A_TARGET"], struct.pack("=I", args.target)) +

@@ -143,3 +143,26 @@ except OSError as e:
     print(errno.errorcode[e.errno], file=sys.stderr)
     sys.exit(1)" "$1" "$2" "$3"
 }
+
+# t_timed DESC CMD...: t_ok, with the elapsed time as a diagnostic line.
+t_timed() {
+	local desc=$1 s e
+	shift
+	s=$(date +%s.%N)
+	t_ok "$desc" "$@"
+	e=$(date +%s.%N)
+	t_diag "$desc: $(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.1f s", e - s }')"
+}
+
+# t_from_py: turn "PASS desc" / "FAIL desc" lines of a Python checker on
+# stdin into TAP results; other lines become diagnostics.
+t_from_py() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		PASS\ *) t_is "${line#PASS }" ok ok ;;
+		FAIL\ *) t_is "${line#FAIL }" failed ok ;;
+		*) t_diag "$line" ;;
+		esac
+	done
+}

@@ -11,68 +11,12 @@
 # nova-guest-args: --systemd
 # nova-timeout: 420
 . "$NOVA_TOP/tests/guest/lib.sh"
+. "$NOVA_TOP/tests/guest/lib-novad.sh"
 
 CONF=/etc/nova/novad.conf
 PROM_DIR=/var/lib/prometheus/node-exporter
 PROM=$PROM_DIR/nova.prom
 DROPIN=/run/systemd/system/novad.service.d
-MID_STARTED=64b838b7e9ee4478bc9dba99938bf34d
-MID_REJECTED=5380f6bccc364ca3a18698312de4eda0
-MID_MOUNTED=8f44d4ff0555461dae2ac6eab0d619c4
-MID_UNMOUNTED=c1c02c36371b454a93477beac918761f
-MID_UNAVAILABLE=0ef52dab008141e9a201485e75ce40f1
-MID_SNAP_CREATED=026458e4047843aca6bf66853506baa9
-MID_SNAP_DELETED=eec686a34ad544088f939c2d18aa0c7a
-
-# wait_for SECONDS CMD...: poll CMD until it succeeds.
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@" > /dev/null 2>&1; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.5
-	done
-}
-
-# jmatch FIELD=VALUE...: one novad journal entry (since the cursor file)
-# has every field; VALUE "~TEXT" means the field contains TEXT.
-jmatch() {
-	journalctl -u novad -o json --no-pager ${JCURSOR:+--after-cursor="$JCURSOR"} 2>/dev/null |
-	python3 -c '
-import json, sys
-want = [a.split("=", 1) for a in sys.argv[1:]]
-def ok(e, k, v):
-    got = e.get(k)
-    if not isinstance(got, str):
-        return False
-    return v[1:] in got if v.startswith("~") else got == v
-for line in sys.stdin:
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    if all(ok(e, k, v) for k, v in want):
-        sys.exit(0)
-sys.exit(1)' "$@"
-}
-
-# t_journal DESC FIELD=VALUE...: wait up to 20 s for such an entry.
-t_journal() {
-	local desc=$1
-	shift
-	if wait_for 20 jmatch "$@"; then
-		t_ok "$desc" true
-	else
-		t_ok "$desc" false
-		t_diag "no novad journal entry with: $*"
-		journalctl -u novad -o json --no-pager -n 15 2>&1 | sed 's/^/#   /' | cut -c1-400
-	fi
-}
-
-mark_journal() {
-	JCURSOR=$(journalctl -u novad -n 1 --show-cursor --no-pager 2>/dev/null |
-		  sed -n 's/^-- cursor: //p')
-}
 
 prop() { systemctl show -p "$1" --value novad; }
 

@@ -13,68 +13,13 @@
 # nova-timeout: 360
 # nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
 . "$NOVA_TOP/tests/guest/lib.sh"
+. "$NOVA_TOP/tests/guest/lib-novad.sh"
 
 CONF=/etc/nova/novad.conf
 M=$NOVA_MNT
 HOOK=/usr/local/libexec/novad-test-hook
 HOOKLOG=/var/lib/novad/hook.log
-MID_SCRUB_FINISHED=977c38b541da459fbf2517a894492628
-MID_CORRUPTION=4ecb137f478e4312a30d2cada427e1e2
-MID_HOOK=18de991af75a4045bc92c137cd9c0655
-MID_SKIPPED=96277a3f9bed4dc89249644d1b7df4ab
-MID_SNAP_CREATED=026458e4047843aca6bf66853506baa9
-MID_SNAP_DELETED=eec686a34ad544088f939c2d18aa0c7a
 FREQ_RE='^auto-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{4}Z-frequently$'
-
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@" > /dev/null 2>&1; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.5
-	done
-}
-
-# jcount FIELD=VALUE...: how many novad journal entries since the cursor
-# have every field ("~TEXT": contains TEXT).
-jcount() {
-	journalctl -u novad -o json --no-pager ${JCURSOR:+--after-cursor="$JCURSOR"} 2>/dev/null |
-	python3 -c '
-import json, sys
-want = [a.split("=", 1) for a in sys.argv[1:]]
-def ok(e, k, v):
-    got = e.get(k)
-    if not isinstance(got, str):
-        return False
-    return v[1:] in got if v.startswith("~") else got == v
-n = 0
-for line in sys.stdin:
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    n += all(ok(e, k, v) for k, v in want)
-print(n)' "$@"
-}
-jmatch() { [ "$(jcount "$@")" -ge 1 ]; }
-jatleast() { local n=$1; shift; [ "$(jcount "$@")" -ge "$n" ]; }
-
-t_journal() {	# t_journal DESC SECONDS FIELD=VALUE...
-	local desc=$1 secs=$2
-	shift 2
-	if wait_for "$secs" jmatch "$@"; then
-		t_ok "$desc" true
-	else
-		t_ok "$desc" false
-		t_diag "no novad journal entry with: $*"
-		journalctl -u novad -o json --no-pager -n 12 2>&1 | sed 's/^/#   /' | cut -c1-600
-	fi
-}
-
-mark_journal() {
-	JCURSOR=$(journalctl -u novad -n 1 --show-cursor --no-pager 2>/dev/null |
-		  sed -n 's/^-- cursor: //p')
-}
 
 snap_names() {
 	novactl snapshot list "$M" --json |
