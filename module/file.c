@@ -132,22 +132,57 @@ static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
  * the blocks it replaces are freed (the entry is committed, so nothing on
  * media refers to them any more).
  */
+#define NOVA_INDEX_BATCH	32
+
+/*
+ * Point file pages [@pgoff, @pgoff + @n) (@n <= NOVA_INDEX_BATCH) at @val
+ * with one walk of the xarray and one round of its lock, instead of one of
+ * each per page as xa_store() does (a 2 MiB write is 512 pages). The
+ * values replaced are returned in @old[], so that the caller frees their
+ * blocks outside the xarray's spinlock. Node allocation does not fail
+ * (__GFP_NOFAIL): the entry is committed, its pages must be indexed. A
+ * store that needs memory drops the lock, allocates, and goes on from the
+ * page it stopped at.
+ */
+static void nova_index_store(struct xarray *xa, pgoff_t pgoff,
+			     unsigned int n, void *val, void **old)
+{
+	XA_STATE(xas, xa, pgoff);
+	unsigned int i = 0;
+
+	do {
+		xas_lock(&xas);
+		while (i < n) {
+			old[i] = xas_store(&xas, val);
+			if (xas_error(&xas))
+				break;
+			if (++i < n)
+				xas_next(&xas);
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_NOFS | __GFP_NOFAIL));
+}
+
 void nova_file_apply_write(struct inode *inode, u64 off,
 			   struct nova_file_write_entry *fw, bool runtime)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff);
-	u32 i, n = le32_to_cpu(fw->fw_num_pages);
+	u32 i, k, batch, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
+	void *old[NOVA_INDEX_BATCH];
 
-	for (i = 0; i < n; i++) {
-		void *old = xa_store(&ni->pages, pgoff + i, xa_mk_value(off),
-				     GFP_NOFS | __GFP_NOFAIL);
-
-		if (!old)
-			ni->data_pages++;
-		else if (runtime)
-			nova_page_gone(inode, old, pgoff + i, &run);
+	for (i = 0; i < n; i += batch) {
+		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
+		nova_index_store(&ni->pages, pgoff + i, batch,
+				 xa_mk_value(off), old);
+		for (k = 0; k < batch; k++) {
+			if (!old[k])
+				ni->data_pages++;
+			else if (runtime)
+				nova_page_gone(inode, old[k], pgoff + i + k,
+					       &run);
+		}
 	}
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);
