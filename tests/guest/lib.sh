@@ -143,3 +143,12 @@ except OSError as e:
     print(errno.errorcode[e.errno], file=sys.stderr)
     sys.exit(1)" "$1" "$2" "$3"
 }
+
+# monitor_start FILE: 'novactl monitor --json' in the background, events
+# to FILE and its messages to FILE.err, its pid in $mon (the caller kills
+# and waits for it). Returns once it listens; fails after 10 s.
+monitor_start() {
+	novactl monitor --json > "$1" 2> "$1.err" &
+	mon=$!
+	wait_for 10 grep -q Monitoring "$1.err"
+}
