@@ -28,16 +28,6 @@ print(json.load(sys.stdin)['filesystems'][0]['protection']['$1'])"
 bbstats() {
 	echo "$(prot badblocks) $(prot badblocks_repaired) $(prot badblocks_lost)"
 }
-rd() {	# FILE OFFSET LENGTH: one pread(2); the errno name on failure
-	python3 -c "
-import errno, os, sys
-fd = os.open('$1', os.O_RDONLY)
-try:
-    os.pread(fd, $3, $2)
-except OSError as e:
-    print(errno.errorcode[e.errno], file=sys.stderr)
-    sys.exit(1)"
-}
 samepage() {	# PAGE: that page of the file reads back as written
 	cmp <(dd if="$M/f" bs=4k skip="$1" count=1 status=none) \
 	    <(dd if="$tmp/data" bs=4k skip="$1" count=1 status=none)
@@ -77,12 +67,8 @@ list_bad "${blk[2]}" 5
 list_bad 0 6
 t_diag "listed: $(tr '\n' ' ' < "$BB")"
 
-novactl monitor --json > "$tmp/mon" 2> "$tmp/mon.err" &
-mon=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q Monitoring "$tmp/mon.err" && break
-	sleep 0.1
-done
+monitor_start "$tmp/mon"
+t_is "the event monitor listens" "$?" 0
 klog_mark
 t_ok "the device mounts despite listed bad sectors" nova_mount
 klog_new > "$tmp/klog"
@@ -90,7 +76,7 @@ t_is "bad blocks: 3 listed, 1 rebuilt, 2 lost" "$(bbstats)" "3 1 2"
 t_ok "the rebuilt page reads back right" samepage 1
 t_ok "the repair is counted in the protection counters" \
 	[ "$(prot repaired)" -ge 1 ]
-t_errno "the page with two lost sectors reads as EIO" EIO rd "$M/f" 8192 4096
+t_errno "the page with two lost sectors reads as EIO" EIO pread_file "$M/f" 8192 4096
 t_ok "pages 0 and 3 stay readable" \
 	sh -c "cmp -n 4096 '$M/f' '$tmp/data' && cmp -i 12288:12288 '$M/f' '$tmp/data'"
 t_ok "klog: the rebuilt block, with its inode and offset" \
@@ -125,6 +111,6 @@ t_ok "mount again" nova_mount
 n=$(listed_blocks)
 t_is "second mount: $n listed, none rebuilt, 2 lost" "$(bbstats)" "$n 0 2"
 t_ok "page 1 still reads back right" samepage 1
-t_errno "page 2 still reads as EIO" EIO rd "$M/f" 8192 4096
+t_errno "page 2 still reads as EIO" EIO pread_file "$M/f" 8192 4096
 t_ok "unmount" nova_umount
 t_done
