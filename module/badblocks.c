@@ -32,9 +32,12 @@
  *    or no parity: reported unrecoverable; reads of the page then fail
  *    with EIO through the checksums, never returning wrong data. Listed
  *    strips that still verify are left alone.
+ *  - a free block: withheld from the allocator until unmount, so that
+ *    nothing new is written to it (nova_bb_metadata()); reported as a
+ *    warning, nothing is lost.
  *  - any other block (superblock area, journals, inode tables, log
- *    pages, checksum/parity areas, free space): reported. Metadata has
- *    no replica yet; nova_bb_metadata() is the hook for it.
+ *    pages, checksum/parity areas): reported. Inode slots are served
+ *    from their replicas when read; nothing here rewrites metadata.
  * Each finding is counted (nova_sb_info.bb_*, STATS_GET), logged with
  * the inode and offset where known, and announced with
  * nova_ctl_corruption_event().
@@ -98,6 +101,9 @@ long nova_bb_map_device(struct nova_sb_info *sbi)
 	}
 	return done;
 }
+
+/* nova_bb_metadata(): a free block, now kept out of allocation. */
+#define NOVA_BB_WITHHELD	2
 
 /* One listed block and what it turned out to be. */
 struct nova_bb_block {
@@ -360,15 +366,25 @@ out:
 }
 
 /*
- * A listed block that is not file data: metadata, a protection area or
- * free space. Metadata has no replicas yet: this is where a repair from
- * the replica belongs once the core keeps one (the block is b->blk; the
- * caller reports what this returns). Returns 1 if repaired, -EIO if not.
+ * A listed block that is not file data: free space, metadata or a
+ * protection area. A free block is withheld from the allocator for the
+ * rest of the mount (nova_balloc_withhold(); the saved allocator state
+ * keeps it free, so the next mount decides again): nothing is lost, and
+ * no new data or metadata lands on the damaged media. Metadata is not
+ * repaired here: inode slots are served from their replica when read
+ * (nova_inode_check()), the rest has none (the block is b->blk; the
+ * caller reports what this returns). Returns 2 if withheld, 1 if
+ * repaired, -EIO if not.
  */
 static int nova_bb_metadata(struct super_block *sb,
 			    const struct nova_bb_block *b)
 {
-	return -EIO;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sbi->bb_held || !nova_balloc_withhold(sb, b->blk))
+		return -EIO;
+	sbi->bb_held[sbi->bb_nr_held++] = b->blk;
+	return NOVA_BB_WITHHELD;
 }
 
 /* What kind of object block @blk holds, for the report. */
@@ -412,6 +428,11 @@ static void nova_bb_report(struct super_block *sb,
 		return;
 	}
 	kind = nova_bb_kind(sbi, b->blk);
+	if (ret == NOVA_BB_WITHHELD) {
+		nova_warn(sb, "bad block %lu: sector(s) 0x%lx of free space, withheld from allocation",
+			  b->blk, b->sectors);
+		return;
+	}
 	if (ret == 1) {
 		nova_info(sb, "bad block %lu: metadata sector(s) 0x%lx repaired",
 			  b->blk, b->sectors);
@@ -437,6 +458,10 @@ void nova_bb_mount(struct super_block *sb)
 	err = nova_bb_collect(sb, &w);
 	if (err || !w.n)
 		goto out;
+	/* Withheld blocks are remembered until unmount (balloc.c). */
+	kfree(sbi->bb_held);
+	sbi->bb_nr_held = 0;
+	sbi->bb_held = kcalloc(w.n, sizeof(*sbi->bb_held), GFP_KERNEL);
 	nova_bb_find_owners(sb, &w);
 	for (i = 0; i < w.n; i++) {
 		const struct nova_bb_block *b = &w.b[i];
@@ -449,6 +474,8 @@ void nova_bb_mount(struct super_block *sb)
 		sbi->bb_blocks++;
 		if (ret == 1)
 			sbi->bb_repaired++;
+		else if (ret == NOVA_BB_WITHHELD)
+			sbi->bb_withheld++;
 		else if (ret < 0)
 			sbi->bb_lost++;
 		if (ret < 0 && b->ino)

@@ -157,6 +157,82 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		atomic_long_sub(n, &sbi->meta_blocks);
 }
 
+/*
+ * Take the single free block @blk out of @fl, splitting its range (the
+ * upper half goes into *@spare). Returns false if @blk is not free. Lock
+ * held.
+ */
+static bool nova_remove_block(struct nova_free_list *fl, unsigned long blk,
+			      struct nova_range_node **spare)
+{
+	struct rb_node *p = fl->root.rb_node, **link, *parent;
+	struct nova_range_node *r = NULL, *hi;
+
+	while (p) {
+		r = rb_entry(p, struct nova_range_node, node);
+		if (blk < r->start)
+			p = p->rb_left;
+		else if (blk >= r->end)
+			p = p->rb_right;
+		else
+			break;
+	}
+	if (!p)
+		return false;
+	fl->free--;
+	if (r->start == blk) {
+		r->start++;
+	} else if (r->end == blk + 1) {
+		r->end--;
+	} else {
+		hi = *spare;
+		*spare = NULL;
+		hi->start = blk + 1;
+		hi->end = r->end;
+		r->end = blk;
+		/* hi is the leftmost node to the right of r. */
+		link = &r->node.rb_right;
+		parent = &r->node;
+		while (*link) {
+			parent = *link;
+			link = &(*link)->rb_left;
+		}
+		rb_link_node(&hi->node, parent, link);
+		rb_insert_color(&hi->node, &fl->root);
+		fl->nr_ranges++;
+		return true;
+	}
+	if (!nova_range_len(r)) {
+		rb_erase(&r->node, &fl->root);
+		fl->nr_ranges--;
+		kfree(r);
+	}
+	return true;
+}
+
+/*
+ * Keep free block @blk from ever being allocated (a known media error,
+ * badblocks.c). It is not counted as used: it is simply not free.
+ * Returns true if @blk was free and is withheld now.
+ */
+bool nova_balloc_withhold(struct super_block *sb, unsigned long blk)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_free_list *fl;
+	struct nova_range_node *spare;
+	bool taken;
+
+	if (!nova_block_ok(sbi, blk, 1))
+		return false;
+	fl = &sbi->free_lists[nova_list_of(sbi, blk)];
+	spare = kmalloc(sizeof(*spare), GFP_NOFS | __GFP_NOFAIL);
+	spin_lock(&fl->lock);
+	taken = nova_remove_block(fl, blk, &spare);
+	spin_unlock(&fl->lock);
+	kfree(spare);
+	return taken;
+}
+
 /* Take up to @want blocks (exactly @want if @contig) from one list. */
 static unsigned long nova_take(struct nova_free_list *fl, unsigned long want,
 			       bool contig, unsigned long *blk)
@@ -346,6 +422,9 @@ void nova_balloc_destroy(struct super_block *sb)
 	sbi->free_lists = NULL;
 	kfree(sbi->state_pages);
 	sbi->state_pages = NULL;
+	kfree(sbi->bb_held);
+	sbi->bb_held = NULL;
+	sbi->bb_nr_held = 0;
 }
 
 /* ---- saving and restoring the allocator state ---- */
@@ -392,89 +471,109 @@ static u64 nova_write_state_page(struct nova_sb_info *sbi,
 	return ((u64)blk << NOVA_BLOCK_SHIFT) + size;
 }
 
+/* Filling the state pages, one range at a time. */
+struct nova_state_writer {
+	struct nova_sb_info *sbi;
+	struct nova_free_ranges_entry *fr;
+	unsigned long *pages;
+	unsigned long npages;
+	unsigned long i;		/* the page being filled */
+	unsigned int k;			/* ranges in it so far */
+	u64 tail;
+};
+
+static void nova_state_put(struct nova_state_writer *w, unsigned long start,
+			   unsigned long len)
+{
+	w->fr->fr_ranges[w->k].r_start = cpu_to_le64(start);
+	w->fr->fr_ranges[w->k].r_len = cpu_to_le64(len);
+	if (++w->k < NOVA_RANGES_PER_ENTRY)
+		return;
+	w->tail = nova_write_state_page(w->sbi, w->fr, w->k, w->pages[w->i],
+					w->i + 1 < w->npages ?
+					w->pages[w->i + 1] : 0);
+	w->i++;
+	w->k = 0;
+}
+
 /*
  * Write every free range to the log of NOVA_ALLOC_INO. The pages for that
  * log are allocated first, so the ranges written exclude them; allocating
- * from the front of ranges never increases the number of ranges. Called
+ * from the front of ranges never increases the number of ranges. Blocks
+ * withheld for media errors (nova_balloc_withhold()) are saved as free:
+ * the next mount decides again from the driver's list of its time. Called
  * with the file system quiescent (unmount, remount read-only).
  */
 int nova_save_alloc_state(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *pi = nova_alloc_pi(sbi);
-	struct nova_free_ranges_entry *fr;
-	unsigned long nr = 0, npages, i, got;
-	unsigned long *pages;
-	unsigned int l, k = 0;
-	u64 tail = 0;
+	struct nova_state_writer w = { .sbi = sbi };
+	unsigned long nr = sbi->bb_nr_held, i, got;
+	unsigned int l;
 	int err = 0;
 
 	for (l = 0; l < sbi->nr_lists; l++)
 		nr += sbi->free_lists[l].nr_ranges;
-	npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
+	w.npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
 
 	/* Forget an older saved state first: it would otherwise be reused. */
 	nova_pi_commit64(sbi, &pi->i_log_tail, 0);
 	nova_pi_commit64(sbi, &pi->i_log_head, 0);
-	if (!npages)
+	if (!w.npages)
 		return 0;
 
-	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	fr = kzalloc(NOVA_LOG_DATA_SIZE, GFP_KERNEL);
-	if (!pages || !fr) {
+	w.pages = kcalloc(w.npages, sizeof(*w.pages), GFP_KERNEL);
+	w.fr = kzalloc(NOVA_LOG_DATA_SIZE, GFP_KERNEL);
+	if (!w.pages || !w.fr) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < npages; i++) {
+	for (i = 0; i < w.npages; i++) {
 		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META,
-					&pages[i], &got);
+					&w.pages[i], &got);
 		if (err) {
 			while (i--)
-				nova_free_blocks(sb, pages[i], 1,
+				nova_free_blocks(sb, w.pages[i], 1,
 						 NOVA_BLOCK_META);
 			goto out;
 		}
 	}
 
 	/* Fill the pages; nothing of this is reachable until the head store. */
-	i = 0;
 	for (l = 0; l < sbi->nr_lists; l++) {
 		struct nova_range_node *r;
 		struct rb_node *p;
 
 		for (p = rb_first(&sbi->free_lists[l].root); p; p = rb_next(p)) {
 			r = rb_entry(p, struct nova_range_node, node);
-			fr->fr_ranges[k].r_start = cpu_to_le64(r->start);
-			fr->fr_ranges[k].r_len = cpu_to_le64(nova_range_len(r));
-			if (++k < NOVA_RANGES_PER_ENTRY)
-				continue;
-			tail = nova_write_state_page(sbi, fr, k, pages[i],
-					i + 1 < npages ? pages[i + 1] : 0);
-			i++;
-			k = 0;
+			nova_state_put(&w, r->start, nova_range_len(r));
 		}
 	}
-	if (k) {
-		tail = nova_write_state_page(sbi, fr, k, pages[i], 0);
-		i++;
+	for (i = 0; i < sbi->bb_nr_held; i++)
+		nova_state_put(&w, sbi->bb_held[i], 1);
+	if (w.k) {
+		w.tail = nova_write_state_page(sbi, w.fr, w.k, w.pages[w.i], 0);
+		w.i++;
 	}
 	/* Unused pages (the ranges shrank while allocating them) go back. */
-	while (npages > i)
-		nova_free_blocks(sb, pages[--npages], 1, NOVA_BLOCK_META);
-	if (!npages)
+	while (w.npages > w.i)
+		nova_free_blocks(sb, w.pages[--w.npages], 1, NOVA_BLOCK_META);
+	if (!w.npages)
 		goto out;
-	nova_init_state_page(sbi, pages[npages - 1], 0);
+	nova_init_state_page(sbi, w.pages[w.npages - 1], 0);
 
 	/* Pages durable, then head, then tail: the state is complete. */
-	nova_pi_commit64(sbi, &pi->i_log_head, (u64)pages[0] << NOVA_BLOCK_SHIFT);
-	nova_pi_commit64(sbi, &pi->i_log_tail, tail);
+	nova_pi_commit64(sbi, &pi->i_log_head,
+			 (u64)w.pages[0] << NOVA_BLOCK_SHIFT);
+	nova_pi_commit64(sbi, &pi->i_log_tail, w.tail);
 	kfree(sbi->state_pages);
-	sbi->state_pages = pages;
-	sbi->nr_state_pages = npages;
-	pages = NULL;
+	sbi->state_pages = w.pages;
+	sbi->nr_state_pages = w.npages;
+	w.pages = NULL;
 out:
-	kfree(fr);
-	kfree(pages);
+	kfree(w.fr);
+	kfree(w.pages);
 	return err;
 }
 

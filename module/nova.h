@@ -129,6 +129,9 @@ struct nova_sb_info {
 	u64 bb_blocks;			/* listed blocks checked */
 	u64 bb_repaired;		/* of which rebuilt */
 	u64 bb_lost;			/* of which not repairable */
+	u64 bb_withheld;		/* of which free, kept from allocation */
+	unsigned long *bb_held;		/* those blocks (balloc.c) */
+	unsigned int bb_nr_held;
 
 	/* statistics (stats.c) */
 	struct nova_op_stats __percpu *op_stats;
@@ -276,6 +279,7 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
 			   unsigned long *blk);
 unsigned long nova_count_free(struct super_block *sb);
+bool nova_balloc_withhold(struct super_block *sb, unsigned long blk);
 unsigned long nova_count_user_free(struct super_block *sb);
 int nova_save_alloc_state(struct super_block *sb);
 int nova_restore_alloc_state(struct super_block *sb);

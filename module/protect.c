@@ -44,6 +44,7 @@
  * i_rwsem exclusively and log_lock.
  */
 #include <linux/crc32c.h>
+#include <linux/nova_genl.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -216,8 +217,9 @@ static void nova_check_read(struct nova_sb_info *sbi, unsigned long blk,
 
 /*
  * Rebuild the one bad strip @bad from parity. On success the rebuilt
- * strip is in k->buf, k->c holds its checksum in both copies and both
- * copies are marked for rewriting where they differed.
+ * strip is in k->buf, k->c holds its checksum in both copies, and a copy
+ * is marked for rewriting only where it differed (one bad strip with both
+ * copies right is one repair, the strip).
  */
 static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 			       struct nova_block_check *k, unsigned int bad)
@@ -226,6 +228,7 @@ static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 	u64 *strip = (u64 *)(k->buf + bad * NOVA_STRIP_SIZE);
 	const u64 *s = (const u64 *)k->buf;
 	unsigned int i, w, words = ARRAY_SIZE(p);
+	bool m0, m1;
 	u32 crc;
 
 	if (!nova_prot_parity(sbi) ||
@@ -236,18 +239,20 @@ static bool nova_check_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 			for (w = 0; w < words; w++)
 				p[w] ^= s[i * words + w];
 	crc = nova_strip_crc(p);
-	if (k->copy_ok[0] && le32_to_cpu(k->c[0][bad]) == crc) {
-		__set_bit(bad, &k->fix[1]);
-	} else if (k->copy_ok[1] && le32_to_cpu(k->c[1][bad]) == crc) {
-		__set_bit(bad, &k->fix[0]);
-	} else {
-		/*
-		 * Not even when the rebuilt strip equals the one on the
-		 * medium: the same damage in the strip and in the parity
-		 * cancels out, so agreement proves nothing. EIO.
-		 */
+	m0 = k->copy_ok[0] && le32_to_cpu(k->c[0][bad]) == crc;
+	m1 = k->copy_ok[1] && le32_to_cpu(k->c[1][bad]) == crc;
+	/*
+	 * No copy confirms the rebuild: EIO. Not even when the rebuilt strip
+	 * equals the one on the medium: the same damage in the strip and in
+	 * the parity cancels out, so agreement proves nothing.
+	 */
+	if (!m0 && !m1)
 		return false;
-	}
+	/* Only a copy that disagrees with the rebuilt strip is rewritten. */
+	if (!m0)
+		__set_bit(bad, &k->fix[0]);
+	if (!m1)
+		__set_bit(bad, &k->fix[1]);
 	memcpy(strip, p, sizeof(p));
 	k->c[0][bad] = cpu_to_le32(crc);
 	k->c[1][bad] = cpu_to_le32(crc);
@@ -306,6 +311,16 @@ static unsigned int nova_check_repair(struct nova_sb_info *sbi,
 	return n;
 }
 
+/* The kind of what nova_check_read()/nova_check_parity() found bad. */
+static u32 nova_check_kind(const struct nova_block_check *k)
+{
+	if (k->bad)
+		return NOVA_CORRUPT_DATA;
+	if (k->fix[0] || k->fix[1])
+		return NOVA_CORRUPT_CSUM;
+	return NOVA_CORRUPT_PARITY;
+}
+
 /*
  * Verify block @blk into @buf; repair if @repair. Returns 0 with the good
  * contents in @buf, or -EIO if the block cannot be repaired.
@@ -326,6 +341,7 @@ static int nova_check_block(struct nova_sb_info *sbi, unsigned long blk,
 	atomic64_add(NOVA_STRIPS, &sbi->prot_verified);
 	if (nbad > 1 || (nbad == 1 &&
 			 !nova_check_rebuild(sbi, blk, &k, __ffs(k.bad)))) {
+		res->kind = NOVA_CORRUPT_DATA;
 		res->unrecoverable++;
 		atomic64_inc(&sbi->prot_unrecoverable);
 		return -EIO;
@@ -334,6 +350,7 @@ static int nova_check_block(struct nova_sb_info *sbi, unsigned long blk,
 		rebuilt = __ffs(k.bad);
 	else if (!nova_check_parity(sbi, blk, &k))
 		res->bad++;
+	res->kind = nova_check_kind(&k);
 	if (!repair || (rebuilt < 0 && !k.fix[0] && !k.fix[1] &&
 			!k.fix_parity))
 		return 0;
@@ -409,6 +426,15 @@ int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 	else if (res.repaired)
 		nova_info(sb, "inode %lu offset %lld: repaired %u damaged strip(s) or checksum(s) of block %lu",
 			  inode->i_ino, pos, res.repaired, blk);
+	/*
+	 * One CORRUPTION event per damaged page a reader meets, rate-limited
+	 * per file system like the scrub's (genl.c). "Repaired" only if the
+	 * damage was rewritten: a read-only mount returns the rebuilt data
+	 * but leaves the medium as it is.
+	 */
+	if (err || res.bad)
+		nova_ctl_corruption_event(sb, inode->i_ino, res.kind, pos,
+					  !err && res.repaired);
 	return err;
 }
 

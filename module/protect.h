@@ -34,6 +34,7 @@ struct nova_verify_result {
 	u32 bad;		/* found damaged */
 	u32 repaired;		/* rewritten from parity or the other copy */
 	u32 unrecoverable;	/* damaged beyond repair */
+	u32 kind;		/* data blocks: NOVA_CORRUPT_* of the damage */
 };
 
 int nova_verify_data_block(struct super_block *sb, u64 blocknr, bool repair,

@@ -506,9 +506,14 @@ static void nova_scrub_verified(struct nova_scrub *s,
 	spin_lock(&s->lock);
 	nova_scrub_tally(s, res->bad, res->repaired, res->unrecoverable);
 	spin_unlock(&s->lock);
+	/*
+	 * The first res->repaired findings were rewritten; the others were
+	 * found and left as they are (no good copy, or a copy that could not
+	 * be written): those are not listed as repaired.
+	 */
 	for (i = s->ctx_notes; i < res->bad; i++)
 		nova_ctl_corruption_event(s->sb, s->ctx_ino, s->ctx_kind,
-					  s->ctx_off, !res->unrecoverable);
+					  s->ctx_off, i < res->repaired);
 }
 
 /*
@@ -598,35 +603,34 @@ static void nova_scrub_verified_data(struct nova_scrub *s,
 		else
 			kind = NOVA_CORRUPT_DATA;
 		nova_ctl_corruption_event(s->sb, s->ctx_ino, kind, s->ctx_off,
-					  !res->unrecoverable);
+					  !res->unrecoverable &&
+					  res->repaired);
 	}
 }
 
 /*
- * Check data block @blk of the file being scrubbed: first without repair;
- * if anything is bad, find out what (nova_scrub_probe()) and then repair.
- * A damaged block is thus verified twice (prot_verified counts both); a
- * good one once. Returns 0, or -errno other than -EIO.
+ * Check data block @blk of the file being scrubbed: first the core's
+ * read-only intact test (nova_block_intact(), which counts the block in
+ * prot_verified only if it is intact); if anything is bad, find out what
+ * (nova_scrub_probe(), which counts nothing) and then verify and repair
+ * (nova_verify_data_block(), which counts it). Every block is thus counted
+ * once, good or damaged. Returns 0, or -errno other than -EIO.
  */
 static int nova_scrub_block(struct nova_scrub *s, unsigned long blk, u8 *buf)
 {
+	struct nova_sb_info *sbi = NOVA_SB(s->sb);
 	struct nova_verify_result res = { };
 	struct nova_scrub_kinds k = { };
 	int err;
 
-	err = nova_verify_data_block(s->sb, blk, false, &res);
+	if (!nova_block_ok(sbi, blk, 1))
+		return -ERANGE;
+	if (nova_block_intact(s->sb, blk))
+		return 0;
+	nova_scrub_probe(sbi, blk, buf, &k);
+	err = nova_verify_data_block(s->sb, blk, true, &res);
 	if (err && err != -EIO)
 		return err;
-	if (res.bad || err) {
-		nova_scrub_probe(NOVA_SB(s->sb), blk, buf, &k);
-		if (!err) {
-			/* Repairable: repair and count that pass instead. */
-			memset(&res, 0, sizeof(res));
-			err = nova_verify_data_block(s->sb, blk, true, &res);
-			if (err && err != -EIO)
-				return err;
-		}
-	}
 	nova_scrub_verified_data(s, &res, &k);
 	return 0;
 }

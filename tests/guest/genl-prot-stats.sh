@@ -11,7 +11,7 @@ M=$NOVA_MNT
 J=$NOVA_TOP/tests/guest/genl-json-check.py
 P=/sys/module/nova/parameters/inject
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; echo 0 > "$P"' EXIT
+trap 'rm -rf "$tmp"; echo 0 > "$P"; [ -n "${mon:-}" ] && kill "$mon" 2> /dev/null' EXIT
 
 prot() {	# FIELD of the protection object of 'novactl stats --json'
 	novactl stats --json "$M" | python3 -c "
@@ -28,16 +28,6 @@ counters() {
 moved() {	# BEFORE AFTER: the difference of two 'counters' lines
 	set -- $1 $2
 	echo "$(($4 - $1)) $(($5 - $2)) $(($6 - $3))"
-}
-rd() {	# FILE OFFSET LENGTH: one pread(2); the errno name on failure
-	python3 -c "
-import errno, os, sys
-fd = os.open('$1', os.O_RDONLY)
-try:
-    os.pread(fd, $3, $2)
-except OSError as e:
-    print(errno.errorcode[e.errno], file=sys.stderr)
-    sys.exit(1)"
 }
 readpage() {	# FILE PAGE: one read(2) of that page into $tmp/got
 	dd if="$1" of="$tmp/got" bs=4096 skip="$2" count=1 status=none
@@ -73,6 +63,8 @@ sync
 ino=$(stat -c %i "$M/f")
 echo 1 > "$P"
 
+monitor_start "$tmp/mon"
+t_is "the event monitor listens" "$?" 0
 c0=$(counters)
 readpage "$M/f" 0
 t_ok "a clean page reads back" cmp -n 4096 "$tmp/data" "$tmp/got"
@@ -83,21 +75,39 @@ t_ok "inject one data strip of page 0" novactl debug inject data --ino "$ino" --
 readpage "$M/f" 0
 t_ok "the damaged page reads back right" cmp -n 4096 "$tmp/data" "$tmp/got"
 c2=$(counters)
-# The strip is rebuilt from parity and rewritten (1), and the replica's
-# checksum slot of that strip is rewritten too (protect.c marks the other
-# copy whenever one copy confirms the rebuild) (1): 2 writes.
-t_is "a repairing read: 8 verified, strip + checksum slot rewritten" "$(moved "$c1" "$c2")" "8 2 0"
+# The strip is rebuilt from parity and rewritten; both checksum copies of
+# it were right and are left alone: 1 write.
+t_is "a repairing read: 8 verified, the strip rewritten" "$(moved "$c1" "$c2")" "8 1 0"
 readpage "$M/f" 0
 c3=$(counters)
 t_is "the next read finds it repaired" "$(moved "$c2" "$c3")" "8 0 0"
 
 t_ok "inject a second strip of page 1" novactl debug inject data --ino "$ino" --offset 4196 "$M"
 t_ok "... and another one of page 1" novactl debug inject data --ino "$ino" --offset 8000 "$M"
-t_errno "two bad strips: EIO" EIO rd "$M/f" 4096 4096
+t_errno "two bad strips: EIO" EIO pread_file "$M/f" 4096 4096
 c4=$(counters)
 t_is "an unrepairable read: 8 verified, 1 page unrecoverable" "$(moved "$c3" "$c4")" "8 0 1"
 readpage "$M/f" 0
 t_ok "the other page stays readable" cmp -n 4096 "$tmp/data" "$tmp/got"
+
+
+# Readers announce what they find: one CORRUPTION event per damaged page
+# read (the repaired page 0, the lost page 1), none for clean reads.
+sleep 0.5
+kill "$mon"
+wait "$mon" 2> /dev/null
+mon=
+t_ok "readers sent CORRUPTION events: page 0 repaired, page 1 not" python3 - "$tmp/mon" "$ino" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = sorted((e["corruption"]["inode"], e["corruption"]["kind"],
+              e["corruption"]["offset"], e["corruption"]["repaired"])
+             for e in ev if e["event"] == "corruption")
+ino = int(sys.argv[2])
+want = [(ino, "data", 0, True), (ino, "data", 4096, False)]
+if got != want:
+    sys.exit("events %s, want %s" % (got, want))
+EOF
 
 echo 0 > "$P"
 t_ok "unmount" nova_umount

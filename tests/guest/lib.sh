@@ -166,3 +166,12 @@ t_from_py() {
 		esac
 	done
 }
+
+# monitor_start FILE: 'novactl monitor --json' in the background, events
+# to FILE and its messages to FILE.err, its pid in $mon (the caller kills
+# and waits for it). Returns once it listens; fails after 10 s.
+monitor_start() {
+	novactl monitor --json > "$1" 2> "$1.err" &
+	mon=$!
+	wait_for 10 grep -q Monitoring "$1.err"
+}

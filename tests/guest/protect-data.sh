@@ -17,16 +17,6 @@ T=$(mktemp -d)
 media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 layout() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 # pread(2) of LEN bytes at OFF; prints the errno name on failure.
-rd() {
-	python3 -c "
-import errno, os, sys
-fd = os.open('$1', os.O_RDONLY)
-try:
-    os.pread(fd, $3, $2)
-except OSError as e:
-    print(errno.errorcode[e.errno], file=sys.stderr)
-    sys.exit(1)"
-}
 klog_mark() { dmesg > "$T/klog.before"; }
 klog_new() { dmesg | tail -n +$(($(wc -l < "$T/klog.before") + 1)); }
 # Faults injected and what became of them, for the issue's note.
@@ -70,7 +60,7 @@ klog_mark
 t_ok "mount the damaged file system" nova_mount
 expect_klog "inode [0-9]+ offset 20480: unrecoverable data corruption"
 t_ok "pages 0-4 read back right" sh -c "cmp -n 20480 $M/f $T/f"
-t_errno "page 5 (two bad strips) fails with EIO" EIO rd "$M/f" 20480 4096
+t_errno "page 5 (two bad strips) fails with EIO" EIO pread_file "$M/f" 20480 4096
 t_ok "... and so does a read crossing it" sh -c "! dd if=$M/f of=/dev/null bs=4k skip=4 count=3 status=none"
 t_ok "pages 6-15 read back right" sh -c "cmp -i 24576 $M/f $T/f"
 t_ok "the error names inode and offset" sh -c "dmesg | grep -q 'inode [0-9]* offset 20480: unrecoverable data corruption'"
@@ -111,7 +101,7 @@ media flip "$D" parity "${blk[6]}" 600
 injected[data]=$((${injected[data]} + 1)); injected[parity]=$((${injected[parity]} + 1))
 expect_klog "inode [0-9]+ offset 24576: unrecoverable data corruption"
 t_ok "mount" nova_mount
-t_errno "bad strip and bad parity: EIO" EIO rd "$M/f" 24576 4096
+t_errno "bad strip and bad parity: EIO" EIO pread_file "$M/f" 24576 4096
 dmesg | grep -q "offset 24576: unrecoverable" && {
 	detected[data]=$((${detected[data]} + 1)); detected[parity]=$((${detected[parity]} + 1)); }
 

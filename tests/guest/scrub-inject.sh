@@ -29,6 +29,19 @@ scrub() {	# a full new pass; its JSON on stdout
 inject() {
 	novactl debug inject "$@" "$M" > /dev/null
 }
+verified() {	# strips verified since mount (STATS_GET protection nest)
+	novactl stats --json "$M" | python3 -c "
+import json, sys
+print(json.load(sys.stdin)['filesystems'][0]['protection']['verified'])"
+}
+side_repaired() {	# KIND WHAT INO: pass $r found KIND (kernel log: WHAT)
+	# of file INO page 0, repaired it, and did not call it data.
+	t_ok "$1: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
+	t_ok "$1: listed as $2, not as data" has_bad "$r" "$3" "$1" True
+	t_fail "$1: no data finding" has_bad "$r" "$3" data True
+	t_ok "$1: kernel log names the $2" sh -c "dmesg | grep -q 'scrub: inode $3: bad $2 at 0, repaired'"
+	t_is "$1: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+}
 
 t_ok "format and mount" nova_mount_init
 head -c 65536 /dev/urandom > "$tmp/data"
@@ -40,22 +53,23 @@ echo 0 > "$P"
 t_fail "inject is refused without inject=1" inject data --ino "$(ino a)" --offset 0
 echo 1 > "$P"
 
-novactl monitor --json > "$tmp/mon" 2> "$tmp/mon.err" &
-mon=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q Monitoring "$tmp/mon.err" && break
-	sleep 0.1
-done
+monitor_start "$tmp/mon"
+t_is "the event monitor listens" "$?" 0
 
 r=$(scrub)
 t_is "clean before injection" "$(sj "$r" errors)" 0
 
 # --- data strip: repaired from parity ---
 t_ok "inject a data strip" inject data --ino "$(ino a)" --offset 5000
+v0=$(verified)
 r=$(scrub)
 t_is "data: scrub exits 0 (repaired)" "$?" 0
-t_ok "data: detected ($(sj "$r" errors))" [ "$(sj "$r" errors)" -ge 1 ]
-t_ok "data: repaired ($(sj "$r" repaired))" [ "$(sj "$r" repaired)" -ge 1 ]
+v1=$(verified)
+# Every data block once, the damaged one too (8 strips a block).
+t_is "data: each block verified once ($(sj "$r" data_checked) blocks)" "$((v1 - v0))" "$((8 * $(sj "$r" data_checked)))"
+t_is "data: one bad strip found" "$(sj "$r" errors)" 1
+# The strip only: both checksum copies of it were right.
+t_is "data: one object rewritten" "$(sj "$r" repaired)" 1
 t_is "data: nothing unrecoverable" "$(sj "$r" unrecoverable)" 0
 t_ok "data: listed with its inode" has_bad "$r" "$(ino a)" data True
 t_ok "data: content intact" cmp "$tmp/data" "$M/a"
@@ -64,18 +78,10 @@ t_is "data: the next pass is clean" "$(sj "$(scrub)" errors)" 0
 # --- checksum copy and parity ---
 t_ok "inject a checksum replica" inject csum --ino "$(ino b)" --offset 0 --copy 1
 r=$(scrub)
-t_ok "csum: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
-t_ok "csum: listed as a checksum, not as data" has_bad "$r" "$(ino b)" csum True
-t_fail "csum: no data finding" has_bad "$r" "$(ino b)" data True
-t_ok "csum: kernel log names the checksum" sh -c "dmesg | grep -q 'scrub: inode $(ino b): bad data checksum at 0, repaired'"
-t_is "csum: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+side_repaired csum "data checksum" "$(ino b)"
 t_ok "inject a parity strip" inject parity --ino "$(ino c)" --offset 0
 r=$(scrub)
-t_ok "parity: detected and repaired" [ "$(sj "$r" errors)" -ge 1 -a "$(sj "$r" repaired)" -ge 1 -a "$(sj "$r" unrecoverable)" -eq 0 ]
-t_ok "parity: listed as parity, not as data" has_bad "$r" "$(ino c)" parity True
-t_fail "parity: no data finding" has_bad "$r" "$(ino c)" data True
-t_ok "parity: kernel log names the parity" sh -c "dmesg | grep -q 'scrub: inode $(ino c): bad parity at 0, repaired'"
-t_is "parity: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+side_repaired parity parity "$(ino c)"
 t_ok "data after csum/parity repair intact" sh -c "cmp '$tmp/data' '$M/b' && cmp '$tmp/data' '$M/c'"
 
 # --- superblock replica: rewritten from the DRAM copy ---

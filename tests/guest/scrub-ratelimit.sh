@@ -28,12 +28,8 @@ ino=$(stat -c %i "$M/f")
 dev=$(stat -c %d "$M")
 echo 1 > "$P"
 
-novactl monitor --json > "$tmp/mon" 2> "$tmp/mon.err" &
-mon=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q Monitoring "$tmp/mon.err" && break
-	sleep 0.1
-done
+monitor_start "$tmp/mon"
+t_is "the event monitor listens" "$?" 0
 
 t_ok "damage the parity of all $PAGES pages" python3 "$C" inject-pages "$dev" "$ino" 7 "$PAGES"
 r=$(novactl scrub start --restart --wait --json "$M")
