@@ -15,10 +15,11 @@
  * in the snapshot log (NOVA_LOG_SNAPSHOT_KEEP) and in the DRAM list of the
  * newest snapshot that needs them. Deleting a snapshot hands each of its
  * blocks to the next older snapshot that still needs it, or frees it. The
- * lists hold only DRAM bookkeeping, so that work is a list walk done by
- * the deleting task; no reclaim thread is needed. At mount the lists are
- * rebuilt from the snapshot log (nova_snapshot_load()), and crash recovery
- * claims the blocks they hold (nova_snapshot_claim()).
+ * lists hold only DRAM bookkeeping, so that work is a list walk (plus a
+ * log replay per kept removed inode) done by the deleting task, measured
+ * in docs/snapshots.md ("Deleting"); there is no reclaim thread. At mount
+ * the lists are rebuilt from the snapshot log (nova_snapshot_load()), and
+ * crash recovery claims the blocks they hold (nova_snapshot_claim()).
  *
  * Log garbage collection asks nova_snapshot_entry_reclaimable() before it
  * drops an entry.
