@@ -54,6 +54,7 @@ static struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
 	[NOVA_SNAPSHOT_A_NAME]	= { .type = NLA_STRING },
 	[NOVA_SNAPSHOT_A_EPOCH]	= { .type = NLA_U64 },
 	[NOVA_SNAPSHOT_A_CTIME]	= { .type = NLA_U64 },
+	[NOVA_SNAPSHOT_A_EXCL_BLOCKS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
@@ -419,6 +420,8 @@ int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn)
 	sn->snap_id = nla_get_u64(sb[NOVA_SNAPSHOT_A_ID]);
 	sn->epoch = nla_get_u64(sb[NOVA_SNAPSHOT_A_EPOCH]);
 	sn->ctime_ns = nova_u64(sb, NOVA_SNAPSHOT_A_CTIME);
+	sn->has_excl = sb[NOVA_SNAPSHOT_A_EXCL_BLOCKS] != NULL;
+	sn->excl_blocks = nova_u64(sb, NOVA_SNAPSHOT_A_EXCL_BLOCKS);
 	nova_copy_str(sn->name, sizeof(sn->name), sb[NOVA_SNAPSHOT_A_NAME]);
 	return 0;
 }

@@ -205,6 +205,8 @@ struct nova_snapshot {
 	uint64_t epoch;
 	uint64_t ctime_ns;		/* creation, ns since the Unix epoch */
 	char name[NOVA_GENL_SNAPSHOT_NAME_LEN];
+	bool has_excl;			/* excl_blocks sent (list dumps) */
+	uint64_t excl_blocks;		/* 4 KiB blocks only it holds */
 };
 
 /* What one NOVA_CMD_GC request did. */

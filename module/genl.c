@@ -383,7 +383,10 @@ static int nova_put_snapshot(struct sk_buff *skb,
 			      NOVA_SNAPSHOT_A_PAD) ||
 	    nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_CTIME,
 			      timespec64_to_ns(&sn->ctime),
-			      NOVA_SNAPSHOT_A_PAD)) {
+			      NOVA_SNAPSHOT_A_PAD) ||
+	    (sn->excl_blocks != U64_MAX &&
+	     nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_EXCL_BLOCKS,
+			       sn->excl_blocks, NOVA_SNAPSHOT_A_PAD))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -100,6 +100,7 @@ struct nova_snapshot_info {
 	u64 epoch;
 	struct timespec64 ctime;
 	char name[NOVA_CTL_SNAPSHOT_NAME_LEN];	/* NUL-terminated, may be "" */
+	u64 excl_blocks;	/* held by it alone (list only), U64_MAX: not sent */
 };
 
 int nova_ctl_init(void);

@@ -15,10 +15,11 @@
  * in the snapshot log (NOVA_LOG_SNAPSHOT_KEEP) and in the DRAM list of the
  * newest snapshot that needs them. Deleting a snapshot hands each of its
  * blocks to the next older snapshot that still needs it, or frees it. The
- * lists hold only DRAM bookkeeping, so that work is a list walk done by
- * the deleting task; no reclaim thread is needed. At mount the lists are
- * rebuilt from the snapshot log (nova_snapshot_load()), and crash recovery
- * claims the blocks they hold (nova_snapshot_claim()).
+ * lists hold only DRAM bookkeeping, so that work is a list walk (plus a
+ * log replay per kept removed inode) done by the deleting task, measured
+ * in docs/snapshots.md ("Deleting"); there is no reclaim thread. At mount
+ * the lists are rebuilt from the snapshot log (nova_snapshot_load()), and
+ * crash recovery claims the blocks they hold (nova_snapshot_claim()).
  *
  * Log garbage collection asks nova_snapshot_entry_reclaimable() before it
  * drops an entry.
@@ -55,6 +56,8 @@ struct nova_snap_inode {
 	u64 born;
 	u64 dead;
 	struct nova_snapshot *owner;	/* newest live snapshot showing it */
+	unsigned long blocks;		/* what reclaiming it frees ... */
+	bool counted;			/* ... once counted (snapshot list) */
 };
 
 struct nova_snapshot {
@@ -166,7 +169,43 @@ static void nova_snap_free(struct nova_snapshot *s)
 	kfree(s);
 }
 
+/* Copy what userspace sees of @s to @info (no exclusive count). */
+static void nova_snap_info(const struct nova_snapshot *s,
+			   struct nova_snapshot_info *info)
+{
+	info->id = s->id;
+	info->epoch = s->epoch;
+	info->ctime = s->ctime;
+	strscpy(info->name, s->name, sizeof(info->name));
+	info->excl_blocks = U64_MAX;
+}
+
 /* ---- the snapshot log ---- */
+
+/* Fill the record of snapshot @s (header with @trans, not sealed). */
+static void nova_snap_record(struct nova_sb_info *sbi,
+			     struct nova_snapshot_entry *sn,
+			     const struct nova_snapshot *s, u64 trans)
+{
+	memset(sn, 0, sizeof(*sn));
+	nova_entry_header(sbi, sn, NOVA_LOG_SNAPSHOT, sizeof(*sn), trans);
+	sn->sn_id = cpu_to_le64(s->id);
+	sn->sn_epoch = cpu_to_le64(s->epoch);
+	nova_ts_to_media(&sn->sn_ctime, &s->ctime);
+	strscpy(sn->sn_name, s->name, sizeof(sn->sn_name));
+}
+
+/* Fill the delete record of snapshot @s (header filled, not sealed). */
+static void nova_snap_del_record(struct nova_sb_info *sbi,
+				 struct nova_snapshot_del_entry *sd,
+				 const struct nova_snapshot *s)
+{
+	memset(sd, 0, sizeof(*sd));
+	nova_entry_header(sbi, sd, NOVA_LOG_SNAPSHOT_DEL, sizeof(*sd),
+			  nova_next_trans(sbi));
+	sd->sd_id = cpu_to_le64(s->id);
+	sd->sd_epoch = cpu_to_le64(s->epoch);
+}
 
 static struct nova_log_page_tail *nova_snap_lt(struct nova_sb_info *sbi,
 					       u64 page)
@@ -321,19 +360,9 @@ static void nova_snap_compact(struct super_block *sb, struct nova_snapshot *last
 	if (err)
 		goto out;
 
-	memset(&sn, 0, sizeof(sn));
-	nova_entry_header(sbi, &sn, NOVA_LOG_SNAPSHOT, sizeof(sn),
-			  nova_next_trans(sbi));
-	sn.sn_id = cpu_to_le64(last->id);
-	sn.sn_epoch = cpu_to_le64(last->epoch);
-	nova_ts_to_media(&sn.sn_ctime, &last->ctime);
-	strscpy(sn.sn_name, last->name, sizeof(sn.sn_name));
+	nova_snap_record(sbi, &sn, last, nova_next_trans(sbi));
 	nova_entry_seal(&sn);
-	memset(&sd, 0, sizeof(sd));
-	nova_entry_header(sbi, &sd, NOVA_LOG_SNAPSHOT_DEL, sizeof(sd),
-			  nova_next_trans(sbi));
-	sd.sd_id = cpu_to_le64(last->id);
-	sd.sd_epoch = cpu_to_le64(last->epoch);
+	nova_snap_del_record(sbi, &sd, last);
 	nova_entry_seal(&sd);
 
 	addr = nova_addr(sbi, page);
@@ -391,7 +420,7 @@ static int nova_snap_load_inode(struct nova_snap_table *t,
 		return 0;	/* history: reclaimed when its owner went */
 	ki = nova_snap_find_inode(t, le64_to_cpu(si->si_ino));
 	if (!ki) {
-		ki = kmalloc(sizeof(*ki), GFP_KERNEL);
+		ki = kzalloc(sizeof(*ki), GFP_KERNEL);
 		if (!ki)
 			return -ENOMEM;
 		list_add_tail(&ki->list, &t->inodes);
@@ -401,6 +430,7 @@ static int nova_snap_load_inode(struct nova_snap_table *t,
 	ki->born = born;
 	ki->dead = dead;
 	ki->owner = s;
+	ki->counted = false;
 	return 0;
 }
 
@@ -763,13 +793,8 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 		err = -ENOMEM;
 		goto out;
 	}
-	memset(&sn, 0, sizeof(sn));
 	s->trans = nova_next_trans(sbi);
-	nova_entry_header(sbi, &sn, NOVA_LOG_SNAPSHOT, sizeof(sn), s->trans);
-	sn.sn_id = cpu_to_le64(s->id);
-	sn.sn_epoch = cpu_to_le64(s->epoch);
-	nova_ts_to_media(&sn.sn_ctime, &now);
-	strscpy(sn.sn_name, name, sizeof(sn.sn_name));
+	nova_snap_record(sbi, &sn, s, s->trans);
 	/* The record is durable and committed: the snapshot exists. */
 	err = nova_snap_append(sb, &sn);
 	if (err) {
@@ -789,10 +814,7 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	nova_write_super(sb, NOVA_STATE_DIRTY);
 	mutex_unlock(&sbi->sb_mutex);
 
-	info->id = s->id;
-	info->epoch = s->epoch;
-	info->ctime = s->ctime;
-	strscpy(info->name, s->name, sizeof(info->name));
+	nova_snap_info(s, info);
 out:
 	mutex_unlock(&t->lock);
 	if (!err)
@@ -817,10 +839,7 @@ int nova_snapshot_lookup(struct super_block *sb, u64 id, const char *name,
 	mutex_lock(&t->lock);
 	s = id ? nova_snap_find(t, id) : nova_snap_find_name(t, name);
 	if (s) {
-		info->id = s->id;
-		info->epoch = s->epoch;
-		info->ctime = s->ctime;
-		strscpy(info->name, s->name, sizeof(info->name));
+		nova_snap_info(s, info);
 		err = 0;
 	}
 	mutex_unlock(&t->lock);
@@ -882,6 +901,84 @@ static int nova_snap_reclaim_page(struct super_block *sb, u64 page, void *arg)
 }
 
 /*
+ * Gather what removed inode @ki holds into @r (initialised here; release
+ * with nova_snap_reclaim_put()): the data blocks its log maps at its end
+ * and its log pages. Only reads PMEM. A slot that does not match the
+ * record is -EFSCORRUPTED.
+ */
+static int nova_snap_reclaim_get(struct super_block *sb,
+				 struct nova_snap_inode *ki,
+				 struct nova_snap_reclaim *r)
+{
+	struct nova_inode *pi = nova_get_pinode(sb, ki->ino);
+	u64 head;
+
+	xa_init(&r->pages);
+	INIT_LIST_HEAD(&r->log);
+	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) ||
+	    le64_to_cpu(pi->i_ino) != ki->ino ||
+	    le32_to_cpu(pi->i_generation) != ki->gen)
+		return -EFSCORRUPTED;
+	head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	if (!head)
+		return 0;
+	return nova_log_walk_raw(sb, ki->ino, head,
+				 le64_to_cpu(READ_ONCE(pi->i_log_tail)),
+				 nova_snap_reclaim_entry,
+				 nova_snap_reclaim_page, r);
+}
+
+static void nova_snap_reclaim_put(struct nova_snap_reclaim *r)
+{
+	struct nova_snap_keep *k, *tmp;
+
+	xa_destroy(&r->pages);
+	list_for_each_entry_safe(k, tmp, &r->log, list) {
+		list_del(&k->list);
+		kfree(k);
+	}
+}
+
+/* A block symlink's target block, or 0. */
+static u64 nova_snap_symlink_block(struct nova_inode *pi)
+{
+	if (S_ISLNK(le16_to_cpu(pi->i_mode)) &&
+	    (le32_to_cpu(pi->i_flags) & NOVA_INODE_BLOCK_SYMLINK))
+		return le64_to_cpu(*(__le64 *)pi->i_inline);
+	return 0;
+}
+
+/*
+ * Blocks reclaiming removed inode @ki would free (data, log, symlink
+ * target), counted once by replaying its log and then cached: a kept
+ * inode's log and pages do not change. Table lock held. An unreadable
+ * log counts 0 (its reclaim reports the error).
+ */
+static unsigned long nova_snap_inode_blocks(struct super_block *sb,
+					    struct nova_snap_inode *ki)
+{
+	struct nova_snap_reclaim r;
+	struct nova_snap_keep *k;
+	unsigned long idx, n = 0;
+	void *v;
+
+	if (ki->counted)
+		return ki->blocks;
+	if (!nova_snap_reclaim_get(sb, ki, &r)) {
+		xa_for_each(&r.pages, idx, v)
+			n++;
+		list_for_each_entry(k, &r.log, list)
+			n++;
+		if (nova_snap_symlink_block(nova_get_pinode(sb, ki->ino)))
+			n++;
+	}
+	nova_snap_reclaim_put(&r);
+	ki->blocks = n;
+	ki->counted = true;
+	return n;
+}
+
+/*
  * Free a removed inode no live snapshot shows any more: the data blocks
  * its log maps at its end, its log pages, a block symlink's target, its
  * slot. Only DRAM allocator state changes: after a crash, recovery does
@@ -891,47 +988,29 @@ static int nova_snap_reclaim_page(struct super_block *sb, u64 page, void *arg)
 static void nova_snap_reclaim_inode(struct super_block *sb,
 				    struct nova_snap_inode *ki)
 {
-	struct nova_inode *pi = nova_get_pinode(sb, ki->ino);
 	struct nova_snap_reclaim r;
-	struct nova_snap_keep *k, *tmp;
+	struct nova_snap_keep *k;
 	unsigned long idx;
-	u64 head;
+	u64 link;
 	void *v;
-	int err = -EFSCORRUPTED;
+	int err;
 
-	xa_init(&r.pages);
-	INIT_LIST_HEAD(&r.log);
-	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) ||
-	    le64_to_cpu(pi->i_ino) != ki->ino ||
-	    le32_to_cpu(pi->i_generation) != ki->gen)
-		goto out;
-	head = le64_to_cpu(READ_ONCE(pi->i_log_head));
-	err = 0;
-	if (head)
-		err = nova_log_walk_raw(sb, ki->ino, head,
-					le64_to_cpu(READ_ONCE(pi->i_log_tail)),
-					nova_snap_reclaim_entry,
-					nova_snap_reclaim_page, &r);
+	err = nova_snap_reclaim_get(sb, ki, &r);
 	if (err)
 		goto out;
 	xa_for_each(&r.pages, idx, v)
 		nova_free_blocks(sb, xa_to_value(v), 1, NOVA_BLOCK_DATA);
 	list_for_each_entry(k, &r.log, list)
 		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
-	if (S_ISLNK(le16_to_cpu(pi->i_mode)) &&
-	    (le32_to_cpu(pi->i_flags) & NOVA_INODE_BLOCK_SYMLINK))
-		nova_free_blocks(sb, le64_to_cpu(*(__le64 *)pi->i_inline), 1,
-				 NOVA_BLOCK_DATA);
+	link = nova_snap_symlink_block(nova_get_pinode(sb, ki->ino));
+	if (link)
+		nova_free_blocks(sb, link, 1, NOVA_BLOCK_DATA);
 	nova_free_ino(sb, ki->ino);
 out:
 	if (err)
 		nova_err(sb, "snapshot: cannot reclaim removed inode %llu (%d); its blocks stay allocated",
 			 ki->ino, err);
-	xa_destroy(&r.pages);
-	list_for_each_entry_safe(k, tmp, &r.log, list) {
-		list_del(&k->list);
-		kfree(k);
-	}
+	nova_snap_reclaim_put(&r);
 }
 
 /*
@@ -1031,7 +1110,7 @@ bool nova_snapshot_evict_inode(struct inode *inode)
 	mutex_lock(&t->lock);
 	s = nova_snap_owner(t, ni->snap_born, ni->snap_dead);
 	if (s) {
-		ki = kmalloc(sizeof(*ki), GFP_NOFS | __GFP_NOFAIL);
+		ki = kzalloc(sizeof(*ki), GFP_NOFS | __GFP_NOFAIL);
 		ki->ino = inode->i_ino;
 		ki->gen = inode->i_generation;
 		ki->born = ni->snap_born;
@@ -1136,19 +1215,12 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 		err = -ENOENT;
 		goto out;
 	}
-	memset(&sd, 0, sizeof(sd));
-	nova_entry_header(sbi, &sd, NOVA_LOG_SNAPSHOT_DEL, sizeof(sd),
-			  nova_next_trans(sbi));
-	sd.sd_id = cpu_to_le64(s->id);
-	sd.sd_epoch = cpu_to_le64(s->epoch);
+	nova_snap_del_record(sbi, &sd, s);
 	err = nova_snap_append(sb, &sd);
 	if (err)
 		goto out;
 
-	info->id = s->id;
-	info->epoch = s->epoch;
-	info->ctime = s->ctime;
-	strscpy(info->name, s->name, sizeof(info->name));
+	nova_snap_info(s, info);
 	older = list_is_first(&s->list, &t->live) ? NULL :
 		list_prev_entry(s, list);
 	list_del(&s->list);
@@ -1175,6 +1247,32 @@ out:
 }
 
 /*
+ * Blocks only @s holds: a kept run or removed inode on its account (it is
+ * the newest live snapshot showing it) is its alone unless the next older
+ * live snapshot shows it too, i.e. when born > older's epoch. Table lock
+ * held; a walk of @s's runs and of the kept inodes (their blocks counted
+ * once, see nova_snap_inode_blocks()).
+ */
+static u64 nova_snap_exclusive(struct super_block *sb, struct nova_snapshot *s)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_keep *k;
+	struct nova_snap_inode *ki;
+	u64 after = 0, n = 0;	/* epochs >= @after are not older's */
+
+	lockdep_assert_held(&t->lock);
+	if (!list_is_first(&s->list, &t->live))
+		after = list_prev_entry(s, list)->epoch + 1;
+	list_for_each_entry(k, &s->keep, list)
+		if (k->born >= after)
+			n += k->count;
+	list_for_each_entry(ki, &t->inodes, list)
+		if (ki->owner == s && ki->born >= after)
+			n += nova_snap_inode_blocks(sb, ki);
+	return n;
+}
+
+/*
  * Copy up to @max live snapshots with an id of at least @from, oldest
  * first, into @out. Returns how many were copied; *@gen is the table
  * generation they were read at.
@@ -1194,10 +1292,8 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 			break;
 		if (s->id < from)
 			continue;
-		out[n].id = s->id;
-		out[n].epoch = s->epoch;
-		out[n].ctime = s->ctime;
-		strscpy(out[n].name, s->name, sizeof(out[n].name));
+		nova_snap_info(s, &out[n]);
+		out[n].excl_blocks = nova_snap_exclusive(sb, s);
 		n++;
 	}
 	mutex_unlock(&t->lock);

@@ -144,15 +144,36 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	return o;
 }
 
-/* The document novactl gc --json prints. */
-struct json_object *nctl_json_gc(const struct nova_gc_report *r)
+/* A document {"version": 1, "filesystem": {identity of @id}}. */
+static struct json_object *nctl_json_fs_doc(const struct nova_fs_id *id)
 {
 	struct json_object *doc = nctl_json_doc();
 	struct json_object *fs = json_object_new_object();
+
+	nctl_json_add_id(fs, id);
+	json_object_object_add(doc, "filesystem", fs);
+	return doc;
+}
+
+/* An event document: version, time, event name and the identity. */
+static struct json_object *nctl_json_event_doc(const char *time,
+					       const char *event,
+					       const struct nova_fs_id *id)
+{
+	struct json_object *o = nctl_json_doc();
+
+	json_object_object_add(o, "time", json_object_new_string(time));
+	json_object_object_add(o, "event", json_object_new_string(event));
+	nctl_json_add_id(o, id);
+	return o;
+}
+
+/* The document novactl gc --json prints. */
+struct json_object *nctl_json_gc(const struct nova_gc_report *r)
+{
+	struct json_object *doc = nctl_json_fs_doc(&r->id);
 	struct json_object *o = json_object_new_object();
 
-	nctl_json_add_id(fs, &r->id);
-	json_object_object_add(doc, "filesystem", fs);
 	if (r->ino)
 		nctl_json_add_u64(o, "inode", r->ino);
 	else
@@ -171,13 +192,7 @@ struct json_object *nctl_json_gc(const struct nova_gc_report *r)
 struct json_object *nctl_json_event(const struct nova_event *ev,
 				    const char *time)
 {
-	struct json_object *o = nctl_json_doc();
-
-	json_object_object_add(o, "time", json_object_new_string(time));
-	json_object_object_add(o, "event",
-			       json_object_new_string(nova_event_name(ev->kind)));
-	nctl_json_add_id(o, &ev->id);
-	return o;
+	return nctl_json_event_doc(time, nova_event_name(ev->kind), &ev->id);
 }
 
 struct json_object *nctl_json_corruption(const struct nova_corruption *b)
@@ -236,11 +251,8 @@ struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
 
 struct json_object *nctl_json_scrub(const struct nova_scrub_info *si)
 {
-	struct json_object *doc = nctl_json_doc();
-	struct json_object *fs = json_object_new_object();
+	struct json_object *doc = nctl_json_fs_doc(&si->id);
 
-	nctl_json_add_id(fs, &si->id);
-	json_object_object_add(doc, "filesystem", fs);
 	json_object_object_add(doc, "scrub", nctl_json_scrub_status(si));
 	return doc;
 }
@@ -248,13 +260,10 @@ struct json_object *nctl_json_scrub(const struct nova_scrub_info *si)
 struct json_object *nctl_json_scrub_event(const struct nova_scrub_event *ev,
 					  const char *time)
 {
-	struct json_object *o = nctl_json_doc();
+	struct json_object *o;
 
-	json_object_object_add(o, "time", json_object_new_string(time));
-	json_object_object_add(o, "event",
-			       json_object_new_string(ev->cmd == NOVA_CMD_CORRUPTION ?
-						      "corruption" : "scrub-finished"));
-	nctl_json_add_id(o, &ev->id);
+	o = nctl_json_event_doc(time, ev->cmd == NOVA_CMD_CORRUPTION ?
+				"corruption" : "scrub-finished", &ev->id);
 	if (ev->cmd == NOVA_CMD_CORRUPTION) {
 		json_object_object_add(o, "corruption",
 				       nctl_json_corruption(&ev->corruption));

@@ -10,6 +10,9 @@
 
 #include "novactl.h"
 
+/* NOVA_SNAPSHOT_A_EXCL_BLOCKS counts blocks of this size. */
+#define NOVA_BLOCK 4096ULL
+
 static void snapshot_create_help(FILE *f)
 {
 	fprintf(f,
@@ -60,6 +63,13 @@ static struct json_object *json_snapshot(const struct nova_snapshot *sn)
 	json_object_object_add(o, "ctime", json_object_new_string(t));
 	json_object_object_add(o, "ctime_ns",
 			       json_object_new_uint64(sn->ctime_ns));
+	if (sn->has_excl) {
+		json_object_object_add(o, "exclusive_blocks",
+				       json_object_new_uint64(sn->excl_blocks));
+		json_object_object_add(o, "exclusive_bytes",
+				       json_object_new_uint64(sn->excl_blocks *
+							      NOVA_BLOCK));
+	}
 	return o;
 }
 
@@ -186,7 +196,7 @@ static int snapshot_list(struct nctl *c, int argc, char **argv)
 	struct nova_sel sel;
 	struct nova_err e;
 	size_t n = 0, i;
-	char t[64];
+	char t[64], x[32];
 	int r;
 
 	r = parse_opts(c, argc, argv, "list", snapshot_list_help, false, NULL);
@@ -216,12 +226,15 @@ static int snapshot_list(struct nctl *c, int argc, char **argv)
 	}
 	if (!n)
 		goto out;
-	printf("%-6s %-8s %-20s %s\n", "ID", "EPOCH", "CREATED", "NAME");
+	printf("%-6s %-8s %-20s %-10s %s\n", "ID", "EPOCH", "CREATED",
+	       "EXCLUSIVE", "NAME");
 	for (i = 0; i < n; i++) {
 		fmt_ctime(list[i].ctime_ns, t, sizeof(t));
-		printf("%-6llu %-8llu %-20s %s\n",
+		nctl_fmt_bytes(list[i].excl_blocks * NOVA_BLOCK, x, sizeof(x));
+		printf("%-6llu %-8llu %-20s %-10s %s\n",
 		       (unsigned long long)list[i].snap_id,
 		       (unsigned long long)list[i].epoch, t,
+		       list[i].has_excl ? x : "-",
 		       list[i].name[0] ? list[i].name : "-");
 	}
 out:

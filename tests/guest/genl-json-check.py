@@ -3,7 +3,8 @@
 """Validate novactl's JSON output against its documented schema, version 1
 (docs/man/novactl.8, section JSON OUTPUT).
 
-  genl-json-check.py KIND [FILE]     KIND: fs-list, stats, event, error, gc
+  genl-json-check.py KIND [FILE]
+      KIND: fs-list, stats, event, error, gc, snapshot-list
 
 Reads one document (event: one per line, each checked) from FILE or stdin.
 The member set must match exactly: a member added to novactl without being
@@ -37,6 +38,9 @@ GC = {"inode": INT_OR_NULL, "inodes": INT, "log_pages_before": INT,
       "entries_copied": INT, "time_ns": INT}
 EVENT = dict(ID, version=INT, time=STR, event=STR)
 ERROR = {"errno": INT, "name": STR, "message": STR}
+SNAPSHOT = {"id": INT, "name": STR, "epoch": INT, "ctime": STR,
+            "ctime_ns": INT}
+SNAPSHOT_LISTED = dict(SNAPSHOT, exclusive_blocks=INT, exclusive_bytes=INT)
 
 errors = []
 
@@ -119,6 +123,15 @@ def main():
                 errors.append("document: undocumented members %s" % sorted(extra))
             check(doc.get("filesystem"), ID, "filesystem")
             check(doc.get("gc"), GC, "gc")
+        elif kind == "snapshot-list":
+            snaps = top(doc, "snapshots")
+            if snaps is None:
+                continue
+            if not isinstance(snaps, list):
+                errors.append("snapshots is not a list")
+                continue
+            for j, sn in enumerate(snaps):
+                check(sn, SNAPSHOT_LISTED, "snapshots[%d]" % j)
         elif kind == "error":
             e = top(doc, "error")
             if e is not None:

@@ -183,6 +183,12 @@
  *                               it was taken)
  *        NOVA_SNAPSHOT_A_CTIME: NLA_U64, creation time, nanoseconds since
  *                               the Unix epoch (CLOCK_REALTIME)
+ *        NOVA_SNAPSHOT_A_EXCL_BLOCKS: NLA_U64, list dump only: 4 KiB
+ *                               blocks no other live snapshot and not the
+ *                               live file system use, i.e. what deleting
+ *                               it alone would free (kept data blocks,
+ *                               and data, log and symlink blocks of the
+ *                               removed inodes only it shows)
  *
  * NOVA_CMD_SNAPSHOT_CREATE
  *
@@ -213,7 +219,8 @@
  *   Dump only, open to every user. The request names one file system (the
  *   selector attributes, as for a plain request). One message
  *   (NLM_F_MULTI) per live snapshot, oldest first: the identity and
- *   NOVA_A_SNAPSHOT with all four members. No snapshot gives an empty
+ *   NOVA_A_SNAPSHOT with all four members and
+ *   NOVA_SNAPSHOT_A_EXCL_BLOCKS. No snapshot gives an empty
  *   dump. A snapshot created or deleted while the dump is in progress
  *   sets NLM_F_DUMP_INTR on the next message. Errors at the start of the
  *   dump (in NLMSG_DONE): the selector errors.
@@ -557,6 +564,7 @@ enum nova_snapshot_attr {
 	NOVA_SNAPSHOT_A_NAME,
 	NOVA_SNAPSHOT_A_EPOCH,
 	NOVA_SNAPSHOT_A_CTIME,
+	NOVA_SNAPSHOT_A_EXCL_BLOCKS,
 
 	__NOVA_SNAPSHOT_A_MAX
 };

@@ -1,0 +1,119 @@
+#!/bin/bash
+# Snapshot delete with much to reclaim: a snapshot that keeps ~50k data
+# blocks in runs of different shapes (single-page overwrites, 4-page
+# overwrites every other 16 KiB, one large overwrite) and one that keeps
+# 5000 removed files. Each delete is timed (the figures are printed as
+# TAP diagnostics and recorded in docs/snapshots.md), and after each the
+# free blocks and inodes of statfs(2) must be back where they were before
+# the snapshot was taken.
+# nova-timeout: 600
+. "$NOVA_TOP/tests/guest/lib.sh"
+
+C=${NOVACTL:-novactl}
+M=$NOVA_MNT
+
+bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
+iused() { "$NOVA_SYS" statfs "$M" | awk '{ print $3 - $4 }'; }
+now_us() { echo $(($(date +%s%N) / 1000)); }
+
+# overwrite FILE CHUNK_PAGES STEP_PAGES: pwrite CHUNK pages every STEP pages.
+overwrite() {
+	python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+size = os.fstat(fd).st_size
+chunk, step = int(sys.argv[2]) * 4096, int(sys.argv[3]) * 4096
+buf = b"\xa5" * chunk
+for off in range(0, size, step):
+    os.pwrite(fd, buf, off)
+os.fsync(fd)
+os.close(fd)' "$@"
+}
+
+# The kernel's own time in nova_snapshot_delete(), from the function graph
+# tracer when the guest kernel has it (else only the command's wall time).
+T=/sys/kernel/tracing
+ftrace_on() {
+	[ -f "$T/tracing_on" ] ||
+		mount -t tracefs nodev "$T" 2> /dev/null || return 1
+	echo nova_snapshot_delete > "$T/set_graph_function" 2> /dev/null || return 1
+	echo 1 > "$T/max_graph_depth" && echo function_graph > "$T/current_tracer" &&
+		echo > "$T/trace"
+}
+ftrace_us() {	# the duration of the last call traced, or "?"
+	local d
+	d=$(grep -o '[0-9.]* us' "$T/trace" 2> /dev/null | tail -1)
+	echo "${d:-? us}"
+}
+FTRACE=0
+ftrace_on && FTRACE=1
+
+# timed_delete ID: delete snapshot ID, print wall time and kernel time.
+timed_delete() {
+	local t0 t1
+	[ "$FTRACE" = 1 ] && echo > "$T/trace"
+	t0=$(now_us)
+	"$C" snapshot delete "$M" "$1" > /dev/null || return 1
+	t1=$(now_us)
+	if [ "$FTRACE" = 1 ]; then
+		echo "command $((t1 - t0)) us, in the kernel $(ftrace_us)"
+	else
+		echo "command $((t1 - t0)) us (no function graph tracer)"
+	fi
+}
+
+t_ok "format and mount" nova_mount_init
+empty=$(bfree)
+
+# --- a baseline: delete of a snapshot that keeps nothing ---
+t_ok "snapshot 1 (keeps nothing)" "$C" snapshot create "$M"
+us=$(timed_delete 1)
+t_ok "delete snapshot 1" test -n "$us"
+t_diag "delete, nothing kept: $us"
+
+# --- (a) ~50k kept blocks in runs of three shapes ---
+dd if=/dev/urandom of="$M/single" bs=1M count=100 status=none
+dd if=/dev/urandom of="$M/quad" bs=1M count=80 status=none
+dd if=/dev/urandom of="$M/big" bs=1M count=40 status=none
+sync
+before=$(bfree)
+t_ok "snapshot 2" "$C" snapshot create "$M"
+t_ok "overwrite 25600 single pages" overwrite "$M/single" 1 1
+t_ok "overwrite 4 pages of every 8 (5120 runs)" overwrite "$M/quad" 4 8
+t_ok "overwrite 40 MiB at once" overwrite "$M/big" 10240 10240
+freed=$(bfree)
+kept=$((before - freed))
+t_ok "the snapshot keeps at least 46080 blocks ($kept)" test "$kept" -ge 46080
+us=$(timed_delete 2)
+t_ok "delete snapshot 2" test -n "$us"
+t_diag "delete, $kept blocks kept (25600 + 5120 runs + 1): $us"
+t_ok "statfs: the kept blocks are free again" test $(($(bfree) - freed)) -ge 46080
+
+# --- (b) 5000 removed files ---
+rm -f "$M/single" "$M/quad" "$M/big"
+mkdir "$M/d"
+python3 -c '
+import os, sys
+for i in range(5000):
+    with open(os.path.join(sys.argv[1], "f%d" % i), "wb") as f:
+        f.write(b"x" * 4096)' "$M/d"
+sync
+before=$(bfree)
+before_ino=$(iused)
+t_ok "snapshot 3" "$C" snapshot create "$M"
+t_ok "remove the 5000 files" rm -r "$M/d"
+us=$(timed_delete 3)
+t_ok "delete snapshot 3" test -n "$us"
+t_diag "delete, 5000 removed files kept: $us"
+t_ok "statfs: blocks back to before the files were removed, less theirs" \
+	test "$(bfree)" -ge $((before + 5000))
+t_is "statfs: inodes back to before the files, less 5001" \
+	"$(iused)" $((before_ino - 5001))
+
+now=$(bfree)
+t_ok "blocks back to the empty baseline ($empty free empty, $now now)" \
+	test $((empty - now)) -le 8
+[ "$FTRACE" = 1 ] && echo nop > "$T/current_tracer"
+t_ok "umount" nova_umount
+t_ok "fsck.NOVA: clean after the reclaim" fsck.NOVA -n "$NOVA_PMEM"
+t_done
