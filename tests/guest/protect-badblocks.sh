@@ -134,6 +134,9 @@ t_ok "mount" nova_mount
 t_ok "remove g" rm "$M/g"
 free0=$(stat -f -c %f "$M")
 t_ok "unmount" nova_umount
+# Its first sector as the unmount left it (the saved allocator state may
+# have reused the freed block; the next mount frees those pages again).
+dd if="$D" of="$tmp/sector0" bs=512 skip=$((${freed:-0} * 8)) count=1 iflag=direct status=none
 list_bad "${freed:-0}" 7
 klog_mark
 t_ok "mount with a listed sector in a free block" nova_mount
@@ -153,9 +156,9 @@ except OSError as e:
     print(errno.errorcode[e.errno], file=sys.stderr)
     sys.exit(1)"
 t_ok "unmount" nova_umount
-t_ok "the withheld block still holds g's old first sector" \
+t_ok "the withheld block's first sector is unchanged by the fill" \
 	cmp <(dd if="$D" bs=512 skip=$((freed * 8)) count=1 iflag=direct status=none) \
-	    <(head -c 512 "$tmp/g")
+	    "$tmp/sector0"
 klog_mark
 t_ok "mount again" nova_mount
 klog_new > "$tmp/klog"
