@@ -94,6 +94,15 @@ def top(doc, member):
     return doc[member]
 
 
+def top_list(doc, member):
+    """The list under MEMBER of a top-level document, or None (noted)."""
+    items = top(doc, member)
+    if items is not None and not isinstance(items, list):
+        errors.append("%s is not a list" % member)
+        return None
+    return items
+
+
 def main():
     kind = sys.argv[1]
     text = open(sys.argv[2]).read() if len(sys.argv) > 2 else sys.stdin.read()
@@ -124,26 +133,14 @@ def main():
             check(doc.get("filesystem"), ID, "filesystem")
             check(doc.get("gc"), GC, "gc")
         elif kind == "snapshot-list":
-            snaps = top(doc, "snapshots")
-            if snaps is None:
-                continue
-            if not isinstance(snaps, list):
-                errors.append("snapshots is not a list")
-                continue
-            for j, sn in enumerate(snaps):
+            for j, sn in enumerate(top_list(doc, "snapshots") or []):
                 check(sn, SNAPSHOT_LISTED, "snapshots[%d]" % j)
         elif kind == "error":
             e = top(doc, "error")
             if e is not None:
                 check(e, ERROR, "error")
         else:
-            fss = top(doc, "filesystems")
-            if fss is None:
-                continue
-            if not isinstance(fss, list):
-                errors.append("filesystems is not a list")
-                continue
-            for j, fs in enumerate(fss):
+            for j, fs in enumerate(top_list(doc, "filesystems") or []):
                 check(fs, FS if kind == "fs-list" else STATS,
                       "filesystems[%d]" % j)
                 if kind == "stats" and isinstance(fs, dict):
