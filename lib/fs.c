@@ -69,6 +69,9 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_DATA_PAGES]	= { .type = NLA_U64 },
 	[NOVA_STATS_A_EPOCH]		= { .type = NLA_U64 },
 	[NOVA_STATS_A_SNAPSHOTS]	= { .type = NLA_U64 },
+	[NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS] = { .type = NLA_U64 },
+	[NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES] = { .type = NLA_U64 },
+	[NOVA_STATS_A_SNAPSHOT_RECLAIMED] = { .type = NLA_U64 },
 	[NOVA_STATS_A_MOUNT_TIME_NS]	= { .type = NLA_U64 },
 	[NOVA_STATS_A_RECOVERED]	= { .type = NLA_U8 },
 	[NOVA_STATS_A_READ_ONLY]	= { .type = NLA_U8 },
@@ -97,6 +100,7 @@ static struct nla_policy nova_prot_policy[NOVA_PROT_A_MAX + 1] = {
 	[NOVA_PROT_A_BADBLOCKS]		= { .type = NLA_U64 },
 	[NOVA_PROT_A_BADBLOCKS_REPAIRED] = { .type = NLA_U64 },
 	[NOVA_PROT_A_BADBLOCKS_LOST]	= { .type = NLA_U64 },
+	[NOVA_PROT_A_BADBLOCKS_WITHHELD] = { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_op_policy[NOVA_OP_A_MAX + 1] = {
@@ -201,6 +205,7 @@ static int nova_decode_prot(struct nlattr *nest, struct nova_stats *st)
 	st->bb_blocks = nova_u64(tb, NOVA_PROT_A_BADBLOCKS);
 	st->bb_repaired = nova_u64(tb, NOVA_PROT_A_BADBLOCKS_REPAIRED);
 	st->bb_lost = nova_u64(tb, NOVA_PROT_A_BADBLOCKS_LOST);
+	st->bb_withheld = nova_u64(tb, NOVA_PROT_A_BADBLOCKS_WITHHELD);
 	return 0;
 }
 
@@ -234,6 +239,11 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 	st->data_pages = nova_u64(sb, NOVA_STATS_A_DATA_PAGES);
 	st->epoch = nova_u64(sb, NOVA_STATS_A_EPOCH);
 	st->snapshots = nova_u64(sb, NOVA_STATS_A_SNAPSHOTS);
+	st->snap_reclaim_blocks = nova_u64(sb,
+					   NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS);
+	st->snap_reclaim_inodes = nova_u64(sb,
+					   NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES);
+	st->snap_reclaimed = nova_u64(sb, NOVA_STATS_A_SNAPSHOT_RECLAIMED);
 	st->mount_time_ns = nova_u64(sb, NOVA_STATS_A_MOUNT_TIME_NS);
 	if (sb[NOVA_STATS_A_RECOVERED])
 		st->recovered = nla_get_u8(sb[NOVA_STATS_A_RECOVERED]);
@@ -481,6 +491,7 @@ int nova_request_one(struct nova_ipc *ipc, uint8_t cmd,
 struct nova_snapshot_req {
 	uint64_t id;
 	const char *name;
+	bool wait;		/* delete: NOVA_SNAPSHOT_A_WAIT */
 };
 
 static int nova_put_snapshot_req(struct nl_msg *msg, const void *arg)
@@ -498,6 +509,8 @@ static int nova_put_snapshot_req(struct nl_msg *msg, const void *arg)
 		err = nla_put_u64(msg, NOVA_SNAPSHOT_A_ID, r->id);
 	else
 		err = nla_put_string(msg, NOVA_SNAPSHOT_A_NAME, r->name);
+	if (!err && r->wait)
+		err = nla_put_flag(msg, NOVA_SNAPSHOT_A_WAIT);
 	if (!err)
 		nla_nest_end(msg, nest);
 	return err;
@@ -510,13 +523,11 @@ static int nova_decode_snapshot_v(const struct nlmsghdr *nlh, void *item)
 
 /* CREATE (NAME may be NULL) or DELETE (by ID if non-zero, else NAME). */
 static int nova_snapshot_do(struct nova_ipc *ipc, uint8_t cmd,
-			    const struct nova_sel *sel, uint64_t id,
-			    const char *name, struct nova_snapshot *sn,
-			    struct nova_err *e)
+			    const struct nova_sel *sel,
+			    const struct nova_snapshot_req *r,
+			    struct nova_snapshot *sn, struct nova_err *e)
 {
-	struct nova_snapshot_req r = { .id = id, .name = name };
-
-	return nova_request_one(ipc, cmd, sel, nova_put_snapshot_req, &r,
+	return nova_request_one(ipc, cmd, sel, nova_put_snapshot_req, r,
 				nova_decode_snapshot_v, sn, "snapshot", e);
 }
 
@@ -524,16 +535,20 @@ int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
 			 const char *name, struct nova_snapshot *sn,
 			 struct nova_err *e)
 {
-	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_CREATE, sel, 0,
-				name && name[0] ? name : NULL, sn, e);
+	struct nova_snapshot_req r = { .name = name && name[0] ? name : NULL };
+
+	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_CREATE, sel, &r, sn, e);
 }
 
 int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
-			 uint64_t id, const char *name,
+			 uint64_t id, const char *name, bool wait,
 			 struct nova_snapshot *sn, struct nova_err *e)
 {
-	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_DELETE, sel, id,
-				id ? NULL : name, sn, e);
+	struct nova_snapshot_req r = {
+		.id = id, .name = id ? NULL : name, .wait = wait,
+	};
+
+	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_DELETE, sel, &r, sn, e);
 }
 
 int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,

@@ -159,6 +159,9 @@ struct nova_stats {
 	uint64_t data_pages;
 	uint64_t epoch;
 	uint64_t snapshots;
+	uint64_t snap_reclaim_blocks;	/* deleted snapshots' blocks pending */
+	uint64_t snap_reclaim_inodes;	/* ... and removed inodes pending */
+	uint64_t snap_reclaimed;	/* blocks freed in the background */
 	uint64_t mount_time_ns;
 	bool recovered;
 	bool read_only;
@@ -187,6 +190,7 @@ struct nova_stats {
 	uint64_t bb_blocks;		/* listed bad by the device at mount */
 	uint64_t bb_repaired;		/* ... rebuilt */
 	uint64_t bb_lost;		/* ... not repairable */
+	uint64_t bb_withheld;		/* ... free, kept from allocation */
 };
 
 enum nova_event_kind {
@@ -247,9 +251,13 @@ int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
 			 const char *name, struct nova_snapshot *sn,
 			 struct nova_err *e);
-/* Delete by ID if non-zero, else by NAME; SN receives the deleted one. */
+/*
+ * Delete by ID if non-zero, else by NAME; SN receives the deleted one.
+ * WAIT: return only once the space it frees is free (else a background
+ * worker frees it after the reply).
+ */
 int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
-			 uint64_t id, const char *name,
+			 uint64_t id, const char *name, bool wait,
 			 struct nova_snapshot *sn, struct nova_err *e);
 /* Collect the logs of inode INO (0: every inode) now; may take a while. */
 int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,

@@ -114,6 +114,7 @@ static const struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
 	[NOVA_SNAPSHOT_A_ID]	= NLA_POLICY_MIN(NLA_U64, 1),
 	[NOVA_SNAPSHOT_A_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = NOVA_GENL_SNAPSHOT_NAME_LEN - 1 },
+	[NOVA_SNAPSHOT_A_WAIT]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy nova_snapshot_req_policy[NOVA_A_SNAPSHOT + 1] = {
@@ -244,7 +245,9 @@ static int nova_put_prot(struct sk_buff *skb, const struct nova_fs_stats *st)
 	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS, st->bb_blocks) ||
 	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_REPAIRED,
 			    st->bb_repaired) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_LOST, st->bb_lost)) {
+	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_LOST, st->bb_lost) ||
+	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_WITHHELD,
+			    st->bb_withheld)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -273,6 +276,12 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 	    nova_put_stat64(skb, NOVA_STATS_A_DATA_PAGES, st->data_pages) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_EPOCH, st->epoch) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOTS, st->snapshots) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS,
+			    st->snap_reclaim_blocks) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES,
+			    st->snap_reclaim_inodes) ||
+	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIMED,
+			    st->snap_reclaimed) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_MOUNT_TIME_NS, st->mount_time_ns) ||
 	    nla_put_u8(skb, NOVA_STATS_A_RECOVERED, st->recovered) ||
 	    nla_put_u8(skb, NOVA_STATS_A_READ_ONLY, st->read_only) ||
@@ -486,7 +495,7 @@ static int nova_snapshot_create_doit(struct sk_buff *skb,
 		if (err)
 			return err;
 		if (tb[NOVA_SNAPSHOT_A_ID] || tb[NOVA_SNAPSHOT_A_EPOCH] ||
-		    tb[NOVA_SNAPSHOT_A_CTIME]) {
+		    tb[NOVA_SNAPSHOT_A_CTIME] || tb[NOVA_SNAPSHOT_A_WAIT]) {
 			NL_SET_ERR_MSG_ATTR(info->extack, nest,
 					    "a new snapshot takes only a name");
 			return -EINVAL;
@@ -523,6 +532,7 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	struct nova_snapshot_info sn;
 	struct nova_ctl_fs fs;
 	struct super_block *sb;
+	u64 ticket = 0;
 	int err;
 
 	if (!nest) {
@@ -545,18 +555,23 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	if (tb[NOVA_SNAPSHOT_A_ID]) {
-		err = nova_snapshot_delete(sb, nla_get_u64(sel), &sn);
+		err = nova_snapshot_delete(sb, nla_get_u64(sel), &sn, &ticket);
 	} else {
 		err = nova_snapshot_lookup(sb, 0, nla_data(sel), &sn);
 		if (!err)
-			err = nova_snapshot_delete(sb, sn.id, &sn);
+			err = nova_snapshot_delete(sb, sn.id, &sn, &ticket);
 	}
 	if (!err)
 		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_DELETED, &sn);
+	/* The active reference keeps unmount away while we wait. */
+	if (!err && nla_get_flag(tb[NOVA_SNAPSHOT_A_WAIT]))
+		err = nova_snapshot_reclaim_wait(sb, ticket);
 	deactivate_super(sb);
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
 				    "no live snapshot matches");
+	else if (err == -EINTR)
+		GENL_SET_ERR_MSG(info, "killed while waiting: the snapshot is deleted, its space is still being freed");
 	else if (err)
 		nova_snapshot_errmsg(info, err);
 	if (err)

@@ -411,6 +411,7 @@ struct fs_context;
 
 int nova_snapshot_load(struct super_block *sb);
 void nova_snapshot_destroy(struct super_block *sb);
+void nova_snapshot_reclaim_drain(struct super_block *sb);
 int nova_snapshot_claim(struct super_block *sb, unsigned long *used,
 			u64 *data_pages);
 int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,

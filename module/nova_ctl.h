@@ -62,6 +62,9 @@ struct nova_fs_stats {
 	u64 data_pages;			/* pages holding file data */
 	u64 epoch;			/* current snapshot epoch */
 	u64 snapshots;			/* live snapshots */
+	u64 snap_reclaim_blocks;	/* kept runs' blocks waiting to be freed */
+	u64 snap_reclaim_inodes;	/* removed inodes waiting to be freed */
+	u64 snap_reclaimed;		/* blocks the reclaim worker freed */
 	u64 mount_time_ns;		/* duration of the last mount */
 	bool recovered;			/* last mount ran crash recovery */
 	bool read_only;
@@ -90,6 +93,7 @@ struct nova_fs_stats {
 	u64 bb_blocks;			/* listed bad at mount (badblocks.c) */
 	u64 bb_repaired;
 	u64 bb_lost;
+	u64 bb_withheld;		/* free blocks kept from allocation */
 };
 
 /* One snapshot, as the control plane reports it. */
@@ -120,7 +124,10 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 int nova_snapshot_lookup(struct super_block *sb, u64 id, const char *name,
 			 struct nova_snapshot_info *info);
 int nova_snapshot_delete(struct super_block *sb, u64 id,
-			 struct nova_snapshot_info *info);
+			 struct nova_snapshot_info *info, u64 *ticket);
+int nova_snapshot_reclaim_wait(struct super_block *sb, u64 ticket);
+void nova_snapshot_reclaim_stats(struct super_block *sb,
+				 struct nova_fs_stats *st);
 int nova_snapshot_list(struct super_block *sb, u64 from,
 		       struct nova_snapshot_info *out, int max,
 		       unsigned int *gen);

@@ -14,18 +14,19 @@
  * (overwrite, truncate, unlink): nova_snapshot_keep() records them durably
  * in the snapshot log (NOVA_LOG_SNAPSHOT_KEEP) and in the DRAM list of the
  * newest snapshot that needs them. Deleting a snapshot hands each of its
- * blocks to the next older snapshot that still needs it, or frees it. The
- * lists hold only DRAM bookkeeping, so that work is a list walk (plus a
- * log replay per kept removed inode) done by the deleting task, measured
- * in docs/snapshots.md ("Deleting"); there is no reclaim thread. At mount
+ * blocks to the next older snapshot that still needs it, or queues it for
+ * the reclaim worker (snap_reclaim.c), which frees it without the table
+ * lock (docs/snapshots.md, "Deleting"). At mount
  * the lists are rebuilt from the snapshot log (nova_snapshot_load()), and
  * crash recovery claims the blocks they hold (nova_snapshot_claim()).
  *
  * Log garbage collection asks nova_snapshot_entry_reclaimable() before it
  * drops an entry.
  *
- * Lock order: freeze_super() (s_umount, s_writers) -> nova_inode_info.log_lock
- * -> nova_snap_table.lock -> nova_sb_info.sb_mutex -> nova_free_list.lock.
+ * Lock order: s_umount (shared: delete; exclusive: freeze_super(), remount)
+ * -> s_writers -> nova_inode_info.log_lock -> nova_snap_table.lock ->
+ * { nova_snap_reclaimq.lock (leaf), nova_sb_info.sb_mutex ->
+ * nova_free_list.lock }.
  * nova_snapshot_keep() runs under the log_lock of the file it frees from.
  */
 #include <linux/fs.h>
@@ -37,51 +38,7 @@
 
 #include "nova.h"
 #include "pmem.h"
-
-/* A run of kept data blocks (one NOVA_LOG_SNAPSHOT_KEEP record). */
-struct nova_snap_keep {
-	struct list_head list;		/* on nova_snapshot.keep */
-	unsigned long blk;
-	unsigned long count;
-	u64 born;
-	u64 dead;
-	struct nova_snapshot *owner;	/* while staged (nova_snap_stage) */
-};
-
-/* A removed inode a snapshot shows (one NOVA_LOG_SNAPSHOT_INODE record). */
-struct nova_snap_inode {
-	struct list_head list;		/* on nova_snap_table.inodes */
-	u64 ino;
-	u32 gen;
-	u64 born;
-	u64 dead;
-	struct nova_snapshot *owner;	/* newest live snapshot showing it */
-	unsigned long blocks;		/* what reclaiming it frees ... */
-	bool counted;			/* ... once counted (snapshot list) */
-};
-
-struct nova_snapshot {
-	struct list_head list;		/* on nova_snap_table.live, by epoch */
-	u64 id;
-	u64 epoch;
-	u64 trans;			/* e_trans_id of its record */
-	struct timespec64 ctime;
-	char name[NOVA_SNAPSHOT_NAME_LEN];
-	struct list_head keep;		/* blocks this is the newest user of */
-	unsigned long kept;		/* blocks on @keep */
-};
-
-struct nova_snap_table {
-	struct mutex lock;
-	struct list_head live;		/* oldest first */
-	struct list_head inodes;	/* struct nova_snap_inode */
-	unsigned int nr;
-	u64 next_id;
-	u64 tail;			/* committed tail of the snapshot log */
-	u64 max_epoch;			/* newest epoch seen in the log */
-	bool any_epoch;
-	unsigned int gen;		/* bumped on every change, for dumps */
-};
+#include "snapshot.h"
 
 static struct nova_inode *nova_snap_pi(struct nova_sb_info *sbi)
 {
@@ -309,7 +266,8 @@ static int nova_snap_append(struct super_block *sb, void *entry)
 	return 0;
 }
 
-static int nova_snap_page_cb(struct super_block *sb, u64 page, void *arg)
+/* Log walk page callback: note page @page on the list of runs @arg. */
+int nova_snap_page_cb(struct super_block *sb, u64 page, void *arg)
 {
 	struct list_head *pages = arg;
 	struct nova_snap_keep *k = kmalloc(sizeof(*k), GFP_KERNEL);
@@ -557,6 +515,7 @@ static void nova_snap_destroy_table(struct nova_snap_table *t)
 	struct nova_snapshot *s, *tmp;
 	struct nova_snap_inode *ki, *ktmp;
 
+	nova_snap_reclaim_destroy(&t->rq);
 	list_for_each_entry_safe(ki, ktmp, &t->inodes, list) {
 		list_del(&ki->list);
 		kfree(ki);
@@ -589,6 +548,7 @@ int nova_snapshot_load(struct super_block *sb)
 	mutex_init(&t->lock);
 	INIT_LIST_HEAD(&t->live);
 	INIT_LIST_HEAD(&t->inodes);
+	nova_snap_reclaim_init(sb, &t->rq);
 	t->next_id = 1;
 	t->gen = 1;
 	sbi->snaps = t;
@@ -848,182 +808,18 @@ int nova_snapshot_lookup(struct super_block *sb, u64 id, const char *name,
 
 /* ---- removed inodes ---- */
 
-/* What a removed inode's log references, gathered to free it. */
-struct nova_snap_reclaim {
-	struct xarray pages;		/* pgoff -> block, after the whole log */
-	struct list_head log;		/* struct nova_snap_keep, one per page */
-};
-
-static int nova_snap_reclaim_entry(struct super_block *sb, u64 off,
-				   void *entry, void *arg)
-{
-	struct nova_snap_reclaim *r = arg;
-	struct nova_log_entry_header *h = entry;
-	unsigned long idx;
-	void *v;
-
-	if (h->e_type == NOVA_LOG_FILE_WRITE &&
-	    le16_to_cpu(h->e_size) == sizeof(struct nova_file_write_entry)) {
-		struct nova_file_write_entry *fw = entry;
-		u64 pgoff = le64_to_cpu(fw->fw_pgoff);
-		u64 blk = le64_to_cpu(fw->fw_block);
-		u32 i, n = le32_to_cpu(fw->fw_num_pages);
-
-		if (!nova_block_ok(NOVA_SB(sb), blk, n))
-			return -EFSCORRUPTED;
-		for (i = 0; i < n; i++) {
-			v = xa_store(&r->pages, pgoff + i, xa_mk_value(blk + i),
-				     GFP_KERNEL);
-			if (xa_is_err(v))
-				return xa_err(v);
-		}
-	} else if (h->e_type == NOVA_LOG_SETATTR &&
-		   le16_to_cpu(h->e_size) == sizeof(struct nova_setattr_entry)) {
-		struct nova_setattr_entry *sa = entry;
-
-		/* As nova_apply_setattr(): a size that grew drops nothing. */
-		if ((le32_to_cpu(sa->sa_mask) &
-		     (NOVA_ATTR_SIZE | NOVA_ATTR_GROW)) != NOVA_ATTR_SIZE)
-			return 0;
-		xa_for_each_start(&r->pages, idx, v,
-				  DIV_ROUND_UP(le64_to_cpu(sa->sa_size),
-					       PAGE_SIZE))
-			xa_erase(&r->pages, idx);
-	}
-	return 0;
-}
-
-static int nova_snap_reclaim_page(struct super_block *sb, u64 page, void *arg)
-{
-	struct nova_snap_reclaim *r = arg;
-
-	return nova_snap_page_cb(sb, page, &r->log);
-}
-
-/*
- * Gather what removed inode @ki holds into @r (initialised here; release
- * with nova_snap_reclaim_put()): the data blocks its log maps at its end
- * and its log pages. Only reads PMEM. A slot that does not match the
- * record is -EFSCORRUPTED.
- */
-static int nova_snap_reclaim_get(struct super_block *sb,
-				 struct nova_snap_inode *ki,
-				 struct nova_snap_reclaim *r)
-{
-	struct nova_inode *pi = nova_get_pinode(sb, ki->ino);
-	u64 head;
-
-	xa_init(&r->pages);
-	INIT_LIST_HEAD(&r->log);
-	if (!pi || le64_to_cpu(READ_ONCE(pi->i_valid)) ||
-	    le64_to_cpu(pi->i_ino) != ki->ino ||
-	    le32_to_cpu(pi->i_generation) != ki->gen)
-		return -EFSCORRUPTED;
-	head = le64_to_cpu(READ_ONCE(pi->i_log_head));
-	if (!head)
-		return 0;
-	return nova_log_walk_raw(sb, ki->ino, head,
-				 le64_to_cpu(READ_ONCE(pi->i_log_tail)),
-				 nova_snap_reclaim_entry,
-				 nova_snap_reclaim_page, r);
-}
-
-static void nova_snap_reclaim_put(struct nova_snap_reclaim *r)
-{
-	struct nova_snap_keep *k, *tmp;
-
-	xa_destroy(&r->pages);
-	list_for_each_entry_safe(k, tmp, &r->log, list) {
-		list_del(&k->list);
-		kfree(k);
-	}
-}
-
-/* A block symlink's target block, or 0. */
-static u64 nova_snap_symlink_block(struct nova_inode *pi)
-{
-	if (S_ISLNK(le16_to_cpu(pi->i_mode)) &&
-	    (le32_to_cpu(pi->i_flags) & NOVA_INODE_BLOCK_SYMLINK))
-		return le64_to_cpu(*(__le64 *)pi->i_inline);
-	return 0;
-}
-
-/*
- * Blocks reclaiming removed inode @ki would free (data, log, symlink
- * target), counted once by replaying its log and then cached: a kept
- * inode's log and pages do not change. Table lock held. An unreadable
- * log counts 0 (its reclaim reports the error).
- */
-static unsigned long nova_snap_inode_blocks(struct super_block *sb,
-					    struct nova_snap_inode *ki)
-{
-	struct nova_snap_reclaim r;
-	struct nova_snap_keep *k;
-	unsigned long idx, n = 0;
-	void *v;
-
-	if (ki->counted)
-		return ki->blocks;
-	if (!nova_snap_reclaim_get(sb, ki, &r)) {
-		xa_for_each(&r.pages, idx, v)
-			n++;
-		list_for_each_entry(k, &r.log, list)
-			n++;
-		if (nova_snap_symlink_block(nova_get_pinode(sb, ki->ino)))
-			n++;
-	}
-	nova_snap_reclaim_put(&r);
-	ki->blocks = n;
-	ki->counted = true;
-	return n;
-}
-
-/*
- * Free a removed inode no live snapshot shows any more: the data blocks
- * its log maps at its end, its log pages, a block symlink's target, its
- * slot. Only DRAM allocator state changes: after a crash, recovery does
- * not claim what no live snapshot keeps. A slot that does not match the
- * record is left alone (its blocks stay allocated: fsck finds them).
- */
-static void nova_snap_reclaim_inode(struct super_block *sb,
-				    struct nova_snap_inode *ki)
-{
-	struct nova_snap_reclaim r;
-	struct nova_snap_keep *k;
-	unsigned long idx;
-	u64 link;
-	void *v;
-	int err;
-
-	err = nova_snap_reclaim_get(sb, ki, &r);
-	if (err)
-		goto out;
-	xa_for_each(&r.pages, idx, v)
-		nova_free_blocks(sb, xa_to_value(v), 1, NOVA_BLOCK_DATA);
-	list_for_each_entry(k, &r.log, list)
-		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
-	link = nova_snap_symlink_block(nova_get_pinode(sb, ki->ino));
-	if (link)
-		nova_free_blocks(sb, link, 1, NOVA_BLOCK_DATA);
-	nova_free_ino(sb, ki->ino);
-out:
-	if (err)
-		nova_err(sb, "snapshot: cannot reclaim removed inode %llu (%d); its blocks stay allocated",
-			 ki->ino, err);
-	nova_snap_reclaim_put(&r);
-}
-
 /*
  * Snapshot @s is going: each removed inode it was the newest to show moves
- * to @older if that one shows it too, else it is reclaimed. Table lock
- * held.
+ * to @older if that one shows it too, else onto @gone (for the reclaim
+ * worker). Returns how many went onto @gone. Table lock held.
  */
-static void nova_snap_pass_inodes(struct super_block *sb,
-				  struct nova_snapshot *s,
-				  struct nova_snapshot *older)
+static unsigned long nova_snap_pass_inodes(struct nova_snap_table *t,
+					   struct nova_snapshot *s,
+					   struct nova_snapshot *older,
+					   struct list_head *gone)
 {
-	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
 	struct nova_snap_inode *ki, *tmp;
+	unsigned long n = 0;
 
 	list_for_each_entry_safe(ki, tmp, &t->inodes, list) {
 		if (ki->owner != s)
@@ -1032,10 +828,10 @@ static void nova_snap_pass_inodes(struct super_block *sb,
 			ki->owner = older;
 			continue;
 		}
-		list_del(&ki->list);
-		nova_snap_reclaim_inode(sb, ki);
-		kfree(ki);
+		list_move_tail(&ki->list, gone);
+		n++;
 	}
+	return n;
 }
 
 /*
@@ -1185,30 +981,68 @@ bad:
 }
 
 /*
+ * Snapshot @s is going: each run it kept moves to @older if that one shows
+ * it too, else onto @gone. Returns the blocks that went onto @gone. Table
+ * lock held.
+ */
+static unsigned long nova_snap_pass_runs(struct nova_snapshot *s,
+					 struct nova_snapshot *older,
+					 struct list_head *gone)
+{
+	struct nova_snap_keep *k, *tmp;
+	unsigned long n = 0;
+
+	list_for_each_entry_safe(k, tmp, &s->keep, list) {
+		if (older && older->epoch >= k->born) {
+			list_move_tail(&k->list, &older->keep);
+			older->kept += k->count;
+			continue;
+		}
+		list_move_tail(&k->list, gone);
+		n += k->count;
+	}
+	s->kept = 0;
+	return n;
+}
+
+/*
  * Delete the live snapshot @id. The delete record is committed first; the
- * blocks it kept then move to the next older snapshot that needs them or
- * go back to the allocator. A crash after the record leaves nothing to
- * redo: recovery rebuilds the allocator from the live snapshots only.
+ * blocks and removed inodes it kept then move to the next older snapshot
+ * that needs them, or go to the reclaim worker (snap_reclaim.c), whose
+ * ticket for this delete is stored in *@ticket. A crash after the record
+ * leaves nothing to redo: recovery rebuilds the allocator from the live
+ * snapshots only.
+ *
+ * s_umount is held shared so that no remount read-only or unmount saves
+ * the allocator while a delete is between its record and its queueing
+ * (they drain the reclaim queue, holding s_umount exclusively).
  */
 int nova_snapshot_delete(struct super_block *sb, u64 id,
-			 struct nova_snapshot_info *info)
+			 struct nova_snapshot_info *info, u64 *ticket)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap_table *t = sbi->snaps;
 	struct nova_snapshot_del_entry sd;
-	struct nova_snap_keep *k, *tmp;
 	struct nova_snapshot *s, *older;
+	unsigned long blocks, nr_inodes;
+	LIST_HEAD(runs);
+	LIST_HEAD(inodes);
 	int err;
 
-	if (sb_rdonly(sb))
-		return -EROFS;
+	down_read(&sb->s_umount);
+	if (sb_rdonly(sb)) {
+		err = -EROFS;
+		goto out_umount;
+	}
 	/*
 	 * The delete record is a PMEM write: not while frozen (fsfreeze).
 	 * Only try: the genl caller would otherwise hold the family's lock
 	 * until the thaw.
 	 */
-	if (!sb_start_write_trylock(sb))
-		return -EBUSY;
+	if (!sb_start_write_trylock(sb)) {
+		err = -EBUSY;
+		goto out_umount;
+	}
 	mutex_lock(&t->lock);
 	s = nova_snap_find(t, id);
 	if (!s) {
@@ -1226,23 +1060,18 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 	list_del(&s->list);
 	t->nr--;
 	t->gen++;
-	list_for_each_entry_safe(k, tmp, &s->keep, list) {
-		list_del(&k->list);
-		if (older && older->epoch >= k->born) {
-			list_add_tail(&k->list, &older->keep);
-			older->kept += k->count;
-			continue;
-		}
-		nova_free_blocks(sb, k->blk, k->count, NOVA_BLOCK_DATA);
-		kfree(k);
-	}
-	nova_snap_pass_inodes(sb, s, older);
+	blocks = nova_snap_pass_runs(s, older, &runs);
+	nr_inodes = nova_snap_pass_inodes(t, s, older, &inodes);
+	*ticket = nova_snap_reclaim_queue(&t->rq, &runs, blocks, &inodes,
+					  nr_inodes);
 	if (!t->nr)
 		nova_snap_compact(sb, s);
 	kfree(s);
 out:
 	mutex_unlock(&t->lock);
 	sb_end_write(sb);
+out_umount:
+	up_read(&sb->s_umount);
 	return err;
 }
 

@@ -64,6 +64,7 @@ static void nova_prot_stats(struct nova_sb_info *sbi, struct nova_fs_stats *st)
 	st->bb_blocks = sbi->bb_blocks;
 	st->bb_repaired = sbi->bb_repaired;
 	st->bb_lost = sbi->bb_lost;
+	st->bb_withheld = sbi->bb_withheld;
 }
 
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
@@ -86,6 +87,7 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	st->data_pages = atomic_long_read(&sbi->data_pages);
 	st->epoch = sbi->epoch_id;
 	st->snapshots = nova_snapshot_count(sb);
+	nova_snapshot_reclaim_stats(sb, st);
 	st->mount_time_ns = sbi->mount_time_ns;
 	st->recovered = sbi->recovered;
 	st->read_only = sb_rdonly(sb);

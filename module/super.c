@@ -172,6 +172,8 @@ static int nova_make_clean(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	int err;
 
+	/* What deleted snapshots kept must be free in the saved state. */
+	nova_snapshot_reclaim_drain(sb);
 	mutex_lock(&sbi->sb_mutex);
 	err = nova_save_alloc_state(sb);
 	if (err)

@@ -86,6 +86,7 @@ static struct json_object *nctl_json_prot(const struct nova_stats *st)
 	nctl_json_add_u64(p, "badblocks", st->bb_blocks);
 	nctl_json_add_u64(p, "badblocks_repaired", st->bb_repaired);
 	nctl_json_add_u64(p, "badblocks_lost", st->bb_lost);
+	nctl_json_add_u64(p, "badblocks_withheld", st->bb_withheld);
 	return p;
 }
 
@@ -93,7 +94,7 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 				    char **mnts, size_t n_mnts)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *ops = json_object_new_array(), *gc, *scrub;
+	struct json_object *ops = json_object_new_array(), *gc, *scrub, *reclaim;
 	size_t i;
 
 	nctl_json_add_id(o, &st->id);
@@ -131,6 +132,11 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_u64(gc, "entries_copied", st->gc_entries_copied);
 	nctl_json_add_u64(gc, "time_ns", st->gc_time_ns);
 	json_object_object_add(o, "gc", gc);
+	reclaim = json_object_new_object();
+	nctl_json_add_u64(reclaim, "pending_blocks", st->snap_reclaim_blocks);
+	nctl_json_add_u64(reclaim, "pending_inodes", st->snap_reclaim_inodes);
+	nctl_json_add_u64(reclaim, "reclaimed_blocks", st->snap_reclaimed);
+	json_object_object_add(o, "snapshot_reclaim", reclaim);
 	scrub = json_object_new_object();
 	json_object_object_add(scrub, "state",
 			       json_object_new_string(nova_scrub_state_name(st->scrub_state)));

@@ -35,10 +35,11 @@ static void snapshot_list_help(FILE *f)
 static void snapshot_delete_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: novactl snapshot delete [-j|--json] [-p|--pretty] PATH ID|NAME\n"
+		"Usage: novactl snapshot delete [-j|--json] [-p|--pretty] [-w|--wait] PATH ID|NAME\n"
 		"\n"
 		"Delete a snapshot of the NOVA file system holding PATH, by id or by\n"
-		"name, and free the space only it used. Needs CAP_NET_ADMIN.\n");
+		"name. The space only it used is freed in the background right after;\n"
+		"with --wait, return only once it is free. Needs CAP_NET_ADMIN.\n");
 }
 
 /* Creation time as ISO 8601 UTC, e.g. 2026-12-02T22:00:00Z. */
@@ -113,20 +114,22 @@ static void print_one(struct nctl *c, const char *verb,
 
 /*
  * Common option loop. Returns -1 to go on, else an exit status. @name
- * receives -n/--name when @with_name.
+ * receives -n/--name and @wait -w/--wait, each where it is not NULL (the
+ * subcommands that take them).
  */
 static int parse_opts(struct nctl *c, int argc, char **argv, const char *cmd,
-		      void (*help)(FILE *), bool with_name, const char **name)
+		      void (*help)(FILE *), const char **name, bool *wait)
 {
 	static const struct option opts[] = {
 		NCTL_COMMON_OPTS,
 		{ "name",	required_argument, NULL, 'n' },
+		{ "wait",	no_argument,	   NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	nctl_getopt_reset();
-	while ((opt = getopt_long(argc, argv, NCTL_COMMON_SHORT "n:", opts,
+	while ((opt = getopt_long(argc, argv, NCTL_COMMON_SHORT "n:w", opts,
 				  NULL)) != -1) {
 		if (nctl_common_opt(c, opt))
 			continue;
@@ -134,8 +137,12 @@ static int parse_opts(struct nctl *c, int argc, char **argv, const char *cmd,
 			help(stdout);
 			return NCTL_EXIT_OK;
 		}
-		if (opt == 'n' && with_name) {
+		if (opt == 'n' && name) {
 			*name = optarg;
+			continue;
+		}
+		if (opt == 'w' && wait) {
+			*wait = true;
 			continue;
 		}
 		if (opt == ':')
@@ -164,8 +171,8 @@ static int snapshot_create(struct nctl *c, int argc, char **argv)
 	struct nova_err e;
 	int r;
 
-	r = parse_opts(c, argc, argv, "create", snapshot_create_help, true,
-		       &name);
+	r = parse_opts(c, argc, argv, "create", snapshot_create_help, &name,
+		       NULL);
 	if (r >= 0)
 		return r;
 	if (argc - optind != 1)
@@ -199,7 +206,7 @@ static int snapshot_list(struct nctl *c, int argc, char **argv)
 	char t[64], x[32];
 	int r;
 
-	r = parse_opts(c, argc, argv, "list", snapshot_list_help, false, NULL);
+	r = parse_opts(c, argc, argv, "list", snapshot_list_help, NULL, NULL);
 	if (r >= 0)
 		return r;
 	if (argc - optind != 1)
@@ -251,10 +258,11 @@ static int snapshot_delete(struct nctl *c, int argc, char **argv)
 	struct nova_err e;
 	uint64_t id = 0;
 	const char *which;
+	bool wait = false;
 	int r;
 
-	r = parse_opts(c, argc, argv, "delete", snapshot_delete_help, false,
-		       NULL);
+	r = parse_opts(c, argc, argv, "delete", snapshot_delete_help, NULL,
+		       &wait);
 	if (r >= 0)
 		return r;
 	if (argc - optind != 2)
@@ -269,7 +277,7 @@ static int snapshot_delete(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_snapshot_delete(ipc, &sel, id, which, &sn, &e)) {
+	if (nova_snapshot_delete(ipc, &sel, id, which, wait, &sn, &e)) {
 		r = fail(c, which, &e);
 	} else {
 		print_one(c, "Deleted", &sn);
@@ -282,7 +290,7 @@ static int snapshot_delete(struct nctl *c, int argc, char **argv)
 static const struct nctl_cmd snapshot_cmds[] = {
 	{ "create", snapshot_create, "[-n NAME] PATH", "take a snapshot" },
 	{ "list",   snapshot_list,   "PATH",              "list live snapshots" },
-	{ "delete", snapshot_delete, "PATH ID|NAME",      "delete a snapshot" },
+	{ "delete", snapshot_delete, "[-w] PATH ID|NAME", "delete a snapshot" },
 };
 
 #define N_SNAPSHOT_CMDS (sizeof(snapshot_cmds) / sizeof(snapshot_cmds[0]))

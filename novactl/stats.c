@@ -83,12 +83,17 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 		(unsigned long long)st->prot_verified,
 		(unsigned long long)st->prot_repaired,
 		(unsigned long long)st->prot_unrecoverable);
-	nctl_kv(2, "Bad blocks", "%llu listed at mount, %llu rebuilt, %llu lost",
+	nctl_kv(2, "Bad blocks", "%llu listed at mount, %llu rebuilt, %llu lost, %llu free withheld",
 		(unsigned long long)st->bb_blocks,
 		(unsigned long long)st->bb_repaired,
-		(unsigned long long)st->bb_lost);
+		(unsigned long long)st->bb_lost,
+		(unsigned long long)st->bb_withheld);
 	nctl_kv(2, "Epoch", "%llu", (unsigned long long)st->epoch);
 	nctl_kv(2, "Snapshots", "%llu", (unsigned long long)st->snapshots);
+	nctl_kv(2, "Snapshot reclaim", "%llu blocks and %llu removed inodes pending, %llu blocks freed",
+		(unsigned long long)st->snap_reclaim_blocks,
+		(unsigned long long)st->snap_reclaim_inodes,
+		(unsigned long long)st->snap_reclaimed);
 	nctl_kv(2, "Mount time", "%s",
 		nctl_fmt_ns(st->mount_time_ns, b1, sizeof(b1)));
 	nctl_kv(2, "Recovered", "%s", yes_no(st->recovered));

@@ -118,7 +118,7 @@ static int g_snapshot_delete(void *ctx, const struct novad_fs_ref *fs,
 	if (g->snapshot_why[0])
 		return backend_unsupported(g->snapshot_why, e);
 	fs_sel(fs, &sel);
-	return nova_snapshot_delete(g->req, &sel, id, NULL, &sn, e);
+	return nova_snapshot_delete(g->req, &sel, id, NULL, false, &sn, e);
 }
 
 static int g_scrub_start(void *ctx, const struct novad_fs_ref *fs,

@@ -24,15 +24,18 @@ STATS = dict(ID, mountpoints=LIST, format_version=INT, cpus=INT,
              inodes_total=INT, inodes_free=INT, log_pages=INT,
              data_pages=INT, epoch=INT, snapshots=INT, mount_time_ns=INT,
              recovered=BOOL, read_only=BOOL, operations=LIST, gc=OBJ,
-             scrub=OBJ, protection=OBJ)
+             scrub=OBJ, protection=OBJ, snapshot_reclaim=OBJ)
 OP = {"name": STR, "count": INT, "time_ns": INT}
 GC_STATS = {"fast_pages": INT, "thorough_runs": INT, "thorough_pages": INT,
             "entries_copied": INT, "time_ns": INT}
+RECLAIM_STATS = {"pending_blocks": INT, "pending_inodes": INT,
+                 "reclaimed_blocks": INT}
 SCRUB_STATS = {"state": STR, "passes": INT, "bytes": INT, "errors": INT,
                "repaired": INT, "unrecoverable": INT}
 PROT_STATS = {"csum": BOOL, "parity": BOOL, "verify": BOOL, "verified": INT,
               "repaired": INT, "unrecoverable": INT, "badblocks": INT,
-              "badblocks_repaired": INT, "badblocks_lost": INT}
+              "badblocks_repaired": INT, "badblocks_lost": INT,
+              "badblocks_withheld": INT}
 GC = {"inode": INT_OR_NULL, "inodes": INT, "log_pages_before": INT,
       "log_pages_after": INT, "fast_pages": INT, "thorough_runs": INT,
       "entries_copied": INT, "time_ns": INT}
@@ -154,6 +157,9 @@ def main():
                     if "protection" in fs:
                         check(fs["protection"], PROT_STATS,
                               "filesystems[%d].protection" % j)
+                    if "snapshot_reclaim" in fs:
+                        check(fs["snapshot_reclaim"], RECLAIM_STATS,
+                              "filesystems[%d].snapshot_reclaim" % j)
     for e in errors:
         print("schema: " + e, file=sys.stderr)
     return 1 if errors else 0

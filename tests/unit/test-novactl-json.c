@@ -95,7 +95,7 @@ static void test_fs_info(void **state)
 static void test_stats(void **state)
 {
 	static struct nova_stats st;
-	struct json_object *o, *ops, *op, *prot;
+	struct json_object *o, *ops, *op, *prot, *reclaim;
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
@@ -129,6 +129,10 @@ static void test_stats(void **state)
 	st.bb_blocks = 18;
 	st.bb_repaired = 19;
 	st.bb_lost = 20;
+	st.bb_withheld = 21;
+	st.snap_reclaim_blocks = 22;
+	st.snap_reclaim_inodes = 23;
+	st.snap_reclaimed = 24;
 
 	o = nctl_json_stats(&st, NULL, 0);
 	check_id(o);
@@ -166,6 +170,11 @@ static void test_stats(void **state)
 	assert_int_equal(u64_member(prot, "badblocks"), 18);
 	assert_int_equal(u64_member(prot, "badblocks_repaired"), 19);
 	assert_int_equal(u64_member(prot, "badblocks_lost"), 20);
+	assert_int_equal(u64_member(prot, "badblocks_withheld"), 21);
+	reclaim = member(o, "snapshot_reclaim", json_type_object);
+	assert_int_equal(u64_member(reclaim, "pending_blocks"), 22);
+	assert_int_equal(u64_member(reclaim, "pending_inodes"), 23);
+	assert_int_equal(u64_member(reclaim, "reclaimed_blocks"), 24);
 	json_object_put(o);
 }
 

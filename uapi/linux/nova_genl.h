@@ -108,6 +108,13 @@
  *        NOVA_STATS_A_DATA_PAGES: NLA_U64, pages holding file data
  *        NOVA_STATS_A_EPOCH: NLA_U64, current snapshot epoch
  *        NOVA_STATS_A_SNAPSHOTS: NLA_U64, live snapshots
+ *        NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS: NLA_U64, blocks of deleted
+ *                               snapshots' kept runs not yet freed by the
+ *                               reclaim worker
+ *        NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES: NLA_U64, removed inodes
+ *                               deleted snapshots kept, not yet freed
+ *        NOVA_STATS_A_SNAPSHOT_RECLAIMED: NLA_U64, blocks the reclaim
+ *                               worker freed since mount
  *        NOVA_STATS_A_MOUNT_TIME_NS: NLA_U64, how long the last mount took
  *        NOVA_STATS_A_RECOVERED: NLA_U8, 1 if the last mount ran crash
  *                                recovery, else 0
@@ -157,6 +164,8 @@
  *            NOVA_PROT_A_BADBLOCKS_LOST: NLA_U64, of which not
  *                                        repairable (file pages then
  *                                        read as EIO; metadata reported)
+ *            NOVA_PROT_A_BADBLOCKS_WITHHELD: NLA_U64, of which free
+ *                                        space, kept from allocation
  *
  * Counters start at zero at mount time. The set of operations may grow;
  * receivers must accept names they do not know. Errors (plain request):
@@ -189,6 +198,8 @@
  *                               it alone would free (kept data blocks,
  *                               and data, log and symlink blocks of the
  *                               removed inodes only it shows)
+ *        NOVA_SNAPSHOT_A_WAIT: NLA_FLAG, delete request only: reply once
+ *                               the space the delete frees is free
  *
  * NOVA_CMD_SNAPSHOT_CREATE
  *
@@ -206,13 +217,20 @@
  *
  *   Plain request, GENL_ADMIN_PERM. Names one file system and carries
  *   NOVA_A_SNAPSHOT with exactly one of NOVA_SNAPSHOT_A_ID and
- *   NOVA_SNAPSHOT_A_NAME. The space only the snapshot used is free when
- *   the reply arrives. The reply carries the identity and the deleted
- *   snapshot's NOVA_A_SNAPSHOT. Errors: -ENOENT with the extack pointing
- *   at the id or name if no live snapshot matches, -EROFS (read-only or
- *   snapshot mount: a snapshot can be mounted only while the live file
- *   system is not, so a mounted snapshot is never deleted), -EINVAL for a
- *   missing or doubled selector, plus the selector errors.
+ *   NOVA_SNAPSHOT_A_NAME, and optionally NOVA_SNAPSHOT_A_WAIT (NLA_FLAG).
+ *   The snapshot is gone (durably) when the reply arrives; the space only
+ *   it used is freed by a background worker after that, in batches
+ *   (NOVA_STATS_A_SNAPSHOT_RECLAIM_* show what is still pending), unless
+ *   NOVA_SNAPSHOT_A_WAIT was given: then the reply comes once everything
+ *   this delete queued is free (statfs shows it). Unmount and remount
+ *   read-only wait for the worker. The reply carries the identity and the
+ *   deleted snapshot's NOVA_A_SNAPSHOT. Errors: -ENOENT with the extack
+ *   pointing at the id or name if no live snapshot matches, -EROFS
+ *   (read-only or snapshot mount: a snapshot can be mounted only while the
+ *   live file system is not, so a mounted snapshot is never deleted),
+ *   -EBUSY (frozen), -EINVAL for a missing or doubled selector, plus the
+ *   selector errors. -EINTR if the caller was killed while waiting (the
+ *   snapshot is deleted all the same).
  *
  * NOVA_CMD_SNAPSHOT_LIST
  *
@@ -524,6 +542,9 @@ enum nova_stats_attr {
 	NOVA_STATS_A_SCRUB_REPAIRED,
 	NOVA_STATS_A_SCRUB_UNRECOVERABLE,
 	NOVA_STATS_A_PROTECTION,
+	NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS,
+	NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES,
+	NOVA_STATS_A_SNAPSHOT_RECLAIMED,
 
 	__NOVA_STATS_A_MAX
 };
@@ -541,6 +562,7 @@ enum nova_prot_attr {
 	NOVA_PROT_A_BADBLOCKS,
 	NOVA_PROT_A_BADBLOCKS_REPAIRED,
 	NOVA_PROT_A_BADBLOCKS_LOST,
+	NOVA_PROT_A_BADBLOCKS_WITHHELD,
 
 	__NOVA_PROT_A_MAX
 };
@@ -565,6 +587,7 @@ enum nova_snapshot_attr {
 	NOVA_SNAPSHOT_A_EPOCH,
 	NOVA_SNAPSHOT_A_CTIME,
 	NOVA_SNAPSHOT_A_EXCL_BLOCKS,
+	NOVA_SNAPSHOT_A_WAIT,
 
 	__NOVA_SNAPSHOT_A_MAX
 };
