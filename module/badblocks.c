@@ -104,6 +104,11 @@ long nova_bb_map_device(struct nova_sb_info *sbi)
 
 /* nova_bb_metadata(): a free block, now kept out of allocation. */
 #define NOVA_BB_WITHHELD	2
+/*
+ * nova_bb_data() on a read-only mount: damaged but rebuildable; every
+ * read rebuilds it from parity, nothing is written back.
+ */
+#define NOVA_BB_REBUILDABLE	3
 
 /* One listed block and what it turned out to be. */
 struct nova_bb_block {
@@ -312,8 +317,9 @@ static bool nova_bb_rebuild(struct nova_sb_info *sbi, unsigned long blk,
 }
 
 /*
- * A listed block of a file. Returns 1 if repaired, 0 if intact, -EIO if
- * it cannot be repaired (reads of it fail with EIO), -ENOMEM.
+ * A listed block of a file. Returns 1 if repaired, 0 if intact,
+ * NOVA_BB_REBUILDABLE if damaged but rebuildable on a read-only mount,
+ * -EIO if it cannot be repaired (reads of it fail with EIO), -ENOMEM.
  */
 static int nova_bb_data(struct super_block *sb, const struct nova_bb_block *b)
 {
@@ -353,7 +359,7 @@ static int nova_bb_data(struct super_block *sb, const struct nova_bb_block *b)
 		goto out;
 	if (sb_rdonly(sb)) {
 		/* Readers rebuild it the same way; nothing is written. */
-		ret = 0;
+		ret = NOVA_BB_REBUILDABLE;
 		goto out;
 	}
 	if (nova_bb_write_back(sbi, b->blk, buf, __ffs(bad))) {
@@ -415,6 +421,9 @@ static void nova_bb_report(struct super_block *sb,
 	if (b->ino) {
 		if (ret == 1)
 			nova_info(sb, "bad block %lu (inode %llu offset %llu): sector(s) 0x%lx rebuilt from parity",
+				  b->blk, b->ino, off, b->sectors);
+		else if (ret == NOVA_BB_REBUILDABLE)
+			nova_warn(sb, "bad block %lu (inode %llu offset %llu): sector(s) 0x%lx damaged; reads rebuild it from parity, a read-write mount repairs it",
 				  b->blk, b->ino, off, b->sectors);
 		else if (ret == 0)
 			nova_info(sb, "bad block %lu (inode %llu offset %llu): listed sector(s) 0x%lx still verify",

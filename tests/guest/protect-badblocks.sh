@@ -67,10 +67,37 @@ list_bad "${blk[2]}" 5
 list_bad 0 6
 t_diag "listed: $(tr '\n' ' ' < "$BB")"
 
+# Read-only first: the damage is reported, not repaired, not called intact.
+monitor_start "$tmp/mon"
+t_is "the event monitor listens" "$?" 0
+klog_mark
+t_ok "mount read-only with listed bad sectors" nova_mount ro
+klog_new > "$tmp/klog"
+t_is "read-only: 3 listed, none rebuilt, 2 lost, none withheld" "$(bbstats)" "3 0 2 0"
+t_ok "read-only: the rebuildable page reads back right" samepage 1
+t_ok "klog: the rebuildable block is reported as damaged, not intact" \
+	grep -q "bad block ${blk[1]} (inode $ino offset 4096): sector(s) 0x8 damaged; reads rebuild it from parity" "$tmp/klog"
+sleep 0.5
+kill "$mon"
+wait "$mon" 2> /dev/null
+mon=
+t_ok "read-only: a CORRUPTION event for it, not repaired" \
+	python3 - "$tmp/mon" "$ino" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = {(e["corruption"]["inode"], e["corruption"]["kind"],
+        e["corruption"]["offset"], e["corruption"]["repaired"])
+       for e in ev if e["event"] == "corruption"}
+need = (int(sys.argv[2]), "data", 4096, False)
+sys.exit(0 if need in got else "missing %s; got %s" % (need, got))
+EOF
+t_ok "unmount the read-only mount" nova_umount
+
 monitor_start "$tmp/mon"
 t_is "the event monitor listens" "$?" 0
 klog_mark
 t_ok "the device mounts despite listed bad sectors" nova_mount
+
 klog_new > "$tmp/klog"
 t_is "bad blocks: 3 listed, 1 rebuilt, 2 lost, none withheld" "$(bbstats)" "3 1 2 0"
 t_ok "the rebuilt page reads back right" samepage 1
