@@ -63,13 +63,15 @@ uint32_t nova_je_csum(const struct nova_journal_entry *je)
 
 /*
  * Covers lt_ino and lt_magic and, as zero, lt_csum itself: the kernel
- * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0.
+ * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0;
+ * then lt_replica (1.4) if it is not 0, so 1.3 tails keep their checksum.
  */
 uint32_t nova_lt_csum(const struct nova_log_page_tail *lt)
 {
 	size_t off = offsetof(struct nova_log_page_tail, lt_ino);
 
-	return nova_csum_skip((const uint8_t *)lt + off, 16,
+	return nova_csum_skip((const uint8_t *)lt + off,
+			      lt->lt_replica ? 24 : 16,
 			      offsetof(struct nova_log_page_tail, lt_csum) - off);
 }
 
