@@ -141,6 +141,10 @@ const char *nova_protection_name(uint32_t incompat)
 {
 	bool r = incompat & NOVA_FEATURE_META_REPLICA;
 
+	if (incompat & NOVA_FEATURE_LOG_REPLICA)
+		return incompat & NOVA_FEATURE_DATA_PARITY ?
+		       "checksums+parity+replicas+log-mirrors" :
+		       "log-mirrors";
 	if (incompat & NOVA_FEATURE_DATA_PARITY)
 		return r ? "checksums+parity+replicas" : "checksums+parity";
 	if (incompat & NOVA_FEATURE_DATA_CSUM)
@@ -212,6 +216,10 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		BAD("format %u.%u has no features, but 0x%x are set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor),
 		    le32(sb->s_feature_incompat));
+	if (le16(sb->s_version_minor) < 4 &&
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
+		BAD("format %u.%u has no log page mirrors, but the feature is set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 3 &&
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		BAD("format %u.%u has no inode replicas, but the feature is set",
