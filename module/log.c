@@ -365,6 +365,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	struct nova_sb_info *sbi = w->sbi;
 	struct nova_log_page_tail mt, fix;
 	bool pok, mok;
+	__le64 r;
 	u64 m;
 
 	*mirror = 0;
@@ -376,9 +377,9 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	/* A damaged primary tail: its lt_replica is still our only lead. */
 	if (pok)
 		m = le64_to_cpu(t->lt_replica);
-	else if (!nova_pmem_read(&m, &nova_page_tail(sbi, page)->lt_replica,
-				 sizeof(m)))
-		m = le64_to_cpu(m);
+	else if (!nova_pmem_read(&r, &nova_page_tail(sbi, page)->lt_replica,
+				 sizeof(r)))
+		m = le64_to_cpu(r);
 	else
 		m = 0;
 	mok = m && m != page && nova_log_page_in_range(sbi, m) &&
