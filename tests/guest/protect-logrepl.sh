@@ -46,6 +46,9 @@ import json, sys
 print(json.load(sys.stdin)['filesystems'][0]['protection']['$1'])"
 }
 klog_has() { dmesg | grep -q "$1"; }
+euclean() {	# FILE: opening it fails with EUCLEAN (its inode cannot load)
+	cat "$1" 2>&1 > /dev/null | grep -q 'Structure needs cleaning'
+}
 declare -A injected detected repaired
 count() {	# KIND DETECTED REPAIRED
 	injected[$1]=$((${injected[$1]:-0} + 1))
@@ -214,10 +217,10 @@ t_fail "both: fsck -n reports damage" fsck.NOVA -f -n "$D"
 out=$(fsck.NOVA -f -n "$D" 2>&1)
 t_ok "both: fsck says both copies are bad" sh -c "printf '%s' '$out' | grep -q 'inode $v: bad log entry at .*in both copies'"
 t_ok "mount" nova_mount
-t_errno "both entry: the victim fails with EUCLEAN" EUCLEAN pread_file "$M/victim" 0 100
-det=0; pread_file "$M/victim" 0 100 2>&1 | grep -q EUCLEAN && det=1
-t_errno "both tail: the other file fails with EUCLEAN" EUCLEAN pread_file "$M/other" 0 100
-det2=0; pread_file "$M/other" 0 100 2>&1 | grep -q EUCLEAN && det2=1
+t_ok "both entry: the victim fails with EUCLEAN" euclean "$M/victim"
+det=0; euclean "$M/victim" && det=1
+t_ok "both tail: the other file fails with EUCLEAN" euclean "$M/other"
+det2=0; euclean "$M/other" && det2=1
 t_ok "both: the kernel names the inode" klog_has "nova (pmem0): error: inode $v: bad log entry"
 t_ok "both: the directory is fine" sh -c "[ \"\$(cat $M/dir/f1 $M/dir/f2 | tr '\n' ' ')\" = 'one two ' ]"
 t_ok "both: counted unrecoverable" [ "$(prot unrecoverable)" -ge 2 ]
@@ -261,7 +264,7 @@ nv=$(ino victim)
 t_ok "nolog: inject copy 0 of log entry 0" inject log-entry --ino "$nv" --offset 0
 t_ok "umount" nova_umount
 t_ok "mount" nova_mount
-t_errno "nolog: a bad entry is EUCLEAN, as in 1.3" EUCLEAN pread_file "$M/victim" 0 100
+t_ok "nolog: a bad entry is EUCLEAN, as in 1.3" euclean "$M/victim"
 t_ok "umount" nova_umount
 t_fail "-o protection=nolog needs init" nova_mount protection=nolog
 mkfs.NOVA -f -q -p nolog "$D" > /dev/null
