@@ -7,6 +7,13 @@
  * them with one 8-byte store to the inode's i_log_tail. Operations on
  * several inodes publish their tails through the lite journal instead.
  *
+ * Format 1.4 (NOVA_FEATURE_LOG_REPLICA): every page has a mirror page
+ * holding the same entries at the same offsets (uapi/nova_format.h,
+ * docs/protection.md). Writers store each entry to both copies before the
+ * commit (nova_log_store()); nova_log_walk() reads both as needed with
+ * copy_mc_to_kernel(), uses whichever copy is good and rewrites the bad
+ * one on a writable mount.
+ *
  * Lock order: the caller holds nova_inode_info.log_lock of every inode
  * whose log it appends to (nova_lock_logs() takes several in inode number
  * order); page allocation takes nova_free_list.lock below it.
