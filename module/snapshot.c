@@ -953,8 +953,10 @@ static unsigned long nova_snap_inode_blocks(struct super_block *sb,
 	if (!nova_snap_reclaim_get(sb, ki, &r)) {
 		xa_for_each(&r.pages, idx, v)
 			n++;
+		/* A log page and its mirror (1.4) are freed together. */
 		list_for_each_entry(k, &r.log, list)
-			n++;
+			n += nova_log_mirror(NOVA_SB(sb), (u64)k->blk <<
+					     NOVA_BLOCK_SHIFT) ? 2 : 1;
 		if (nova_snap_symlink_block(nova_get_pinode(sb, ki->ino)))
 			n++;
 	}
