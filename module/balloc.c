@@ -294,13 +294,14 @@ static bool nova_take_high(struct nova_free_list *fl, unsigned long want,
 }
 
 /*
- * Allocate @want contiguous metadata blocks as high on the device as they
- * fit: the last list's region first, the highest range in it first. Used
- * for replicas, which should sit far from their primaries (those come
- * from the low end of some CPU's region).
+ * Allocate @want contiguous metadata blocks (inode table replicas) or log
+ * pages (log mirrors) as high on the device as they fit: the last list's
+ * region first, the highest range in it first. Used for replicas, which
+ * should sit far from their primaries (those come from the low end of
+ * some CPU's region). Log mirrors may use the reserve that data leaves.
  */
 int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
-			   unsigned long *blk)
+			   enum nova_block_kind kind, unsigned long *blk)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
@@ -309,7 +310,10 @@ int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
 		return -EINVAL;
 	for (i = sbi->nr_lists; i-- > 0;) {
 		if (nova_take_high(&sbi->free_lists[i], want, blk)) {
-			atomic_long_add(want, &sbi->meta_blocks);
+			if (kind == NOVA_BLOCK_LOG)
+				atomic_long_add(want, &sbi->log_pages);
+			else
+				atomic_long_add(want, &sbi->meta_blocks);
 			return 0;
 		}
 	}

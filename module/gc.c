@@ -323,10 +323,10 @@ static bool nova_gc_page_dead(struct super_block *sb, u64 page,
 
 /*
  * Unlink the dead pages from @first up to (not including) @to, which
- * @link (a commit word: i_log_head or a page's lt_next) points to, and
- * free them. Returns how many were freed.
+ * the lt_next of @link_page (0: i_log_head) points to, and free them with
+ * their mirrors. Returns how many were freed.
  */
-static unsigned long nova_gc_unlink(struct inode *inode, __le64 *link,
+static unsigned long nova_gc_unlink(struct inode *inode, u64 link_page,
 				    u64 first, u64 to)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
@@ -339,18 +339,24 @@ static unsigned long nova_gc_unlink(struct inode *inode, __le64 *link,
 	 * One 8-byte store takes the whole run out of the chain. The fence
 	 * after it (nova_pmem_commit64()) makes that durable before any of
 	 * the pages can be handed out again and overwritten; until then they
-	 * are intact, so a crash finds the old chain or the new one.
+	 * are intact, so a crash finds the old chain or the new one. The
+	 * mirror's copy of a page link follows (nova_log_link()), durable at
+	 * the next fence; a stale copy is read only when the primary's link
+	 * is unusable, and the walk sets it right.
 	 */
-	nova_pi_commit64(sbi, link, to);
-	if (link == &nova_pi(inode)->i_log_head)
+	if (link_page) {
+		nova_log_link(sbi, link_page, to);
+	} else {
+		nova_pi_commit64(sbi, &nova_pi(inode)->i_log_head, to);
 		ni->log_head = to;
+	}
 	while (page != to) {
 		/* Read the link before the page can be reused. */
 		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
 		if (S_ISDIR(inode->i_mode))
 			nova_gc_page_gone(inode, page);
-		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1,
-				 NOVA_BLOCK_LOG);
+		/* The page and its mirror. */
+		nova_log_free_page(sb, page);
 		ni->log_pages--;
 		n++;
 		page = next;
@@ -368,7 +374,7 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	__le64 *link = &nova_pi(inode)->i_log_head;
+	u64 link = 0;			/* the page linking to the next one, 0: head */
 	u64 stop, page = ni->log_head, dead = 0, next, valid = 0, entries = 0;
 	unsigned long freed = 0, seen = 0, kept = 0, pages = ni->log_pages;
 	struct nova_log_page_tail *lt;
@@ -413,7 +419,7 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 		valid += le32_to_cpu(lt->lt_valid);
 		entries += le32_to_cpu(lt->lt_entries);
 		kept++;
-		link = &lt->lt_next;
+		link = page;
 		page = next;
 	}
 	if (dead)
@@ -451,8 +457,22 @@ static void nova_gc_queue(struct inode *inode)
 }
 
 /*
+ * Link @next after @page in a chain nothing reaches yet: the page's
+ * lt_next and its mirror's copy, no fence (the caller fences once before
+ * linking the chain).
+ */
+static void nova_gc_link_new(struct nova_sb_info *sbi, u64 page, u64 next)
+{
+	u64 m = nova_log_mirror(sbi, page);
+
+	nova_pmem_store64(&nova_gc_lt(sbi, page)->lt_next, next);
+	if (m)
+		nova_pmem_store64(&nova_gc_lt(sbi, m)->lt_next, next);
+}
+
+/*
  * Allocate @want log pages (fewer if space is short, at least one) and
- * chain them: each initialised empty, linked to the next, durable on
+ * chain them, each with its mirror: each initialised empty, linked to the next, durable on
  * return and not yet reachable. Returns the first page in *@first.
  */
 static int nova_gc_new_chain(struct inode *inode, unsigned long want,
@@ -460,37 +480,38 @@ static int nova_gc_new_chain(struct inode *inode, unsigned long want,
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_log_page_tail t = {
-		.lt_ino = cpu_to_le64(inode->i_ino),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
 	unsigned long n = 0, blk, cnt, i;
-	u64 prev = 0, page;
-	int err;
+	u64 prev = 0, page, mirror;
+	int err = 0;
 
-	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
 	while (n < want) {
 		err = nova_alloc_blocks(sb, want - n, false, NOVA_BLOCK_LOG,
 					&blk, &cnt);
-		if (err) {
-			if (!n)
-				return err;
+		if (err)
 			break;
-		}
 		for (i = 0; i < cnt; i++) {
 			page = (u64)(blk + i) << NOVA_BLOCK_SHIFT;
-			/* An empty page: a pad byte, then nothing. */
-			nova_pmem_memset(nova_addr(sbi, page), NOVA_LOG_PAD, 8);
-			nova_pmem_memcpy(nova_gc_lt(sbi, page), &t, sizeof(t));
+			err = nova_log_alloc_mirror(sb, inode->i_ino, &mirror);
+			if (err) {
+				/* This page and the rest of the run. */
+				nova_free_blocks(sb, blk + i, cnt - i,
+						 NOVA_BLOCK_LOG);
+				break;
+			}
+			/* Both copies empty, each tail naming the other. */
+			nova_log_init_page(sbi, inode->i_ino, page, mirror);
 			if (prev)
-				nova_pmem_store64(&nova_gc_lt(sbi, prev)->lt_next,
-						  page);
+				nova_gc_link_new(sbi, prev, page);
 			else
 				*first = page;
 			prev = page;
+			n++;
 		}
-		n += cnt;
+		if (err)
+			break;
 	}
+	if (!n)
+		return err;
 	/* The chain is durable before the caller links it. */
 	nova_pmem_fence();
 	NOVA_I(inode)->log_pages += n;
@@ -528,8 +549,12 @@ int nova_gc_extend_log(struct inode *inode, u64 page, u64 *next)
 				next, &got);
 	if (err)
 		return err;
-	/* The extension is durable; link it (0 -> first page, once). */
-	nova_pmem_commit64(&nova_gc_lt(sbi, page)->lt_next, *next);
+	/*
+	 * The extension is durable; link it (0 -> first page, once), in the
+	 * page, then in its mirror (durable at the next fence: the commit of
+	 * the entry that needed the room).
+	 */
+	nova_log_link(sbi, page, *next);
 	return 0;
 }
 
@@ -549,6 +574,7 @@ struct nova_gc_out {
 	unsigned long index;		/* entries of the old log seen */
 	unsigned long prefix;		/* entries in that prefix (planned) */
 	u64 *pages;			/* the new pages (writing) */
+	u64 *mirrors;			/* their mirrors, 0: none */
 	unsigned long nr_pages;		/* used so far */
 	unsigned long max_pages;	/* allocated (writing) */
 	u64 pos, end;			/* free space in the current page */
@@ -575,6 +601,8 @@ static void nova_gc_out_close(struct nova_gc_out *o, u64 next)
 	if (!o->write || !o->nr_pages)
 		return;
 	page = o->pages[o->nr_pages - 1];
+	/* Its mirror is written from it once the whole log is written. */
+	t.lt_replica = cpu_to_le64(o->mirrors[o->nr_pages - 1]);
 	if (o->pos < o->end)
 		nova_pmem_memset(nova_addr(sbi, o->pos), NOVA_LOG_PAD, 1);
 	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
@@ -852,18 +880,22 @@ static void nova_gc_free_chain(struct inode *inode, u64 page,
 
 	while (page && max--) {
 		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
-		nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1,
-				 NOVA_BLOCK_LOG);
+		nova_log_free_page(sb, page);
 		page = nova_gc_page_ok(sbi, next) ? next : 0;
 	}
 }
 
-static void nova_gc_free_pages(struct super_block *sb, u64 *pages,
+/* The pages of a new log that was not switched to, and their mirrors. */
+static void nova_gc_free_pages(struct super_block *sb, struct nova_gc_out *o,
 			       unsigned long n)
 {
-	while (n--)
-		nova_free_blocks(sb, pages[n] >> NOVA_BLOCK_SHIFT, 1,
+	while (n--) {
+		if (o->mirrors[n])
+			nova_free_blocks(sb, o->mirrors[n] >> NOVA_BLOCK_SHIFT,
+					 1, NOVA_BLOCK_LOG);
+		nova_free_blocks(sb, o->pages[n] >> NOVA_BLOCK_SHIFT, 1,
 				 NOVA_BLOCK_LOG);
+	}
 }
 
 /*
@@ -901,32 +933,49 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	o.max_moves = plan.copied;
 	o.prefix = plan.prefix;
 	o.pages = kvmalloc_array(o.max_pages, sizeof(*o.pages), GFP_NOFS);
+	o.mirrors = kvmalloc_array(o.max_pages, sizeof(*o.mirrors), GFP_NOFS);
 	o.moves = kvmalloc_array(o.max_moves, sizeof(*o.moves), GFP_NOFS);
 	ret = -ENOMEM;
-	if (!o.pages || !o.moves)
+	if (!o.pages || !o.mirrors || !o.moves)
 		goto out;
 	while (n < o.max_pages) {
 		err = nova_alloc_blocks(sb, o.max_pages - n, false,
 					NOVA_BLOCK_LOG, &blk, &got);
+		while (!err && got) {
+			o.pages[n] = (u64)blk << NOVA_BLOCK_SHIFT;
+			err = nova_log_alloc_mirror(sb, inode->i_ino,
+						    &o.mirrors[n]);
+			if (err) {
+				nova_free_blocks(sb, blk, got, NOVA_BLOCK_LOG);
+				break;
+			}
+			n++;
+			blk++;
+			got--;
+		}
 		if (err) {
-			nova_gc_free_pages(sb, o.pages, n);
+			nova_gc_free_pages(sb, &o, n);
 			ret = err;
 			goto out;
 		}
-		while (got--)
-			o.pages[n++] = (u64)blk++ << NOVA_BLOCK_SHIFT;
 	}
 	err = nova_gc_pass(&o, &attr_off);
 	if (err || WARN_ON_ONCE(o.nr_pages != o.max_pages)) {
-		nova_gc_free_pages(sb, o.pages, n);
+		nova_gc_free_pages(sb, &o, n);
 		ret = err ?: -EIO;
 		goto out;
 	}
+	/* Each page is complete (entries, pad, tail): copy it to its mirror. */
+	for (n = 0; n < o.nr_pages; n++)
+		if (o.mirrors[n])
+			nova_log_mirror_page(NOVA_SB(sb), o.pages[n],
+					     o.mirrors[n]);
 
 	/*
-	 * Every new page, entry and tail is durable before the switch; then
-	 * head and tail change together (lite journal: a crash rolls both
-	 * back to the old log, which is untouched until after the commit).
+	 * Every new page and mirror, entry and tail is durable before the
+	 * switch; then head and tail change together (lite journal: a crash
+	 * rolls both back to the old log, which is untouched until after the
+	 * commit).
 	 */
 	nova_pmem_fence();
 	w[0].word = &nova_pi(inode)->i_log_head;
@@ -955,6 +1004,7 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	ret = o.copied;
 out:
 	kvfree(o.pages);
+	kvfree(o.mirrors);
 	kvfree(o.moves);
 	return ret;
 }

@@ -99,17 +99,21 @@ static int nova_inject_page_fn(struct super_block *sb, u64 page, void *arg)
 
 /*
  * Entry @index of @ino's log (its e_csum byte, which always breaks the
- * checksum) or the tail of log page @index (its lt_csum byte).
+ * checksum) or the tail of log page @index (its lt_csum byte); copy 0 is
+ * the primary page, copy 1 its mirror (1.4, LOG_REPLICA).
  */
 static int nova_inject_log(struct super_block *sb, u64 ino, u64 index,
-			   bool page)
+			   bool page, u32 copy)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inject_walk w = { .want = index };
 	struct nova_inode *pi;
 	struct inode *inode;
+	u64 at, m;
 	int err;
 
+	if (copy > 1 || (copy && !nova_log_mirrored(sbi, ino)))
+		return -EINVAL;
 	pi = nova_inject_pi(sb, ino);
 	if (!pi)
 		return -ENOENT;
@@ -117,17 +121,27 @@ static int nova_inject_log(struct super_block *sb, u64 ino, u64 index,
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
 	mutex_lock(&NOVA_I(inode)->log_lock);
-	err = nova_log_walk_raw(sb, ino, NOVA_I(inode)->log_head,
-				NOVA_I(inode)->log_tail,
-				page ? NULL : nova_inject_entry_fn,
-				page ? nova_inject_page_fn : NULL, &w);
+	/* Leave damage injected before as it is (no repair). */
+	err = nova_log_walk(sb, ino, NOVA_I(inode)->log_head,
+			    NOVA_I(inode)->log_tail,
+			    page ? NULL : nova_inject_entry_fn,
+			    page ? nova_inject_page_fn : NULL, &w,
+			    NOVA_WALK_PEEK);
+	at = w.found;
+	if (err >= 0 && w.found && copy) {
+		/* The same offset in the page's mirror. */
+		m = nova_log_mirror(sbi, w.found & ~((u64)NOVA_BLOCK_SIZE - 1));
+		at = m ? m + (w.found & (NOVA_BLOCK_SIZE - 1)) : 0;
+		if (!m)
+			err = -EINVAL;
+	}
 	if (err >= 0 && !w.found)
 		err = -ERANGE;
 	else if (err >= 0 && page)
-		nova_flip((u8 *)nova_addr(sbi, w.found) + NOVA_LOG_DATA_SIZE +
+		nova_flip((u8 *)nova_addr(sbi, at) + NOVA_LOG_DATA_SIZE +
 			  offsetof(struct nova_log_page_tail, lt_csum));
 	else if (err >= 0)
-		nova_flip((u8 *)nova_addr(sbi, w.found) +
+		nova_flip((u8 *)nova_addr(sbi, at) +
 			  offsetof(struct nova_log_entry_header, e_csum));
 	mutex_unlock(&NOVA_I(inode)->log_lock);
 	iput(inode);
@@ -195,10 +209,8 @@ int nova_inject(struct super_block *sb, u32 target, u64 ino, u64 offset,
 		return nova_inject_inode(sb, ino, offset, copy);
 	case NOVA_INJECT_LOG_ENTRY:
 	case NOVA_INJECT_LOG_TAIL:
-		if (copy)
-			return -EINVAL;
 		return nova_inject_log(sb, ino, offset,
-				       target == NOVA_INJECT_LOG_TAIL);
+				       target == NOVA_INJECT_LOG_TAIL, copy);
 	case NOVA_INJECT_DATA:
 	case NOVA_INJECT_CSUM:
 	case NOVA_INJECT_PARITY:

@@ -97,7 +97,8 @@ static int nova_new_table_block(struct super_block *sb, unsigned int cpu,
 	if (err)
 		return err;
 	if (nova_replicas(sbi)) {
-		err = nova_alloc_blocks_high(sb, NOVA_INODE_TABLE_BLOCKS, rblk);
+		err = nova_alloc_blocks_high(sb, NOVA_INODE_TABLE_BLOCKS,
+					     NOVA_BLOCK_META, rblk);
 		if (err) {
 			nova_free_blocks(sb, *blk, NOVA_INODE_TABLE_BLOCKS,
 					 NOVA_BLOCK_META);

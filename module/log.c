@@ -7,6 +7,13 @@
  * them with one 8-byte store to the inode's i_log_tail. Operations on
  * several inodes publish their tails through the lite journal instead.
  *
+ * Format 1.4 (NOVA_FEATURE_LOG_REPLICA): every page has a mirror page
+ * holding the same entries at the same offsets (uapi/nova_format.h,
+ * docs/protection.md). Writers store each entry to both copies before the
+ * commit (nova_log_store()); nova_log_walk() reads both as needed with
+ * copy_mc_to_kernel(), uses whichever copy is good and rewrites the bad
+ * one on a writable mount.
+ *
  * Lock order: the caller holds nova_inode_info.log_lock of every inode
  * whose log it appends to (nova_lock_logs() takes several in inode number
  * order); page allocation takes nova_free_list.lock below it.
@@ -16,6 +23,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "scrub.h"
 
 void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 		       unsigned int size, u64 trans)
@@ -88,123 +96,585 @@ void nova_entry_seal(void *entry)
 	h->e_csum = cpu_to_le32(nova_entry_crc(entry, le16_to_cpu(h->e_size)));
 }
 
-static bool nova_entry_ok(const struct nova_log_entry_header *h,
-			  unsigned int room)
-{
-	unsigned int size = le16_to_cpu(h->e_size);
-
-	if (size < sizeof(*h) || size % 8 || size > room)
-		return false;
-	return le32_to_cpu(h->e_csum) == nova_entry_crc(h, size);
-}
-
 static struct nova_log_page_tail *nova_page_tail(struct nova_sb_info *sbi,
 						 u64 page)
 {
 	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
 }
 
-static bool nova_log_page_ok(struct nova_sb_info *sbi, u64 page, u64 ino)
+static u64 nova_log_page_of(u64 off)
 {
-	struct nova_log_page_tail *lt;
+	return off & ~((u64)NOVA_BLOCK_SIZE - 1);
+}
 
-	if (page & (NOVA_BLOCK_SIZE - 1) ||
-	    !nova_block_ok(sbi, page >> NOVA_BLOCK_SHIFT, 1))
-		return false;
-	lt = nova_page_tail(sbi, page);
-	return le32_to_cpu(lt->lt_magic) == NOVA_LOG_PAGE_MAGIC &&
-	       le64_to_cpu(lt->lt_ino) == ino &&
-	       le32_to_cpu(lt->lt_csum) == nova_lt_crc(lt);
+/* ---- mirrors (1.4, NOVA_FEATURE_LOG_REPLICA) ---- */
+
+/* Do the pages of @ino's log have mirrors? Not the allocator state's. */
+bool nova_log_mirrored(struct nova_sb_info *sbi, u64 ino)
+{
+	return (sbi->prot & NOVA_FEATURE_LOG_REPLICA) && ino != NOVA_ALLOC_INO;
+}
+
+static bool nova_log_page_in_range(struct nova_sb_info *sbi, u64 page)
+{
+	return !(page & (NOVA_BLOCK_SIZE - 1)) &&
+	       nova_block_ok(sbi, page >> NOVA_BLOCK_SHIFT, 1);
 }
 
 /*
- * Walk a log: call @efn for every committed entry (up to @tail) and @pfn
- * for every page in the chain, including pages linked past the tail page
- * (left by an operation that extended the log and then failed). Returns
- * the first error of a callback, or -EFSCORRUPTED for a broken chain,
- * a bad checksum or a tail that is not in the chain.
+ * The mirror of log page @page, for writers: the page its tail names,
+ * provided that page names @page back; 0 if there is none (a log without
+ * mirrors, or a damaged pair, which a walk reports and repairs). Writers
+ * hold the log's lock; the tail they read was verified when the log was
+ * loaded, or written by them.
  */
-int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
-		      nova_entry_fn efn, nova_page_fn pfn, void *arg)
+u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long pages = 0;
-	bool done = !tail;
-	u64 page = head;
+	u64 m;
+
+	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
+		return 0;
+	m = le64_to_cpu(READ_ONCE(nova_page_tail(sbi, page)->lt_replica));
+	if (!m || m == page || !nova_log_page_in_range(sbi, m) ||
+	    le64_to_cpu(READ_ONCE(nova_page_tail(sbi, m)->lt_replica)) != page)
+		return 0;
+	return m;
+}
+
+/*
+ * Store @len bytes of @src at @off of a log page, then at the same offset
+ * of its mirror. Durable after the next fence. No fence is needed between
+ * the two: the bytes are past the committed tail (or in a page nothing
+ * reaches yet), so neither copy is read before the commit that follows,
+ * and that commit fences first (nova_pmem_commit64()).
+ */
+void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
+		    unsigned int len)
+{
+	u64 page = nova_log_page_of(off), m = nova_log_mirror(sbi, page);
+
+	nova_pmem_memcpy(nova_addr(sbi, off), src, len);
+	if (m)
+		nova_pmem_memcpy(nova_addr(sbi, m + (off - page)), src, len);
+}
+
+/* A pad byte at @off of a log page and of its mirror, as nova_log_store(). */
+void nova_log_pad(struct nova_sb_info *sbi, u64 off)
+{
+	static const u8 pad[1] = { NOVA_LOG_PAD };
+
+	nova_log_store(sbi, off, pad, 1);
+}
+
+/*
+ * Link @next after log page @page: @page's lt_next is the commit word
+ * (fence: @next and its mirror are durable; store; persisted), then the
+ * mirror's copy of it, durable at the next fence. A crash between the two
+ * leaves the mirror's copy behind, which the walk then sets right.
+ */
+void nova_log_link(struct nova_sb_info *sbi, u64 page, u64 next)
+{
+	u64 m = nova_log_mirror(sbi, page);
+
+	nova_pmem_commit64(&nova_page_tail(sbi, page)->lt_next, next);
+	if (m)
+		nova_pmem_store64(&nova_page_tail(sbi, m)->lt_next, next);
+}
+
+/* The tail of a fresh page: owner, magic, the other copy, checksum. */
+static void nova_log_fresh_tail(struct nova_log_page_tail *t, u64 ino,
+				u64 other)
+{
+	memset(t, 0, sizeof(*t));
+	t->lt_ino = cpu_to_le64(ino);
+	t->lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC);
+	t->lt_replica = cpu_to_le64(other);
+	t->lt_csum = cpu_to_le32(nova_lt_crc(t));
+}
+
+/*
+ * Allocate a mirror for log page @page of inode @ino (from the high end
+ * of the device, far from the primaries) and return it in *@mirror; 0
+ * for a log without mirrors. Nothing is written.
+ */
+int nova_log_alloc_mirror(struct super_block *sb, u64 ino, u64 *mirror)
+{
+	unsigned long blk;
 	int err;
 
-	while (page) {
-		u64 pos = page, end = page + NOVA_LOG_DATA_SIZE;
-
-		if (!nova_log_page_ok(sbi, page, ino) ||
-		    ++pages > sbi->nblocks) {
-			nova_err(sb, "inode %llu: bad log page at %llu",
-				 ino, page);
-			return -EFSCORRUPTED;
-		}
-		if (pfn) {
-			err = pfn(sb, page, arg);
-			if (err)
-				return err;
-		}
-		while (!done) {
-			struct nova_log_entry_header *h = nova_addr(sbi, pos);
-
-			if (pos == tail) {
-				done = true;
-				break;
-			}
-			if (end - pos < sizeof(*h) || h->e_type == NOVA_LOG_PAD)
-				break;
-			if (!nova_entry_ok(h, end - pos)) {
-				nova_err(sb, "inode %llu: bad log entry at %llu",
-					 ino, pos);
-				return -EFSCORRUPTED;
-			}
-			if (efn) {
-				err = efn(sb, pos, h, arg);
-				if (err)
-					return err;
-			}
-			pos += le16_to_cpu(h->e_size);
-		}
-		if (done && !pfn)
-			return 0;
-		page = le64_to_cpu(READ_ONCE(nova_page_tail(sbi, page)->lt_next));
-	}
-	if (!done) {
-		nova_err(sb, "inode %llu: log tail %llu is not in its log",
-			 ino, tail);
-		return -EFSCORRUPTED;
-	}
+	*mirror = 0;
+	if (!nova_log_mirrored(NOVA_SB(sb), ino))
+		return 0;
+	err = nova_alloc_blocks_high(sb, 1, NOVA_BLOCK_LOG, &blk);
+	if (err)
+		return err;
+	*mirror = (u64)blk << NOVA_BLOCK_SHIFT;
 	return 0;
 }
 
-/* Allocate and initialise an empty log page; durable on return. */
-static int nova_new_log_page(struct inode *inode, u64 *page)
+/*
+ * Make @page (and its mirror @mirror, 0: none) an empty log page of inode
+ * @ino: a pad byte, then nothing; each tail names the other copy.
+ * Durable after the next fence; the caller links the page after it.
+ */
+void nova_log_init_page(struct nova_sb_info *sbi, u64 ino, u64 page,
+			u64 mirror)
 {
-	struct super_block *sb = inode->i_sb;
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_log_page_tail t = {
-		.lt_ino = cpu_to_le64(inode->i_ino),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
+	struct nova_log_page_tail t;
+
+	nova_log_fresh_tail(&t, ino, mirror);
+	nova_pmem_memset(nova_addr(sbi, page), NOVA_LOG_PAD, 8);
+	nova_pmem_memcpy(nova_page_tail(sbi, page), &t, sizeof(t));
+	if (!mirror)
+		return;
+	nova_log_fresh_tail(&t, ino, page);
+	nova_pmem_memset(nova_addr(sbi, mirror), NOVA_LOG_PAD, 8);
+	nova_pmem_memcpy(nova_page_tail(sbi, mirror), &t, sizeof(t));
+}
+
+/*
+ * Allocate an empty log page for inode @ino, with its mirror if the log
+ * has them, initialised (nova_log_init_page()) and durable on return.
+ */
+int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page)
+{
 	unsigned long blk, got;
-	void *addr;
+	u64 mirror;
 	int err;
 
 	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_LOG, &blk, &got);
 	if (err)
 		return err;
-	addr = nova_block(sbi, blk);
-	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
-	/* An empty page starts with a pad byte; its tail is initialised. */
-	nova_pmem_memset(addr, 0, 8);
-	nova_pmem_memcpy(addr + NOVA_LOG_DATA_SIZE, &t, sizeof(t));
-	nova_pmem_fence();
-	NOVA_I(inode)->log_pages++;
+	err = nova_log_alloc_mirror(sb, ino, &mirror);
+	if (err) {
+		nova_free_blocks(sb, blk, 1, NOVA_BLOCK_LOG);
+		return err;
+	}
 	*page = (u64)blk << NOVA_BLOCK_SHIFT;
+	nova_log_init_page(NOVA_SB(sb), ino, *page, mirror);
+	nova_pmem_fence();
 	return 0;
+}
+
+/*
+ * Make mirror @mirror a copy of the written log page @page (thorough GC,
+ * snapshot log compaction: the page was filled before anything reaches
+ * it): the entries, then a tail naming @page. Durable after the next
+ * fence.
+ */
+void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror)
+{
+	struct nova_log_page_tail t = *nova_page_tail(sbi, page);
+
+	nova_pmem_memcpy(nova_addr(sbi, mirror), nova_addr(sbi, page),
+			 NOVA_LOG_DATA_SIZE);
+	t.lt_valid = 0;
+	t.lt_entries = 0;
+	t.lt_replica = cpu_to_le64(page);
+	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	nova_pmem_memcpy(nova_page_tail(sbi, mirror), &t, sizeof(t));
+}
+
+/*
+ * Free log page @page and its mirror. The caller has taken the page out
+ * of every chain; its tail is still intact (it names the mirror).
+ */
+void nova_log_free_page(struct super_block *sb, u64 page)
+{
+	u64 m = nova_log_mirror(NOVA_SB(sb), page);
+
+	if (m)
+		nova_free_blocks(sb, m >> NOVA_BLOCK_SHIFT, 1, NOVA_BLOCK_LOG);
+	nova_free_blocks(sb, page >> NOVA_BLOCK_SHIFT, 1, NOVA_BLOCK_LOG);
+}
+
+/* ---- reading a log ---- */
+
+/* Entries up to this size are copied to the stack, larger ones to @big. */
+#define NOVA_WALK_STACK	256
+
+/* One walk of one log. */
+struct nova_walk {
+	struct super_block *sb;
+	struct nova_sb_info *sbi;
+	u64 ino;
+	bool mirrored;			/* the log's pages have mirrors */
+	bool repair;			/* rewrite a bad copy from the good one */
+	bool both;			/* check the mirror's good copies too */
+	bool peek;			/* the injector: no reports, no repairs */
+	u8 *big;			/* NOVA_LOG_DATA_SIZE bytes, or NULL */
+	u8 *mbig;			/* the same, for the second copy */
+	u8 small[NOVA_WALK_STACK];
+	u8 msmall[NOVA_WALK_STACK];
+};
+
+/*
+ * A damaged copy of a log object was found: count it, tell the scrub
+ * (when it is the one reading) and the listeners. Both copies damaged is
+ * not reported here: the walk fails and its caller reports the inode.
+ */
+static void nova_walk_found(struct nova_walk *w, u32 kind, u64 off,
+			    bool mirror, bool repaired)
+{
+	struct nova_scrub *s = nova_scrub_current(w->sb);
+
+	if (w->peek)
+		return;
+	nova_warn(w->sb, "inode %llu: damaged %s%s at %llu, %s", w->ino,
+		  mirror ? "mirror " : "",
+		  kind == NOVA_CORRUPT_LOG_TAIL ? "log page tail" : "log entry",
+		  off, !repaired ? "using the other copy" :
+		  mirror ? "rewritten from the primary" :
+		  "rewritten from its mirror");
+	if (repaired)
+		atomic64_inc(&w->sbi->prot_repaired);
+	if (s)
+		nova_scrub_count(s, 1, repaired, 0);
+	nova_ctl_corruption_event(w->sb, w->ino, kind, off, repaired);
+}
+
+/*
+ * Read the tail of @page with copy_mc (poison is damage, not a machine
+ * check). Good: the right owner and magic, a matching checksum and, in a
+ * mirrored log, an lt_replica naming a page; for a mirror (@of set) the
+ * primary @of.
+ */
+static bool nova_walk_read_tail(struct nova_walk *w, u64 page, u64 of,
+				struct nova_log_page_tail *t)
+{
+	u64 r;
+
+	if (nova_pmem_read(t, nova_page_tail(w->sbi, page), sizeof(*t)))
+		return false;
+	if (le32_to_cpu(t->lt_magic) != NOVA_LOG_PAGE_MAGIC ||
+	    le64_to_cpu(t->lt_ino) != w->ino ||
+	    le32_to_cpu(t->lt_csum) != nova_lt_crc(t))
+		return false;
+	r = le64_to_cpu(t->lt_replica);
+	if (of)
+		return r == of;
+	if (!w->mirrored)
+		return true;
+	return r && r != page && nova_log_page_in_range(w->sbi, r);
+}
+
+/*
+ * The tail of @page, from whichever copy is good, in *@t (as the
+ * primary's should read); its mirror in *@mirror (0: none). A bad copy
+ * next to a good one is reported and, with w->repair, rewritten: the
+ * checksummed part of the primary's tail, or the mirror's tail whole. A
+ * mirror whose lt_next lags the primary's (a crash between the two
+ * stores of nova_log_link()) is set right without a report.
+ */
+static int nova_walk_tail(struct nova_walk *w, u64 page,
+			  struct nova_log_page_tail *t, u64 *mirror)
+{
+	struct nova_sb_info *sbi = w->sbi;
+	struct nova_log_page_tail mt, fix;
+	bool pok, mok;
+	__le64 r;
+	u64 m;
+
+	*mirror = 0;
+	if (!nova_log_page_in_range(sbi, page))
+		return -EFSCORRUPTED;
+	pok = nova_walk_read_tail(w, page, 0, t);
+	if (!w->mirrored)
+		return pok ? 0 : -EFSCORRUPTED;
+	/* A damaged primary tail: its lt_replica is still our only lead. */
+	if (pok)
+		m = le64_to_cpu(t->lt_replica);
+	else if (!nova_pmem_read(&r, &nova_page_tail(sbi, page)->lt_replica,
+				 sizeof(r)))
+		m = le64_to_cpu(r);
+	else
+		m = 0;
+	mok = m && m != page && nova_log_page_in_range(sbi, m) &&
+	      nova_walk_read_tail(w, m, page, &mt);
+	if (!pok && !mok)
+		return -EFSCORRUPTED;
+	*mirror = m;
+	if (pok && mok) {
+		if (w->repair && mt.lt_next != t->lt_next)
+			nova_pmem_store64(&nova_page_tail(sbi, m)->lt_next,
+					  le64_to_cpu(t->lt_next));
+		return 0;
+	}
+	if (pok) {
+		/* The mirror's tail: the primary's, naming the primary. */
+		if (w->repair) {
+			fix = *t;
+			fix.lt_valid = 0;
+			fix.lt_entries = 0;
+			fix.lt_replica = cpu_to_le64(page);
+			fix.lt_csum = cpu_to_le32(nova_lt_crc(&fix));
+			nova_pmem_memcpy(nova_page_tail(sbi, m), &fix,
+					 sizeof(fix));
+			nova_pmem_fence();
+		}
+		nova_walk_found(w, NOVA_CORRUPT_LOG_TAIL, m + NOVA_LOG_DATA_SIZE,
+				true, w->repair);
+		return 0;
+	}
+	/*
+	 * The primary's tail from the mirror's: the checksummed fields and,
+	 * if the primary's lt_next is unusable, the mirror's copy of it. The
+	 * hints stay as they are.
+	 */
+	if (nova_pmem_read(&fix, nova_page_tail(sbi, page), sizeof(fix)))
+		fix = mt;
+	fix.lt_ino = mt.lt_ino;
+	fix.lt_magic = mt.lt_magic;
+	fix.lt_replica = cpu_to_le64(m);
+	memset(fix.lt_reserved, 0, sizeof(fix.lt_reserved));
+	if (fix.lt_next != mt.lt_next &&
+	    (le64_to_cpu(fix.lt_next) & (NOVA_BLOCK_SIZE - 1) ||
+	     (fix.lt_next && !nova_log_page_in_range(sbi, le64_to_cpu(fix.lt_next)))))
+		fix.lt_next = mt.lt_next;
+	fix.lt_csum = 0;
+	fix.lt_csum = cpu_to_le32(nova_lt_crc(&fix));
+	if (w->repair) {
+		/* Everything after lt_next (not a commit word): one copy. */
+		nova_pmem_memcpy(&nova_page_tail(sbi, page)->lt_valid,
+				 &fix.lt_valid, sizeof(fix) - sizeof(fix.lt_next));
+		nova_pmem_fence();
+		if (fix.lt_next != nova_page_tail(sbi, page)->lt_next)
+			nova_pmem_commit64(&nova_page_tail(sbi, page)->lt_next,
+					   le64_to_cpu(fix.lt_next));
+	}
+	*t = fix;
+	nova_walk_found(w, NOVA_CORRUPT_LOG_TAIL, page + NOVA_LOG_DATA_SIZE,
+			false, w->repair);
+	return 0;
+}
+
+/* Buffer for an entry of @size bytes (NULL: out of memory). */
+static u8 *nova_walk_buf(struct nova_walk *w, unsigned int size)
+{
+	if (size <= NOVA_WALK_STACK)
+		return w->small;
+	if (!w->big)
+		w->big = kmalloc(NOVA_LOG_DATA_SIZE, GFP_NOFS);
+	return w->big;
+}
+
+/*
+ * Read the entry at @off (in a page whose data ends at @end) into a
+ * buffer with copy_mc and check it. Returns 1 and the copy in *@buf if it
+ * is good, 0 for a pad (the page has no more entries), -EFSCORRUPTED if
+ * it is damaged, -ENOMEM.
+ */
+static int nova_walk_read_entry(struct nova_walk *w, u64 off, u64 end,
+				u8 **buf)
+{
+	struct nova_log_entry_header h;
+	unsigned int size;
+
+	if (nova_pmem_read(&h, nova_addr(w->sbi, off), sizeof(h)))
+		return -EFSCORRUPTED;
+	if (h.e_type == NOVA_LOG_PAD)
+		return 0;
+	size = le16_to_cpu(h.e_size);
+	if (size < sizeof(h) || size % 8 || size > end - off)
+		return -EFSCORRUPTED;
+	*buf = nova_walk_buf(w, size);
+	if (!*buf)
+		return -ENOMEM;
+	if (nova_pmem_read(*buf, nova_addr(w->sbi, off), size) ||
+	    le32_to_cpu(((struct nova_log_entry_header *)*buf)->e_csum) !=
+	    nova_entry_crc(*buf, size))
+		return -EFSCORRUPTED;
+	return 1;
+}
+
+/*
+ * The entry at @pos of @page (mirror @mirror, 0: none), or the pad that
+ * ends the page. Returns 1 with the good copy in *@buf and the offset the
+ * caller should name it by in *@at (the primary's, or the mirror's on a
+ * mount that cannot rewrite the primary, so that later readers of the
+ * offset read good bytes), 0 for a pad, -EFSCORRUPTED when no copy is
+ * good, -ENOMEM.
+ */
+static int nova_walk_entry(struct nova_walk *w, u64 page, u64 mirror,
+			   u64 pos, u8 **buf, u64 *at)
+{
+	u64 end = page + NOVA_LOG_DATA_SIZE, mpos = mirror + (pos - page);
+	struct nova_log_entry_header *h;
+	u8 *mbuf;
+	int p, m;
+
+	*at = pos;
+	p = nova_walk_read_entry(w, pos, end, buf);
+	if (p == -ENOMEM || !mirror)
+		return p;
+	if (p == 1 && !w->both)
+		return 1;
+	/*
+	 * The scrub compares the mirror's copy of a good entry (its own
+	 * buffers: the primary's copy is in use). A pad is checked against
+	 * the mirror too (whose entries up to the committed tail are the
+	 * primary's): damage that zeroed a type byte must not end the page
+	 * early.
+	 */
+	if (p == 1) {
+		h = (void *)*buf;
+		mbuf = w->msmall;
+		if (le16_to_cpu(h->e_size) > NOVA_WALK_STACK) {
+			if (!w->mbig)
+				w->mbig = kmalloc(NOVA_LOG_DATA_SIZE, GFP_NOFS);
+			mbuf = w->mbig;
+			if (!mbuf)
+				return -ENOMEM;
+		}
+		if (nova_pmem_read(mbuf, nova_addr(w->sbi, mpos),
+				   le16_to_cpu(h->e_size)) ||
+		    ((struct nova_log_entry_header *)mbuf)->e_size != h->e_size ||
+		    ((struct nova_log_entry_header *)mbuf)->e_csum != h->e_csum ||
+		    nova_entry_crc(mbuf, le16_to_cpu(h->e_size)) !=
+		    le32_to_cpu(h->e_csum)) {
+			if (w->repair) {
+				nova_pmem_memcpy(nova_addr(w->sbi, mpos), *buf,
+						 le16_to_cpu(h->e_size));
+				nova_pmem_fence();
+			}
+			nova_walk_found(w, NOVA_CORRUPT_LOG_ENTRY, mpos, true,
+					w->repair);
+		}
+		return 1;
+	}
+	m = nova_walk_read_entry(w, mpos, mirror + NOVA_LOG_DATA_SIZE, &mbuf);
+	if (m == -ENOMEM)
+		return m;
+	if (p == 0 && m <= 0)
+		return 0;		/* a pad in both, or only in the primary */
+	if (m != 1)
+		return -EFSCORRUPTED;
+	h = (void *)mbuf;
+	if (w->repair) {
+		nova_pmem_memcpy(nova_addr(w->sbi, pos), mbuf,
+				 le16_to_cpu(h->e_size));
+		nova_pmem_fence();
+	} else if (!w->peek) {
+		*at = mpos;
+	}
+	*buf = mbuf;
+	nova_walk_found(w, NOVA_CORRUPT_LOG_ENTRY, pos, false, w->repair);
+	return 1;
+}
+
+/*
+ * Walk a log: call @efn for every committed entry (up to @tail) and @pfn
+ * for every page in the chain, including pages linked past the tail page
+ * (left by an operation that extended the log and then failed). Entries
+ * and tails are read with copy_mc_to_kernel(); @efn gets a copy of the
+ * entry (valid during the call) and the offset to name it by. In a log
+ * with mirrors (1.4) a bad copy is replaced by the good one: reported,
+ * counted in prot_repaired and, on a writable mount, rewritten; with
+ * NOVA_WALK_BOTH (the scrub) the mirror's copy of every good entry is
+ * checked too. Returns the first error of a callback, -ENOMEM, or
+ * -EFSCORRUPTED for a broken chain, an object with no good copy or a tail
+ * that is not in the chain.
+ */
+int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
+		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
+		  unsigned int flags)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_walk *w;
+	unsigned long pages = 0;
+	bool done = !tail;
+	u64 page = head;
+	int err = 0;
+
+	w = kmalloc(sizeof(*w), GFP_NOFS);
+	if (!w)
+		return -ENOMEM;
+	w->sb = sb;
+	w->sbi = sbi;
+	w->ino = ino;
+	w->mirrored = nova_log_mirrored(sbi, ino);
+	w->peek = flags & NOVA_WALK_PEEK;
+	w->repair = !sb_rdonly(sb) && !w->peek;
+	w->both = flags & NOVA_WALK_BOTH;
+	w->big = NULL;
+	w->mbig = NULL;
+	while (page) {
+		u64 pos = page, mirror;
+		struct nova_log_page_tail lt;
+
+		if (++pages > sbi->nblocks ||
+		    nova_walk_tail(w, page, &lt, &mirror)) {
+			nova_err(sb, "inode %llu: bad log page at %llu",
+				 ino, page);
+			atomic64_inc(&sbi->prot_unrecoverable);
+			err = -EFSCORRUPTED;
+			break;
+		}
+		if (pfn) {
+			err = pfn(sb, page, arg);
+			if (err)
+				break;
+		}
+		while (!done) {
+			u64 at;
+			u8 *buf;
+
+			if (pos == tail) {
+				done = true;
+				break;
+			}
+			if (page + NOVA_LOG_DATA_SIZE - pos <
+			    sizeof(struct nova_log_entry_header))
+				break;
+			err = nova_walk_entry(w, page, mirror, pos, &buf, &at);
+			if (!err)
+				break;		/* a pad: the page ends */
+			if (err < 0) {
+				if (err == -EFSCORRUPTED) {
+					nova_err(sb, "inode %llu: bad log entry at %llu",
+						 ino, pos);
+					atomic64_inc(&sbi->prot_unrecoverable);
+				}
+				goto out;
+			}
+			err = 0;
+			if (efn) {
+				err = efn(sb, at, buf, arg);
+				if (err)
+					goto out;
+			}
+			pos += le16_to_cpu(((struct nova_log_entry_header *)buf)->e_size);
+		}
+		if (done && !pfn)
+			break;
+		page = le64_to_cpu(lt.lt_next);
+	}
+	if (!err && !done) {
+		nova_err(sb, "inode %llu: log tail %llu is not in its log",
+			 ino, tail);
+		err = -EFSCORRUPTED;
+	}
+out:
+	kfree(w->big);
+	kfree(w->mbig);
+	kfree(w);
+	return err;
+}
+
+int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
+		      nova_entry_fn efn, nova_page_fn pfn, void *arg)
+{
+	return nova_log_walk(sb, ino, head, tail, efn, pfn, arg, 0);
+}
+
+/* Allocate and initialise an empty log page; durable on return. */
+static int nova_inode_new_log_page(struct inode *inode, u64 *page)
+{
+	int err = nova_log_new_page(inode->i_sb, inode->i_ino, page);
+
+	if (!err)
+		NOVA_I(inode)->log_pages++;
+	return err;
 }
 
 /*
@@ -226,7 +696,7 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 	lockdep_assert_held(&ni->log_lock);
 	if (!pos) {
 		if (!ni->log_head) {
-			err = nova_new_log_page(inode, &page);
+			err = nova_inode_new_log_page(inode, &page);
 			if (err)
 				return err;
 			/* The page is durable; attach it (0 -> page, once). */
@@ -239,9 +709,12 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 	page = pos & ~((u64)NOVA_BLOCK_SIZE - 1);
 	if (pos + size > page + NOVA_LOG_DATA_SIZE) {
 		lt = nova_page_tail(sbi, page);
-		/* Mark the rest of this page unused before leaving it. */
+		/*
+		 * Mark the rest of this page unused before leaving it, in
+		 * both copies: durable with the entry, before the commit.
+		 */
 		if (pos < page + NOVA_LOG_DATA_SIZE)
-			nova_pmem_memset(nova_addr(sbi, pos), NOVA_LOG_PAD, 1);
+			nova_log_pad(sbi, pos);
 		page = le64_to_cpu(lt->lt_next);
 		if (!page) {
 			/* Fast GC, then a durable extension, then its link. */
@@ -254,8 +727,16 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 	}
 
 	nova_entry_seal(entry);
-	nova_pmem_memcpy(nova_addr(sbi, pos), entry, size);
-	/* Garbage-collection hints; exactness after a crash is not needed. */
+	/*
+	 * The entry in the page and in its mirror; both durable at the fence
+	 * of the commit that publishes it (nova_log_commit()), not before:
+	 * nothing reads past the committed tail.
+	 */
+	nova_log_store(sbi, pos, entry, size);
+	/*
+	 * Garbage-collection hints, in the primary only; exactness after a
+	 * crash is not needed.
+	 */
 	lt = nova_page_tail(sbi, page);
 	le32_add_cpu(&lt->lt_entries, 1);
 	le32_add_cpu(&lt->lt_valid, 1);
@@ -326,8 +807,7 @@ static int nova_free_page_cb(struct super_block *sb, u64 page, void *arg)
 
 	/* Free the previous page: this one's link was read from it. */
 	if (*prev)
-		nova_free_blocks(sb, *prev >> NOVA_BLOCK_SHIFT, 1,
-				 NOVA_BLOCK_LOG);
+		nova_log_free_page(sb, *prev);
 	*prev = page;
 	return 0;
 }

@@ -253,13 +253,16 @@ static inline struct timespec64 nova_ts_from_media(const struct nova_timespec *s
 /* Checksums (super.c). */
 u32 nova_crc(const void *buf, size_t len);
 
-/* Log page tail: lt_ino, lt_magic and lt_csum (taken as zero). */
+/*
+ * Log page tail: lt_ino, lt_magic and lt_csum (taken as zero), then
+ * lt_replica if it is set (1.4), so 1.3 tails keep their checksum.
+ */
 static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 {
 	struct nova_log_page_tail t = *lt;
 
 	t.lt_csum = 0;
-	return nova_crc(&t.lt_ino, 16);
+	return nova_crc(&t.lt_ino, t.lt_replica ? 24 : 16);
 }
 
 /* super.c */
@@ -277,7 +280,7 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		      unsigned long n, enum nova_block_kind kind);
 int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
-			   unsigned long *blk);
+			   enum nova_block_kind kind, unsigned long *blk);
 unsigned long nova_count_free(struct super_block *sb);
 bool nova_balloc_withhold(struct super_block *sb, unsigned long blk);
 unsigned long nova_count_user_free(struct super_block *sb);
@@ -309,6 +312,23 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 void nova_entry_seal(void *entry);
 int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		      nova_entry_fn efn, nova_page_fn pfn, void *arg);
+#define NOVA_WALK_BOTH	0x1	/* check both copies of every entry (scrub) */
+#define NOVA_WALK_PEEK	0x2	/* use a good copy, repair and report nothing */
+int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
+		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
+		  unsigned int flags);
+bool nova_log_mirrored(struct nova_sb_info *sbi, u64 ino);
+u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page);
+void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
+		    unsigned int len);
+void nova_log_pad(struct nova_sb_info *sbi, u64 off);
+void nova_log_link(struct nova_sb_info *sbi, u64 page, u64 next);
+int nova_log_alloc_mirror(struct super_block *sb, u64 ino, u64 *mirror);
+void nova_log_init_page(struct nova_sb_info *sbi, u64 ino, u64 page,
+			u64 mirror);
+int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page);
+void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror);
+void nova_log_free_page(struct super_block *sb, u64 page);
 int nova_log_append(struct inode *inode, void *entry, u64 *tail);
 void nova_log_commit(struct inode *inode, u64 tail);
 void nova_log_free(struct inode *inode);

@@ -18,7 +18,7 @@
  *  3. For each live inode (i_valid == 1) a thread marks its slot in the
  *     stripe's free-inode IDA and claims, in one bitmap of the whole
  *     device, every page of its log chain (including pages linked past the
- *     tail page) and, for regular files, the data blocks that the
+ *     tail page) with its mirror (1.4) and, for regular files, the data blocks that the
  *     committed write entries still map after later writes and truncations
  *     have been applied; for block symlinks the target block. Directory and
  *     other logs need only their chain (their entries are checked and read
@@ -50,7 +50,9 @@
  * mapped writable (protect.c) and, with inode replicas (1.3), the
  * replicas' commit words, set to the primary's (which win: they are
  * stored first), and damaged primary slots rewritten from a good replica
- * (inode.c); nothing it rebuilds is written back: the next
+ * (inode.c); with log mirrors (1.4), the walk (log.c) likewise sets a
+ * mirror's lt_next to its primary's and rewrites a damaged copy of a log
+ * entry or page tail from the good one; nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.
  *
  * Lock order: the scan threads take no NOVA locks. Each stripe (its
@@ -119,14 +121,26 @@ static int nova_rec_claim(struct nova_rec_thread *t, unsigned long blk,
 	return 0;
 }
 
+/*
+ * A page of a log (the walk has checked its tail and, in a mirrored log,
+ * its mirror's, rewriting a bad one from the other): the page and its
+ * mirror.
+ */
 static int nova_rec_log_page(struct super_block *sb, u64 page, void *arg)
 {
 	struct nova_rec_thread *t = arg;
+	u64 m = nova_log_mirror(NOVA_SB(sb), page);
 	int err;
 
 	err = nova_rec_claim(t, page >> NOVA_BLOCK_SHIFT, 1, "log page");
 	if (!err)
 		t->log_pages++;
+	if (!err && m) {
+		err = nova_rec_claim(t, m >> NOVA_BLOCK_SHIFT, 1,
+				     "log page mirror");
+		if (!err)
+			t->log_pages++;
+	}
 	return err;
 }
 

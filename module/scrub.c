@@ -197,6 +197,20 @@ void nova_scrub_event_suppressed(struct nova_scrub *s)
 }
 
 /*
+ * Count findings that a reader of the core repaired or worked around on
+ * the scrub thread's behalf (a log walk finding one bad copy of a log
+ * entry or page tail); the core also sends the CORRUPTION event, which
+ * lists the finding (nova_scrub_note()).
+ */
+void nova_scrub_count(struct nova_scrub *s, u32 bad, u32 repaired,
+		      u32 unrecoverable)
+{
+	spin_lock(&s->lock);
+	nova_scrub_tally(s, bad, repaired, unrecoverable);
+	spin_unlock(&s->lock);
+}
+
+/*
  * Count and report one bad object the scrub itself found. The event is
  * sent through the same entry point the core uses, which passes it back
  * to nova_scrub_note() because current is the scrub thread.
@@ -468,7 +482,12 @@ static void nova_scrub_locate(struct nova_sb_info *sbi, struct nova_scrub_walk *
 	*off = le64_to_cpu(READ_ONCE(lt->lt_next)) + NOVA_LOG_DATA_SIZE;
 }
 
-/* The log of @inode, under its log_lock. Logs have no replica. */
+/*
+ * The log of @inode, under its log_lock. With log mirrors (1.4) the walk
+ * checks both copies of every tail and entry and rewrites a bad one from
+ * the other, counting and listing it (nova_scrub_count(), the CORRUPTION
+ * event); an object with no good copy stops the walk and is found here.
+ */
 static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 {
 	struct nova_sb_info *sbi = NOVA_SB(s->sb);
@@ -481,16 +500,18 @@ static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 	lockdep_assert_held(&ni->log_lock);
 	if (!ni->log_head)
 		return;
-	err = nova_log_walk_raw(s->sb, inode->i_ino, ni->log_head,
-				ni->log_tail, nova_scrub_entry,
-				nova_scrub_page, &w);
+	err = nova_log_walk(s->sb, inode->i_ino, ni->log_head, ni->log_tail,
+			    nova_scrub_entry, nova_scrub_page, &w,
+			    NOVA_WALK_BOTH);
 	if (err == -EFSCORRUPTED) {
 		nova_scrub_locate(sbi, &w, ni->log_head, ni->log_tail, &kind,
 				  &off);
 		nova_scrub_found(s, inode->i_ino, kind, off, false);
 	}
 	nova_scrub_add(s, &s->st.meta_checked, w.pages + w.entries);
-	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE);
+	/* Both copies were read (the byte total counts mirrors too). */
+	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE *
+			   (nova_log_mirrored(sbi, inode->i_ino) ? 2 : 1));
 }
 
 /*

@@ -71,6 +71,9 @@ struct nova_scrub *nova_scrub_current(struct super_block *sb);
  * offset of the object being checked where the caller did not know them.
  */
 void nova_scrub_note(struct nova_scrub *s, struct nova_scrub_bad *bad);
+/* Count findings a reader of the core dealt with (log mirrors). */
+void nova_scrub_count(struct nova_scrub *s, u32 bad, u32 repaired,
+		      u32 unrecoverable);
 /* A CORRUPTION event of the scrub thread was suppressed by the limit. */
 void nova_scrub_event_suppressed(struct nova_scrub *s);
 

@@ -184,8 +184,10 @@ unsigned long nova_snap_inode_blocks(struct super_block *sb,
 	if (!nova_snap_reclaim_get(sb, ki, &r)) {
 		xa_for_each(&r.pages, idx, v)
 			n++;
+		/* A log page and its mirror (1.4) are freed together. */
 		list_for_each_entry(k, &r.log, list)
-			n++;
+			n += nova_log_mirror(NOVA_SB(sb), (u64)k->blk <<
+					     NOVA_BLOCK_SHIFT) ? 2 : 1;
 		if (nova_snap_symlink_block(nova_get_pinode(sb, ki->ino)))
 			n++;
 	}
@@ -224,8 +226,11 @@ static unsigned long nova_snap_reclaim_inode(struct super_block *sb,
 		n++;
 	}
 	list_for_each_entry(k, &r.log, list) {
-		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
-		n++;
+		u64 page = (u64)k->blk << NOVA_BLOCK_SHIFT;
+
+		/* The page and its mirror (1.4). */
+		n += nova_log_mirror(NOVA_SB(sb), page) ? 2 : 1;
+		nova_log_free_page(sb, page);
 	}
 	link = nova_snap_symlink_block(nova_get_pinode(sb, ki->ino));
 	if (link) {

@@ -170,28 +170,10 @@ static struct nova_log_page_tail *nova_snap_lt(struct nova_sb_info *sbi,
 	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
 }
 
-/* A new, empty, durable page for the snapshot log. */
+/* A new, empty, durable page (and mirror) for the snapshot log. */
 static int nova_snap_new_page(struct super_block *sb, u64 *page)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_log_page_tail lt = {
-		.lt_ino = cpu_to_le64(NOVA_SNAPSHOT_INO),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
-	unsigned long blk, got;
-	void *addr;
-	int err;
-
-	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_LOG, &blk, &got);
-	if (err)
-		return err;
-	addr = nova_block(sbi, blk);
-	lt.lt_csum = cpu_to_le32(nova_lt_crc(&lt));
-	nova_pmem_memset(addr, NOVA_LOG_PAD, 8);
-	nova_pmem_memcpy(addr + NOVA_LOG_DATA_SIZE, &lt, sizeof(lt));
-	nova_pmem_fence();
-	*page = (u64)blk << NOVA_BLOCK_SHIFT;
-	return 0;
+	return nova_log_new_page(sb, NOVA_SNAPSHOT_INO, page);
 }
 
 /*
@@ -226,19 +208,21 @@ static int nova_snap_write(struct super_block *sb, void *entry, u64 *pos)
 	if (at + size > page + NOVA_LOG_DATA_SIZE) {
 		lt = nova_snap_lt(sbi, page);
 		if (at < page + NOVA_LOG_DATA_SIZE)
-			nova_pmem_memset(nova_addr(sbi, at), NOVA_LOG_PAD, 1);
+			nova_log_pad(sbi, at);
 		page = le64_to_cpu(lt->lt_next);
 		if (!page) {
 			err = nova_snap_new_page(sb, &page);
 			if (err)
 				return err;
-			/* New page durable, then the link to it. */
-			nova_pmem_commit64(&lt->lt_next, page);
+			/* New page durable, then the link to it (both copies). */
+			nova_log_link(sbi, at & ~((u64)NOVA_BLOCK_SIZE - 1),
+				      page);
 		}
 		at = page;
 	}
 	nova_entry_seal(entry);
-	nova_pmem_memcpy(nova_addr(sbi, at), entry, size);
+	/* Page and mirror; durable at the tail commit's fence. */
+	nova_log_store(sbi, at, entry, size);
 	lt = nova_snap_lt(sbi, page);
 	le32_add_cpu(&lt->lt_entries, 1);
 	le32_add_cpu(&lt->lt_valid, 1);
@@ -331,6 +315,8 @@ static void nova_snap_compact(struct super_block *sb, struct nova_snapshot *last
 	lt->lt_entries = cpu_to_le32(2);
 	lt->lt_valid = cpu_to_le32(2);
 	nova_pmem_flush(lt, 16);
+	if (nova_log_mirror(sbi, page))
+		nova_log_mirror_page(sbi, page, nova_log_mirror(sbi, page));
 	/* The new log is durable (the journal fences first); switch to it. */
 	w[0].word = &pi->i_log_head;
 	w[0].val = page;
@@ -339,7 +325,7 @@ static void nova_snap_compact(struct super_block *sb, struct nova_snapshot *last
 	nova_journal_commit(sb, w, 2);
 	t->tail = w[1].val;
 	list_for_each_entry(k, &old, list)
-		nova_free_blocks(sb, k->blk, 1, NOVA_BLOCK_LOG);
+		nova_log_free_page(sb, (u64)k->blk << NOVA_BLOCK_SHIFT);
 out:
 	if (err)
 		nova_warn(sb, "cannot compact the snapshot log: %d", err);

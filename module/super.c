@@ -190,6 +190,7 @@ static int nova_make_clean(struct super_block *sb)
 struct nova_fs_context {
 	bool init;
 	bool no_protection;		/* -o init,protection=off */
+	bool no_log_replica;		/* -o init,protection=nolog */
 	bool no_verify;			/* -o verify=off */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
@@ -206,9 +207,17 @@ static const struct constant_table nova_param_onoff[] = {
 	{}
 };
 
+/* protection=: on (everything), nolog (no log page mirrors), off */
+static const struct constant_table nova_param_protection[] = {
+	{ "on",		1 },
+	{ "off",	0 },
+	{ "nolog",	2 },
+	{}
+};
+
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
-	fsparam_enum("protection", Opt_protection, nova_param_onoff),
+	fsparam_enum("protection", Opt_protection, nova_param_protection),
 	fsparam_enum("verify", Opt_verify, nova_param_onoff),
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
@@ -231,6 +240,7 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_protection:
 		ctx->no_protection = !result.uint_32;
+		ctx->no_log_replica = result.uint_32 != 1;
 		break;
 	case Opt_verify:
 		ctx->no_verify = !result.uint_32;
@@ -296,6 +306,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	sbi->cpus = ctx->cpus ? ctx->cpus :
 		    min_t(unsigned int, num_online_cpus(), NOVA_MAX_CPUS);
 	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_INCOMPAT_SUPP;
+	if (ctx->no_log_replica)
+		sbi->prot &= ~NOVA_FEATURE_LOG_REPLICA;
 	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
@@ -337,7 +349,12 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
+	/*
+	 * Without log mirrors the layout is exactly 1.3's: say so, and a
+	 * module that predates 1.4 mounts it.
+	 */
+	d->s_version_minor = cpu_to_le16(sbi->prot & NOVA_FEATURE_LOG_REPLICA ?
+					 NOVA_FORMAT_MINOR : 3);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
@@ -351,11 +368,12 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	mutex_lock(&sbi->sb_mutex);
 	nova_write_super(sb, NOVA_STATE_CLEAN);
 	mutex_unlock(&sbi->sb_mutex);
-	nova_info(sb, "formatted: %llu MiB, %u CPU stripes, data checksums %s, parity %s, inode replicas %s",
+	nova_info(sb, "formatted: %llu MiB, %u CPU stripes, data checksums %s, parity %s, inode replicas %s, log mirrors %s",
 		  sbi->size >> 20, sbi->cpus,
 		  sbi->prot & NOVA_FEATURE_DATA_CSUM ? "on" : "off",
 		  sbi->prot & NOVA_FEATURE_DATA_PARITY ? "on" : "off",
-		  sbi->prot & NOVA_FEATURE_META_REPLICA ? "on" : "off");
+		  sbi->prot & NOVA_FEATURE_META_REPLICA ? "on" : "off",
+		  sbi->prot & NOVA_FEATURE_LOG_REPLICA ? "on" : "off");
 	return 0;
 }
 
@@ -386,6 +404,10 @@ static bool nova_sb_layout_ok(const struct nova_super_block *s)
 	/* Inode replicas came with 1.3. */
 	if (le16_to_cpu(s->s_version_minor) < 3 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
+		return false;
+	/* Log page mirrors came with 1.4. */
+	if (le16_to_cpu(s->s_version_minor) < 4 &&
+	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
 		return false;
 	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
 			    le32_to_cpu(s->s_feature_incompat), &l);
@@ -780,7 +802,7 @@ static int nova_get_tree(struct fs_context *fc)
 			       ctx->snapshot);
 	if (ctx->snapshot && ctx->init)
 		return invalfc(fc, "snapshot and init exclude each other");
-	if (ctx->no_protection && !ctx->init)
+	if ((ctx->no_protection || ctx->no_log_replica) && !ctx->init)
 		return invalfc(fc, "protection= chooses the format: it needs init (verify=off turns off read verification)");
 	err = get_tree_bdev(fc, nova_fill_super);
 	if (err)
@@ -811,7 +833,7 @@ static int nova_reconfigure(struct fs_context *fc)
 
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
-	if (ctx->no_protection)
+	if (ctx->no_protection || ctx->no_log_replica)
 		return invalfc(fc, "protection= cannot be changed on remount");
 	sbi->verify = !ctx->no_verify;
 	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||

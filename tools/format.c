@@ -63,13 +63,15 @@ uint32_t nova_je_csum(const struct nova_journal_entry *je)
 
 /*
  * Covers lt_ino and lt_magic and, as zero, lt_csum itself: the kernel
- * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0.
+ * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0;
+ * then lt_replica (1.4) if it is not 0, so 1.3 tails keep their checksum.
  */
 uint32_t nova_lt_csum(const struct nova_log_page_tail *lt)
 {
 	size_t off = offsetof(struct nova_log_page_tail, lt_ino);
 
-	return nova_csum_skip((const uint8_t *)lt + off, 16,
+	return nova_csum_skip((const uint8_t *)lt + off,
+			      lt->lt_replica ? 24 : 16,
 			      offsetof(struct nova_log_page_tail, lt_csum) - off);
 }
 
@@ -139,6 +141,10 @@ const char *nova_protection_name(uint32_t incompat)
 {
 	bool r = incompat & NOVA_FEATURE_META_REPLICA;
 
+	if (incompat & NOVA_FEATURE_LOG_REPLICA)
+		return incompat & NOVA_FEATURE_DATA_PARITY ?
+		       "checksums+parity+replicas+log-mirrors" :
+		       "log-mirrors";
 	if (incompat & NOVA_FEATURE_DATA_PARITY)
 		return r ? "checksums+parity+replicas" : "checksums+parity";
 	if (incompat & NOVA_FEATURE_DATA_CSUM)
@@ -210,6 +216,10 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		BAD("format %u.%u has no features, but 0x%x are set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor),
 		    le32(sb->s_feature_incompat));
+	if (le16(sb->s_version_minor) < 4 &&
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
+		BAD("format %u.%u has no log page mirrors, but the feature is set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 3 &&
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		BAD("format %u.%u has no inode replicas, but the feature is set",

@@ -95,6 +95,7 @@ enum fsck_repair {
 	REP_JOURNAL,		/* roll back an open journal transaction */
 	REP_STATE,		/* rebuild a wrong saved allocator state */
 	REP_INODE,		/* rewrite a bad inode slot copy (1.3) */
+	REP_LOG,		/* rewrite a bad log entry or tail copy (1.4) */
 	REP_NR
 };
 
@@ -102,6 +103,13 @@ enum fsck_repair {
 struct fsck_copy {
 	uint64_t dst, src;
 	uint32_t len;
+};
+
+/* Bytes to write at an offset: a log object's copy rebuilt (REP_LOG). */
+struct fsck_patch {
+	uint64_t dst;
+	uint32_t len;
+	uint8_t *data;
 };
 
 /* A journal record to be undone (open transaction). */
@@ -143,6 +151,10 @@ struct fsck {
 	/* inode slot copies to rewrite (REP_INODE) */
 	struct fsck_copy *copies;
 	unsigned long nr_copies, cap_copies;
+
+	/* log entry and page tail copies to rewrite (REP_LOG) */
+	struct fsck_patch *patches;
+	unsigned long nr_patches, cap_patches;
 
 	/* allocator state */
 	bool state_present;		/* clean and ALLOC_INO has a log */

@@ -168,17 +168,188 @@ static bool nm_grow(struct name_map *m)
 
 /* ---- the generic walk ---- */
 
-static bool log_page_ok(struct fsck *f, uint64_t page, uint64_t ino,
-			const struct nova_log_page_tail **ltp)
+/* A good tail of a page of @ino's log; of a mirror if @of is set. */
+static bool tail_good(const struct nova_log_page_tail *lt, uint64_t ino,
+		      uint64_t of)
 {
-	const struct nova_log_page_tail *lt;
-
-	if (page % NOVA_BLOCK_SIZE || !fsck_blocks_ok(f, NOVA_BLOCK(page), 1))
-		return false;
-	lt = fsck_ptr(f, page + NOVA_LOG_DATA_SIZE, sizeof(*lt));
-	*ltp = lt;
 	return lt && le32(lt->lt_magic) == NOVA_LOG_PAGE_MAGIC &&
-	       le64(lt->lt_ino) == ino && le32(lt->lt_csum) == nova_lt_csum(lt);
+	       le64(lt->lt_ino) == ino && le32(lt->lt_csum) == nova_lt_csum(lt) &&
+	       (!of || le64(lt->lt_replica) == of);
+}
+
+static bool page_in_range(struct fsck *f, uint64_t page)
+{
+	return !(page % NOVA_BLOCK_SIZE) && fsck_blocks_ok(f, NOVA_BLOCK(page), 1);
+}
+
+/* Do @ino's log pages have mirrors (1.4)? Not the allocator state's. */
+static bool log_mirrored(const struct fsck *f, uint64_t ino)
+{
+	return (le32(f->sb.s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA) &&
+	       ino != NOVA_ALLOC_INO;
+}
+
+/* Record @len bytes of @src to be written at @dst (REP_LOG). */
+static void patch_add(struct fsck *f, uint64_t dst, const void *src,
+		      uint32_t len)
+{
+	struct fsck_patch *p;
+
+	if (f->nr_patches == f->cap_patches) {
+		unsigned long cap = f->cap_patches ? f->cap_patches * 2 : 16;
+
+		p = realloc(f->patches, cap * sizeof(*p));
+		if (!p) {
+			fsck_oper(f, "out of memory");
+			return;
+		}
+		f->patches = p;
+		f->cap_patches = cap;
+	}
+	p = &f->patches[f->nr_patches];
+	p->data = malloc(len);
+	if (!p->data) {
+		fsck_oper(f, "out of memory");
+		return;
+	}
+	memcpy(p->data, src, len);
+	p->dst = dst;
+	p->len = len;
+	f->nr_patches++;
+}
+
+/*
+ * The tail of log page @page, as the kernel's walk reads it: from the
+ * primary, or from the mirror (1.4) when the primary's is bad. A bad
+ * copy next to a good one is repairable. Sets *@next and *@mirror (0:
+ * none). False if no copy is good.
+ */
+static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page,
+		      uint64_t *next, uint64_t *mirror)
+{
+	const struct nova_log_page_tail *lt, *mt = NULL;
+	struct nova_log_page_tail fix;
+	unsigned long long n = (unsigned long long)ino;
+	uint64_t m = 0;
+	bool pg, mg = false;
+
+	*mirror = 0;
+	lt = fsck_ptr(f, page + NOVA_LOG_DATA_SIZE, sizeof(*lt));
+	pg = tail_good(lt, ino, 0);
+	if (!log_mirrored(f, ino)) {
+		*next = pg ? fsck_word(f, &lt->lt_next) : 0;
+		return pg;
+	}
+	if (lt)
+		m = le64(lt->lt_replica);
+	if (pg && (!m || m == page || !page_in_range(f, m)))
+		pg = false;		/* a mirrored log names its mirror */
+	if (m && m != page && page_in_range(f, m)) {
+		mt = fsck_ptr(f, m + NOVA_LOG_DATA_SIZE, sizeof(*mt));
+		mg = tail_good(mt, ino, page);
+	}
+	if (!pg && !mg)
+		return false;
+	*mirror = m;
+	if (pg && mg) {
+		*next = fsck_word(f, &lt->lt_next);
+		if (fsck_word(f, &mt->lt_next) != *next) {
+			if (f->clean) {
+				fsck_problem_fix(f, REP_LOG, "inode %llu: log page %llu: the mirror's link differs from the primary's", n,
+						 (unsigned long long)page);
+				fix.lt_next = cpu64(*next);
+				patch_add(f, m + NOVA_LOG_DATA_SIZE, &fix.lt_next,
+					  sizeof(fix.lt_next));
+			} else {
+				fsck_info(f, 1, "inode %llu: log page %llu: the mirror's link lags the primary's (the kernel sets it right)", n,
+					  (unsigned long long)page);
+			}
+		}
+		return true;
+	}
+	if (pg) {
+		fsck_problem_fix(f, REP_LOG, "inode %llu: damaged mirror log page tail at %llu, the primary is good: repairable", n,
+				 (unsigned long long)(m + NOVA_LOG_DATA_SIZE));
+		fix = *lt;
+		fix.lt_valid = 0;
+		fix.lt_entries = 0;
+		fix.lt_replica = cpu64(page);
+		fix.lt_csum = 0;
+		fix.lt_csum = cpu32(nova_lt_csum(&fix));
+		patch_add(f, m + NOVA_LOG_DATA_SIZE, &fix, sizeof(fix));
+		*next = fsck_word(f, &lt->lt_next);
+		return true;
+	}
+	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log page tail at %llu, its mirror is good: repairable", n,
+			 (unsigned long long)(page + NOVA_LOG_DATA_SIZE));
+	fix = lt ? *lt : *mt;
+	fix.lt_ino = mt->lt_ino;
+	fix.lt_magic = mt->lt_magic;
+	fix.lt_replica = cpu64(m);
+	memset(fix.lt_reserved, 0, sizeof(fix.lt_reserved));
+	*next = le64(fix.lt_next);
+	if (*next && !page_in_range(f, *next))
+		*next = fsck_word(f, &mt->lt_next);
+	fix.lt_next = cpu64(*next);
+	fix.lt_csum = 0;
+	fix.lt_csum = cpu32(nova_lt_csum(&fix));
+	patch_add(f, page + NOVA_LOG_DATA_SIZE, &fix, sizeof(fix));
+	return true;
+}
+
+/* 1: a good entry at @off of a page ending at @end, 0: a pad, -1: bad. */
+static int entry_state(struct fsck *f, uint64_t off, uint64_t end,
+		       const struct nova_log_entry_header **hp)
+{
+	const struct nova_log_entry_header *h = fsck_ptr(f, off, sizeof(*h));
+	unsigned int size;
+
+	*hp = h;
+	if (!h)
+		return -1;
+	if (h->e_type == NOVA_LOG_PAD)
+		return 0;
+	size = le16(h->e_size);
+	if (size < sizeof(*h) || size % 8 || size > end - off ||
+	    le32(h->e_csum) != nova_entry_csum(h, size))
+		return -1;
+	return 1;
+}
+
+/*
+ * The entry at @pos of @page (mirror @mirror, 0: none), as the kernel's
+ * walk reads it: 1 with the good copy in *@hp, 0 for the pad ending the
+ * page, -1 if no copy is good. A bad copy next to a good one (also a
+ * primary pad where the mirror has an entry) is repairable.
+ */
+static int walk_entry(struct fsck *f, uint64_t ino, uint64_t page,
+		      uint64_t mirror, uint64_t pos,
+		      const struct nova_log_entry_header **hp)
+{
+	uint64_t end = page + NOVA_LOG_DATA_SIZE, mpos = mirror + (pos - page);
+	const struct nova_log_entry_header *mh;
+	unsigned long long n = (unsigned long long)ino;
+	int p = entry_state(f, pos, end, hp), m;
+
+	if (!mirror)
+		return p;
+	m = entry_state(f, mpos, mirror + NOVA_LOG_DATA_SIZE, &mh);
+	if (p == 1) {
+		if (m != 1 || mh->e_size != (*hp)->e_size ||
+		    mh->e_csum != (*hp)->e_csum) {
+			fsck_problem_fix(f, REP_LOG, "inode %llu: damaged mirror log entry at %llu, the primary is good: repairable", n,
+					 (unsigned long long)mpos);
+			patch_add(f, mpos, *hp, le16((*hp)->e_size));
+		}
+		return 1;
+	}
+	if (m != 1)
+		return p;		/* a pad (in both), or no good copy */
+	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log entry at %llu, its mirror is good: repairable", n,
+			 (unsigned long long)pos);
+	patch_add(f, pos, mh, le16(mh->e_size));
+	*hp = mh;
+	return 1;
 }
 
 bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
@@ -190,20 +361,23 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 
 	*npages = 0;
 	while (page) {
-		const struct nova_log_page_tail *lt = NULL;
-		uint64_t pos = page, end = page + NOVA_LOG_DATA_SIZE;
+		uint64_t pos = page, end = page + NOVA_LOG_DATA_SIZE, next, mirror;
 
-		if (!log_page_ok(f, page, ino, &lt)) {
+		if (!page_in_range(f, page) ||
+		    !walk_tail(f, ino, page, &next, &mirror)) {
 			fsck_problem(f, "inode %llu: bad log page at %llu (%s)",
 				     (unsigned long long)ino,
 				     (unsigned long long)page,
-				     page % NOVA_BLOCK_SIZE ||
-				     !fsck_blocks_ok(f, NOVA_BLOCK(page), 1) ?
+				     !page_in_range(f, page) ?
 				     "pointer out of range" :
+				     log_mirrored(f, ino) ?
+				     "page tail: magic, owner, checksum or mirror, in both copies" :
 				     "page tail: magic, owner or checksum");
 			return false;
 		}
-		if (!fsck_claim(f, NOVA_BLOCK(page), 1, kind, ino, "log page")) {
+		if (!fsck_claim(f, NOVA_BLOCK(page), 1, kind, ino, "log page") ||
+		    (mirror && !fsck_claim(f, NOVA_BLOCK(mirror), 1, kind, ino,
+					   "log page mirror"))) {
 			fsck_problem(f, "inode %llu: log chain reaches block %llu a second time (%s)",
 				     (unsigned long long)ino,
 				     (unsigned long long)NOVA_BLOCK(page),
@@ -212,35 +386,39 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 				     "a loop" : "cross-linked");
 			return false;
 		}
-		pages++;
+		pages += mirror ? 2 : 1;
 		while (!done && entries_ok) {
 			const struct nova_log_entry_header *h;
-			unsigned int size;
+			int st;
 
 			if (pos == tail) {
 				done = true;
 				break;
 			}
-			h = fsck_ptr(f, pos, sizeof(*h));
-			if (end - pos < sizeof(*h) || h->e_type == NOVA_LOG_PAD)
+			if (end - pos < sizeof(*h))
 				break;
-			size = le16(h->e_size);
-			if (size < sizeof(*h) || size % 8 || size > end - pos ||
-			    le32(h->e_csum) != nova_entry_csum(h, size)) {
-				fsck_problem(f, "inode %llu: bad log entry at %llu (%s)",
+			st = walk_entry(f, ino, page, mirror, pos, &h);
+			if (!st)
+				break;
+			if (st < 0) {
+				unsigned int size = h ? le16(h->e_size) : 0;
+
+				fsck_problem(f, "inode %llu: bad log entry at %llu (%s%s)",
 					     (unsigned long long)ino,
 					     (unsigned long long)pos,
-					     size < sizeof(*h) || size % 8 ||
+					     !h || size < sizeof(*h) || size % 8 ||
 					     size > end - pos ? "bad size" :
-					     "bad checksum");
+					     "bad checksum",
+					     mirror ? ", in both copies" : "");
 				entries_ok = false;
 				break;
 			}
+			/* The copy read, named by the primary's offset. */
 			if (fn && !fn(f, pos, h, arg))
 				entries_ok = false;
-			pos += size;
+			pos += le16(h->e_size);
 		}
-		page = fsck_word(f, &lt->lt_next);
+		page = next;
 	}
 	*npages = pages;
 	if (!entries_ok)

@@ -14,7 +14,10 @@
  *                one (primary first, then the replica, each made durable);
  *   REP_INODE    (1.3) a bad inode slot copy, primary or replica, is
  *                rewritten from the good one (its static part; commit
- *                words of a clean file system from the primary).
+ *                words of a clean file system from the primary);
+ *   REP_LOG      (1.4) a bad copy of a log entry or log page tail, in the
+ *                primary page or its mirror, is rewritten from the good
+ *                copy (as the kernel's log walk does).
  *
  * The allocator state and the counters are rebuilt only when every other
  * problem found is repairable too: the block map is then complete. Logs,
@@ -269,6 +272,27 @@ static bool repair_inodes(struct fsck *f)
 	return true;
 }
 
+/* REP_LOG: each bad log copy from the good one, then durable. */
+static bool repair_logs(struct fsck *f)
+{
+	unsigned long i;
+	struct nerr e;
+
+	for (i = 0; i < f->nr_patches; i++) {
+		const struct fsck_patch *p = &f->patches[i];
+
+		if (ndev_write(f->dev, p->dst, p->data, p->len, &e)) {
+			fsck_oper(f, "%s", e.msg);
+			return false;
+		}
+	}
+	if (!sync_dev(f))
+		return false;
+	fsck_fixed(f, "rewrote %lu log entry and page tail copies from their good copy",
+		   f->nr_patches);
+	return true;
+}
+
 void fsck_repair(struct fsck *f)
 {
 	unsigned long fixable = 0;
@@ -294,6 +318,11 @@ void fsck_repair(struct fsck *f)
 		if (!repair_inodes(f))
 			return;
 		f->fixed += f->fixable[REP_INODE];
+	}
+	if (f->fixable[REP_LOG]) {
+		if (!repair_logs(f))
+			return;
+		f->fixed += f->fixable[REP_LOG];
 	}
 	if (f->fixable[REP_STATE]) {
 		if (!rebuild_state(f))

@@ -136,6 +136,9 @@ static void free_all(struct fsck *f)
 	free(f->dents);
 	free(f->undo);
 	free(f->copies);
+	while (f->nr_patches)
+		free(f->patches[--f->nr_patches].data);
+	free(f->patches);
 }
 
 static int exit_status(struct fsck *f)

@@ -17,12 +17,13 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|csum|off] [-f] [-n] [-q] DEVICE|FILE\n"
+		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|nolog|csum|off] [-f] [-n] [-q] DEVICE|FILE\n"
 		"  -L label   file system label, at most %u bytes\n"
 		"  -U uuid    file system UUID (default: random)\n"
 		"  -c cpus    per-CPU stripes, 1..%u (default: this machine's CPUs)\n"
-		"  -p mode    data protection: all (checksums and parity, default),\n"
-		"             csum (checksums only) or off\n"
+		"  -p mode    data protection: all (checksums, parity, inode replicas\n"
+		"             and log page mirrors, default), nolog (all but log page\n"
+		"             mirrors: format 1.3), csum (checksums only) or off\n"
 		"  -f         overwrite a device that holds another file system\n"
 		"  -n         check everything, write nothing\n"
 		"  -q         quiet\n",

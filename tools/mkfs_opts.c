@@ -202,13 +202,17 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 	p->alloc_lists = (unsigned int)o->alloc_lists;
 	if (!o->protection || !strcmp(o->protection, "all"))
 		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY |
+			      NOVA_FEATURE_META_REPLICA |
+			      NOVA_FEATURE_LOG_REPLICA;
+	else if (!strcmp(o->protection, "nolog"))
+		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY |
 			      NOVA_FEATURE_META_REPLICA;
 	else if (!strcmp(o->protection, "csum"))
 		p->features = NOVA_FEATURE_DATA_CSUM;
 	else if (!strcmp(o->protection, "off"))
 		p->features = 0;
 	else {
-		nerr_set(e, "-p %s: protection must be all, csum or off",
+		nerr_set(e, "-p %s: protection must be all, nolog, csum or off",
 			 o->protection);
 		return -EINVAL;
 	}

@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	3
+#define NOVA_FORMAT_MINOR	4
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -118,9 +118,17 @@ struct nova_super_block {
  * the primary table block's tail, allocated from the high end).
  */
 #define NOVA_FEATURE_META_REPLICA	0x4
+/*
+ * 1.4: every log page has a mirror page (struct nova_log_page_tail,
+ * lt_replica), except the pages of NOVA_ALLOC_INO's log (the saved
+ * allocator state, which crash recovery can rebuild). A file system
+ * without this bit is written as format 1.3, whatever else it has.
+ */
+#define NOVA_FEATURE_LOG_REPLICA	0x8
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
-					 NOVA_FEATURE_META_REPLICA)
+					 NOVA_FEATURE_META_REPLICA | \
+					 NOVA_FEATURE_LOG_REPLICA)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -325,14 +333,32 @@ struct nova_journal_entry {
 #define NOVA_LOG_DATA_SIZE	(NOVA_BLOCK_SIZE - NOVA_LOG_TAIL_SIZE)
 #define NOVA_LOG_PAGE_MAGIC	0x4e4c4f47	/* "NLOG" */
 
+/*
+ * Log page mirrors (1.4, LOG_REPLICA). Every page P of a log (except the
+ * allocator state's) has a mirror page M, allocated from the high end of
+ * the device: P's lt_replica names M, M's names P, and M holds the same
+ * entries at the same offsets. The chain goes through primaries only: M's
+ * lt_next is a copy of P's (stored after P's, so it may lag by the store
+ * a crash interrupted), read only when P's is unusable. Every committed
+ * entry is durable in both pages before the log tail that covers it, so
+ * the entries of M up to the committed tail equal P's, apart from the
+ * hints (e_flags, fw_dead_pages, lt_valid, lt_entries), which are kept
+ * in P only. A reader whose copy fails its checksum uses the other one.
+ */
 struct nova_log_page_tail {
 	__le64	lt_next;		/* commit word: next log block, 0 last */
 	__le32	lt_valid;		/* hint: live entries in this block */
 	__le32	lt_entries;		/* hint: entries written to this block */
 	__le64	lt_ino;			/* owner */
 	__le32	lt_magic;		/* NOVA_LOG_PAGE_MAGIC */
-	__le32	lt_csum;		/* covers lt_ino and lt_magic */
-	__le64	lt_reserved[4];
+	/*
+	 * Covers lt_ino and lt_magic (the field itself taken as zero), and
+	 * lt_replica after them if it is not 0: 1.3 tails (lt_replica 0) keep
+	 * their checksum.
+	 */
+	__le32	lt_csum;
+	__le64	lt_replica;		/* 1.4: the other copy of this page, 0 none */
+	__le64	lt_reserved[3];
 };
 
 /* Log entry types. */

@@ -31,7 +31,7 @@ t_ok "partial overwrite (copy-on-write of head and tail pages)" \
 	sh -c "printf 'hello protected world' | dd of=$T/f bs=1 seek=5000 conv=notrunc status=none &&
 	       printf 'hello protected world' | dd of=$M/f bs=1 seek=5000 conv=notrunc status=none"
 t_ok "umount" nova_umount
-t_is "format 1.3 with checksums, parity and inode replicas" "$(layout minor) $(layout incompat)" "3 7"
+t_is "format 1.4 with checksums, parity, inode replicas and log mirrors" "$(layout minor) $(layout incompat)" "4 15"
 
 for p in 0 1 2 3 4 5 6 7; do
 	blk[p]=$(media find "$D" "$T/f" "$p")
@@ -133,7 +133,7 @@ media sb "$D" incompat=0x83
 t_fail "a file system with unknown incompatible features does not mount" nova_mount
 t_ok "... and the kernel says why" sh -c "dmesg | tail -n 20 | grep -q 'unknown incompatible features 0x80'"
 t_fail "fsck.NOVA refuses it too" fsck.NOVA -n "$D"
-media sb "$D" incompat=7
+media sb "$D" incompat=15
 
 # protection=off: no areas; reads are not verified.
 t_ok "mount -o init,protection=off" nova_mount_init protection=off

@@ -3,10 +3,11 @@
 # (tests/guest/protect-media.py): a superblock copy (the other copy is
 # used and the damaged one rewritten), an inode slot (format 1.3: read
 # from its replica and rewritten, fsck clean afterwards), a log entry, a
-# log page tail (detected by their checksums: a clean EUCLEAN error naming
-# the inode, no oops, the rest of the file system usable). Logs have no
-# replicas yet, so those are detected, not repaired. The injector-based
-# replica checks are in tests/guest/protect-replica.sh.
+# log page tail (format 1.4: read from the page's mirror and rewritten,
+# fsck clean afterwards; formatted without log mirrors, protection=nolog:
+# detected by their checksums, a clean EUCLEAN error naming the inode, no
+# oops, the rest of the file system usable). The injector-based replica
+# checks are in tests/guest/protect-replica.sh and protect-logrepl.sh.
 # nova-timeout: 300
 # nova-expect-klog: nova \(pmem0\): error:
 # nova-expect-klog: nova \(pmem0\): primary superblock is damaged
@@ -16,8 +17,8 @@ D=$NOVA_PMEM
 media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 declare -A injected detected repaired
 
-fresh() {
-	nova_mount_init &&
+fresh() {	# [OPTS]
+	nova_mount_init "${1:-}" &&
 	echo victim > "$M/victim" && echo other > "$M/other" &&
 	chmod 600 "$M/victim" && nova_umount
 }
@@ -58,34 +59,37 @@ check_damage() {	# KIND: mount, access the victim, expect EUCLEAN
 	repaired[$kind]=0
 }
 
-check_repair() {	# KIND: mount, the victim reads back, primary rewritten
+check_repair() {	# KIND MESSAGE: mount, the victim reads back, primary rewritten
 	local kind=$1
 	t_ok "$kind: mount" nova_mount
-	t_is "$kind: the damaged file reads back from the replica" "$(cat "$M/victim" 2>&1)" victim
+	t_is "$kind: the damaged file reads back from the other copy" "$(cat "$M/victim" 2>&1)" victim
 	[ "$(cat "$M/victim" 2>&1)" = victim ] && detected[$kind]=1
-	t_ok "$kind: the kernel rewrote the slot" sh -c "dmesg | grep -q 'nova (pmem0): inode $ino: damaged slot rewritten from its replica'"
+	t_ok "$kind: the kernel rewrote it" sh -c "dmesg | grep -q 'nova (pmem0): inode $ino: $2'"
 	t_ok "$kind: umount" nova_umount
 	t_ok "$kind: fsck finds the primary good again" fsck.NOVA -f -n "$D"
 	fsck.NOVA -f -n "$D" > /dev/null && repaired[$kind]=1
 }
 
-for kind in inode entry tail; do
-	t_ok "$kind: format, two files" fresh
+for kind in inode entry tail entry-nolog tail-nolog; do
+	opts=
+	case $kind in *-nolog) opts=protection=nolog ;; esac
+	t_ok "$kind: format, two files" fresh $opts
 	nova_mount
 	ino=$(victim_ino)
 	nova_umount
-	off=$(media meta "$D" "$kind" "$ino")
+	off=$(media meta "$D" "${kind%-nolog}" "$ino")
 	t_ok "$kind: found the object of inode $ino" test -n "$off"
 	media flipat "$D" "$off"
 	injected[$kind]=1
-	if [ "$kind" = inode ]; then
-		check_repair "$kind"
-	else
-		check_damage "$kind"
-	fi
+	case $kind in
+	inode) check_repair "$kind" "damaged slot rewritten from its replica" ;;
+	entry) check_repair "$kind" "damaged log entry at [0-9]*, rewritten from its mirror" ;;
+	tail) check_repair "$kind" "damaged log page tail at [0-9]*, rewritten from its mirror" ;;
+	*) check_damage "$kind" ;;
+	esac
 done
 
-for k in super inode entry tail; do
+for k in super inode entry tail entry-nolog tail-nolog; do
 	t_diag "faults: $k injected ${injected[$k]:-0} detected ${detected[$k]:-0} repaired ${repaired[$k]:-0}"
 done
 t_done

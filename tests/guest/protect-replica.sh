@@ -9,7 +9,7 @@
 #  - both copies: EUCLEAN naming the inode, the rest is fine, no oops;
 #  - fsck -n reports a bad primary as repairable and -y repairs it;
 #  - a 1.2 image (no features) still mounts and has no replicas.
-# Log pages have no replicas yet (docs/protection.md).
+# Log page mirrors (format 1.4) are tested in protect-logrepl.sh.
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem0\): error: (inode [0-9]+: bad checksum|scrub: inode)
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -46,8 +46,8 @@ fresh() {
 }
 
 t_ok "format (default protection) and mount" fresh
-t_is "format 1.3 with the replica feature" \
-	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "3 4"
+t_is "format 1.4 with the replica feature" \
+	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "4 4"
 echo 1 > "$P"
 v=$(ino victim)
 

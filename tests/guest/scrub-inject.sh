@@ -2,9 +2,10 @@
 # Scrub after injected corruption (novactl debug inject, nova.inject=1):
 # each kind is detected by the scrub, repaired where the design can
 # (data strip from parity, checksum copy and parity from the data,
-# superblock copy from the other), reported as unrecoverable with its
-# inode where it cannot (log entry, log page tail: no replica yet; an
-# inode slot with both copies damaged), counted, listed in the status and announced as a CORRUPTION event.
+# superblock copy from the other, log entry from its page's mirror),
+# reported as unrecoverable with its inode where it cannot (a log entry
+# or an inode slot with both copies damaged), counted, listed in the
+# status and announced as a CORRUPTION event.
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -90,8 +91,17 @@ r=$(scrub)
 t_ok "super: detected and repaired" has_bad "$r" 0 super True
 t_is "super: the next pass is clean" "$(sj "$(scrub)" errors)" 0
 
-# --- metadata without replicas: reported, not repairable ---
+# --- log entry: repaired from the mirror (format 1.4) ---
 t_ok "inject a log entry" inject log-entry --ino "$(ino d)" --offset 0
+r=$(scrub)
+t_is "log entry: scrub --wait exits 0 (repaired)" "$?" 0
+t_ok "log entry: listed with its inode, repaired" has_bad "$r" "$(ino d)" log-entry True
+t_is "log entry: the next pass is clean" "$(sj "$(scrub)" errors)" 0
+t_ok "log entry: content intact" cmp "$tmp/data" "$M/d"
+
+# --- metadata with both copies damaged: reported, not repairable ---
+t_ok "inject a log entry" inject log-entry --ino "$(ino d)" --offset 0
+t_ok "and its mirror" inject log-entry --ino "$(ino d)" --offset 0 --copy 1
 r=$(scrub)
 t_is "log entry: scrub --wait exits 1 (unrecoverable)" "$?" 1
 t_ok "log entry: listed with its inode, not repaired" has_bad "$r" "$(ino d)" log-entry False
@@ -108,18 +118,19 @@ s=$(novactl stats --json "$M")
 t_ok "stats count the scrub findings" python3 -c '
 import json, sys
 s = json.loads(sys.argv[1])["filesystems"][0]["scrub"]
-assert s["passes"] >= 10 and s["errors"] >= 6 and s["unrecoverable"] >= 2, s
+assert s["passes"] >= 12 and s["errors"] >= 7 and s["unrecoverable"] >= 2, s
 ' "$s"
 
 sleep 0.5
 kill "$mon"
 wait "$mon" 2> /dev/null
-t_ok "CORRUPTION events: data, csum, parity, super, log entry, inode" python3 - "$tmp/mon" "$(ino a)" "$(ino d)" "$(ino e)" "$(ino b)" "$(ino c)" <<'EOF'
+t_ok "CORRUPTION events: data, csum, parity, super, log entry (twice), inode" python3 - "$tmp/mon" "$(ino a)" "$(ino d)" "$(ino e)" "$(ino b)" "$(ino c)" <<'EOF'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 c = [e["corruption"] for e in ev if e["event"] == "corruption"]
 a, d, e, b, cc = (int(x) for x in sys.argv[2:7])
 need = [(a, "data", True), (0, "super", True), (d, "log-entry", False),
+        (d, "log-entry", True),
         (e, "inode", False), (b, "csum", True), (cc, "parity", True)]
 wrong = {(b, "data", True), (cc, "data", True)} & \
     {(x["inode"], x["kind"], x["repaired"]) for x in c}
@@ -128,7 +139,7 @@ if wrong:
 got = {(x["inode"], x["kind"], x["repaired"]) for x in c}
 missing = [n for n in need if n not in got]
 fin = [e for e in ev if e["event"] == "scrub-finished"]
-if missing or len(fin) < 10:
+if missing or len(fin) < 12:
     sys.exit("missing %s, %d scrub-finished; got %s" % (missing, len(fin), sorted(got)))
 EOF
 

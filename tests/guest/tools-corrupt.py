@@ -10,6 +10,10 @@ usage: tools-corrupt.py DEVICE OP [ARGS]
   tail INO                 break the magic of INO's first log page tail
   double INO1 INO2         point INO2's first file write at INO1's block
                            (checksum resealed: a clean double allocation)
+  mirror INO               print the offset of the mirror of INO's first
+                           log page (format 1.4), nothing without one
+  (entry, tail and double change both copies of a mirrored log page: the
+  damage is beyond what the mirror repairs)
   leak N                   shorten the last saved free range by N blocks
                            (checksum resealed: N leaked blocks)
   where INO                print the offset of INO's first log page
@@ -80,6 +84,21 @@ class Dev:
             sys.exit("inode %d has no log" % ino)
         return head
 
+    def mirror(self, page):
+        """The mirror of log page PAGE (format 1.4), or None."""
+        m = self.u64(page + 4032 + 32)
+        if not m or m % BS or m + BS > self.size or m == page:
+            return None
+        return m if self.u64(m + 4032 + 32) == page else None
+
+    def write_both(self, off, data):
+        """Write DATA at OFF of a log page and of its mirror."""
+        page = off - off % BS
+        m = self.mirror(page)
+        self.write(off, data)
+        if m is not None:
+            self.write(m + off - page, data)
+
     def first_write(self, ino):
         """Offset of the first file write entry in INO's first log page."""
         page = self.log_head(ino)
@@ -110,12 +129,16 @@ def main():
     elif op == "entry":
         page = d.log_head(int(args[0]))
         b = d.read(page + 64, 1)
-        d.write(page + 64, bytes([b[0] ^ 1]))
+        d.write_both(page + 64, bytes([b[0] ^ 1]))
     elif op == "tail":
         page = d.log_head(int(args[0]))
-        d.write(page + 4032 + 24, b"XXXX")
+        d.write_both(page + 4032 + 24, b"XXXX")
     elif op == "where":
         print(d.log_head(int(args[0])))
+    elif op == "mirror":
+        m = d.mirror(d.log_head(int(args[0])))
+        if m is not None:
+            print(m)
     elif op == "double":
         src = d.first_write(int(args[0]))
         dst = d.first_write(int(args[1]))
@@ -123,7 +146,7 @@ def main():
         e = bytearray(d.read(dst, 72))
         e[40:48] = blk
         struct.pack_into("<I", e, 4, entry_csum(e))
-        d.write(dst, bytes(e))
+        d.write_both(dst, bytes(e))
     elif op == "leak":
         n = int(args[0])
         ai = d.inode(2)

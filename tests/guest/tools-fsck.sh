@@ -70,20 +70,26 @@ t_ok "... names it" grep -q "primary superblock: bad checksum" "$T/out"
 t_is "fsck -p repairs it: 1" "$(status fsck.NOVA -p "$D")" 1
 t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
 
+# (entry and tail damage both copies of a mirrored page: protect-logrepl.sh
+# covers one bad copy, which fsck -y repairs)
 head=$($corrupt where "$ino_top")
 $corrupt save "$T/page" "$head" 4096 > /dev/null
+mhead=$($corrupt mirror "$ino_top")
+[ -z "$mhead" ] || $corrupt save "$T/mpage" "$mhead" 4096 > /dev/null
 t_ok "damage a directory's log entry" $corrupt entry "$ino_top"
 t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
 t_ok "... a bad log entry of inode $ino_top" grep -q "inode $ino_top: bad log entry" "$T/out"
 t_is "fsck -y cannot repair it: 4" "$(status fsck.NOVA -f -y "$D")" 4
 t_ok "the kernel refuses that directory too" sh -c "mount -t NOVA $D $M || exit 1; ls $M/top > /dev/null 2>&1; r=\$?; umount $M; [ \$r -ne 0 ]"
-t_ok "undo" $corrupt restore "$T/page" "$head"
+t_ok "undo" sh -c "$corrupt restore $T/page $head${mhead:+ && $corrupt restore $T/mpage $mhead}"
 lhead=$($corrupt where "$ino_log")
 $corrupt save "$T/lpage" "$lhead" 4096 > /dev/null
+mlhead=$($corrupt mirror "$ino_log")
+[ -z "$mlhead" ] || $corrupt save "$T/mlpage" "$mlhead" 4096 > /dev/null
 t_ok "damage a log page tail" $corrupt tail "$ino_log"
 t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
 t_ok "... a bad log page" grep -q "inode $ino_log: bad log page" "$T/out"
-t_ok "undo" $corrupt restore "$T/lpage" "$lhead"
+t_ok "undo" sh -c "$corrupt restore $T/lpage $lhead${mlhead:+ && $corrupt restore $T/mlpage $mlhead}"
 t_is "clean again" "$(status fsck.NOVA -f -n "$D")" 0
 
 # The source block must be live: big's first write was overwritten, so its

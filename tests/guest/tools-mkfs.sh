@@ -69,13 +69,15 @@ t_ok "umount" umount "$M"
 media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 incompat() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['incompat'])"; }
 t_ok "mkfs.NOVA says protection is on by default" sh -c "mkfs.NOVA -f $D | grep -q 'protection: *checksums+parity'"
-t_is "... checksums, parity and inode replica feature bits" "$(incompat)" 7
+t_is "... checksums, parity, inode replica and log mirror feature bits" "$(incompat)" 15
+t_ok "mkfs.NOVA -p nolog" sh -c "mkfs.NOVA -f -p nolog $D | grep -q 'protection: *checksums+parity+replicas$'"
+t_is "... all but the log mirror bit" "$(incompat)" 7
 t_ok "mkfs.NOVA -p csum" sh -c "mkfs.NOVA -f -p csum $D | grep -q 'protection: *checksums$'"
 t_is "... the checksum bit only" "$(incompat)" 1
 t_ok "mkfs.NOVA -p off" sh -c "mkfs.NOVA -f -p off $D | grep -q 'protection: *off'"
 t_is "... no feature bits" "$(incompat)" 0
 t_fail "mkfs.NOVA -p bogus is refused" mkfs.NOVA -f -p bogus "$D"
-for mode in all csum off; do
+for mode in all nolog csum off; do
 	t_ok "-p $mode: mkfs" mkfs.NOVA -q -f -p "$mode" "$D"
 	t_ok "-p $mode: mount, write, read" sh -c "mount -t NOVA $D $M &&
 		dd if=/dev/urandom of=$T/p bs=4k count=40 status=none && cp $T/p $M/p &&

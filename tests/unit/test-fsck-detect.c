@@ -672,6 +672,59 @@ static void test_inode_replicas(void **state)
 	img_free(&im);
 }
 
+/* Format 1.4: one bad copy of a log entry or tail is repairable. */
+static void test_log_mirrors(void **state)
+{
+	struct img im;
+	uint64_t head, m;
+
+	(void)state;
+	/* The image helpers write no data checksums or slot replicas. */
+	assert_int_equal(img_make_features(&im, SIZE, 1,
+					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_populate(&im);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+
+	head = le64(pi_of(&im, 17)->i_log_head);
+	m = img_mirror(&im, head);
+	assert_true(m != 0);
+
+	/* primary entry */
+	*(uint8_t *)img_at(&im, head + 30) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: damaged log entry at");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	/* mirror entry */
+	*(uint8_t *)img_at(&im, m + 30) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: damaged mirror log entry at");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	/* primary tail, then mirror tail */
+	*(uint8_t *)img_at(&im, head + NOVA_LOG_DATA_SIZE + 24) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: damaged log page tail at");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	*(uint8_t *)img_at(&im, m + NOVA_LOG_DATA_SIZE + 24) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: damaged mirror log page tail at");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+
+	/* both copies of an entry: beyond repair */
+	*(uint8_t *)img_at(&im, head + 30) ^= 1;
+	*(uint8_t *)img_at(&im, m + 30) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: bad log entry at");
+	expect(&im, FSCK_YES, FSCK_UNCORRECTED, "in both copies");
+	img_free(&im);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -718,6 +771,7 @@ int main(void)
 		T(test_bad_journal_record),
 		cmocka_unit_test(test_many_inodes),
 		cmocka_unit_test(test_inode_replicas),
+		cmocka_unit_test(test_log_mirrors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,15 +168,54 @@ static inline void img_new_inode(struct img *im, uint64_t ino, uint16_t mode,
 	pi->i_valid = cpu64(1);
 }
 
+/* Does @ino's log get mirror pages (format 1.4, LOG_REPLICA)? */
+static inline bool img_mirrored(struct img *im, uint64_t ino)
+{
+	return (le32(img_sb(im)->s_feature_incompat) &
+		NOVA_FEATURE_LOG_REPLICA) && ino != NOVA_ALLOC_INO;
+}
+
+/* The mirror of log page @page, 0 without one. */
+static inline uint64_t img_mirror(struct img *im, uint64_t page)
+{
+	const struct nova_log_page_tail *lt = img_at(im, page +
+						     NOVA_LOG_DATA_SIZE);
+
+	return le64(lt->lt_replica);
+}
+
+/* Copy @len bytes at @off of a log page to its mirror, as the kernel. */
+static inline void img_mirror_copy(struct img *im, uint64_t off, uint64_t len)
+{
+	uint64_t page = off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	uint64_t m = img_mirror(im, page);
+
+	if (m)
+		memcpy(img_at(im, m + off - page), img_at(im, off), len);
+}
+
 static inline uint64_t img_new_log_page(struct img *im, uint64_t ino)
 {
-	uint64_t blk = img_alloc(im, 1);
+	uint64_t blk = img_alloc(im, 1), mblk = 0;
 	struct nova_log_page_tail *lt = img_at(im, NOVA_OFF(blk) +
 					       NOVA_LOG_DATA_SIZE);
 
 	memset(img_at(im, NOVA_OFF(blk)), 0, NOVA_BLOCK_SIZE);
 	lt->lt_ino = cpu64(ino);
 	lt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
+	if (img_mirrored(im, ino)) {
+		struct nova_log_page_tail *mt;
+
+		mblk = img_alloc(im, 1);
+		mt = img_at(im, NOVA_OFF(mblk) + NOVA_LOG_DATA_SIZE);
+		memset(img_at(im, NOVA_OFF(mblk)), 0, NOVA_BLOCK_SIZE);
+		mt->lt_ino = cpu64(ino);
+		mt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
+		mt->lt_replica = cpu64(NOVA_OFF(blk));
+		nova_lt_seal(mt);
+		lt->lt_replica = cpu64(NOVA_OFF(mblk));
+		im->log_pages++;
+	}
 	nova_lt_seal(lt);
 	im->log_pages++;
 	return NOVA_OFF(blk);
@@ -199,15 +238,23 @@ static inline uint64_t img_append(struct img *im, uint64_t ino, void *entry)
 		struct nova_log_page_tail *lt = img_at(im, page +
 						       NOVA_LOG_DATA_SIZE);
 
-		if (pos < page + NOVA_LOG_DATA_SIZE)
+		if (pos < page + NOVA_LOG_DATA_SIZE) {
 			*(uint8_t *)img_at(im, pos) = NOVA_LOG_PAD;
-		if (!lt->lt_next)
+			img_mirror_copy(im, pos, 1);
+		}
+		if (!lt->lt_next) {
 			lt->lt_next = cpu64(img_new_log_page(im, ino));
+			if (img_mirror(im, page))
+				((struct nova_log_page_tail *)img_at(im,
+					img_mirror(im, page) +
+					NOVA_LOG_DATA_SIZE))->lt_next = lt->lt_next;
+		}
 		pos = le64(lt->lt_next);
 	}
 	h->e_trans_id = cpu64(++im->trans);
 	nova_entry_seal(entry);
 	memcpy(img_at(im, pos), entry, size);
+	img_mirror_copy(im, pos, size);
 	pi->i_log_tail = cpu64(pos + size);
 	return pos;
 }
