@@ -472,8 +472,9 @@ static void nova_gc_link_new(struct nova_sb_info *sbi, u64 page, u64 next)
 
 /*
  * Allocate @want log pages (fewer if space is short, at least one) and
- * chain them, each with its mirror: each initialised empty, linked to the next, durable on
- * return and not yet reachable. Returns the first page in *@first.
+ * chain them, each with its mirror: each initialised empty, linked to
+ * the next, durable on return and not yet reachable. Returns the first
+ * page in *@first.
  */
 static int nova_gc_new_chain(struct inode *inode, unsigned long want,
 			     u64 *first, unsigned long *got)
