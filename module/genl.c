@@ -570,6 +570,9 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
 				    "no live snapshot matches");
+	else if (err == -EBUSY && NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
+		NL_SET_ERR_MSG_ATTR(info->extack, sel,
+				    "this snapshot is mounted");
 	else if (err == -EINTR)
 		GENL_SET_ERR_MSG(info, "killed while waiting: the snapshot is deleted, its space is still being freed");
 	else if (err)

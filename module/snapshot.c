@@ -1016,6 +1016,11 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 	int err;
 
 	down_read(&sb->s_umount);
+	/* The snapshot this mount shows is in use (and read-only anyway). */
+	if (sbi->view_epoch != NOVA_EPOCH_LIVE && id == sbi->view_id) {
+		err = -EBUSY;
+		goto out_umount;
+	}
 	if (sb_rdonly(sb)) {
 		err = -EROFS;
 		goto out_umount;

@@ -93,6 +93,14 @@ t_errno "write open in a snapshot: EROFS" EROFS "$NOVA_SYS" open "$S/big" "O_WRO
 t_errno "truncate in a snapshot: EROFS" EROFS "$NOVA_SYS" truncate "$S/big" 0
 t_errno "unlink in a snapshot: EROFS" EROFS "$NOVA_SYS" unlink "$S/grow"
 t_fail "remount,rw of a snapshot is refused" mount -o remount,rw "$S"
+res=$(python3 "$G" request NOVA_CMD_SNAPSHOT_DELETE --attr NOVA_A_FS_DEV:u64:"$(stat -c %d "$S")" \
+	--attr NOVA_A_SNAPSHOT:nest:NOVA_SNAPSHOT_A_ID:u64:1)
+t_is "deleting the mounted snapshot: EBUSY, with an extack" \
+	"$(jget "$res" 'd["name"], d["extack"]')" "('EBUSY', 'this snapshot is mounted')"
+res=$(python3 "$G" request NOVA_CMD_SNAPSHOT_DELETE --attr NOVA_A_FS_DEV:u64:"$(stat -c %d "$S")" \
+	--attr NOVA_A_SNAPSHOT:nest:NOVA_SNAPSHOT_A_ID:u64:99)
+t_is "deleting another snapshot through a snapshot mount: EROFS" \
+	"$(jget "$res" 'd["name"]')" EROFS
 t_fail "the live fs cannot be mounted while a snapshot is" nova_mount
 t_ok "umount the snapshot" umount "$S"
 

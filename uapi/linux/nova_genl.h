@@ -225,12 +225,14 @@
  *   this delete queued is free (statfs shows it). Unmount and remount
  *   read-only wait for the worker. The reply carries the identity and the
  *   deleted snapshot's NOVA_A_SNAPSHOT. Errors: -ENOENT with the extack
- *   pointing at the id or name if no live snapshot matches, -EROFS
- *   (read-only or snapshot mount: a snapshot can be mounted only while the
- *   live file system is not, so a mounted snapshot is never deleted),
- *   -EBUSY (frozen), -EINVAL for a missing or doubled selector, plus the
- *   selector errors. -EINTR if the caller was killed while waiting (the
- *   snapshot is deleted all the same).
+ *   pointing at the id or name if no live snapshot matches, -EBUSY with
+ *   the extack "this snapshot is mounted" for the snapshot a snapshot
+ *   mount shows, -EROFS for any other on a read-only or snapshot mount (a
+ *   snapshot can be mounted only while the live file system is not, so a
+ *   mounted snapshot is never deleted), -EBUSY (frozen), -EINVAL for a
+ *   missing or doubled selector, plus the selector errors. -EINTR if the
+ *   caller was killed while waiting (the snapshot is deleted all the
+ *   same).
  *
  * NOVA_CMD_SNAPSHOT_LIST
  *
