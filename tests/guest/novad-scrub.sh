@@ -111,8 +111,10 @@ t_ok "hook environment: NOVA_MOUNTPOINT, NOVA_DEVICE, NOVA_UUID" \
 	sh -c "grep -qx 'NOVA_MOUNTPOINT=$M' $HOOKLOG && grep -qx 'NOVA_DEVICE=$NOVA_PMEM' $HOOKLOG && grep -qx 'NOVA_UUID=$uuid' $HOOKLOG"
 t_ok "hook environment: NOVA_EVENT=corruption" hook_has "NOVA_EVENT=corruption"
 
-# Unrecoverable damage (no log replica): err, and the hook's failure.
+# Unrecoverable damage (a log entry and its mirror, format 1.4): err,
+# and the hook's failure.
 t_ok "inject a log entry into d" inject log-entry --ino "$(ino d)" --offset 0
+t_ok "... and into its mirror" inject log-entry --ino "$(ino d)" --offset 0 --copy 1
 novactl scrub start --restart --wait "$M" > /dev/null
 t_journal "scrub result: err with the unrecoverable count" 30 \
 	MESSAGE_ID=$MID_SCRUB_FINISHED PRIORITY=3 "MESSAGE=~1 unrecoverable" NOVA_SCRUB_UNRECOVERABLE=1
