@@ -39,6 +39,27 @@ list_bad() {	# BLOCK STRIP: list that 512-byte sector of the device as bad
 	echo "$(($1 * 8 + $2)) 1" > "$BB"
 }
 klog_mark() { dmesg > "$tmp/klog.before"; }
+monitor_stop() {	# stop the event monitor started by monitor_start
+	sleep 0.5
+	kill "$mon"
+	wait "$mon" 2> /dev/null
+	mon=
+}
+# has_events INO TUPLE...: the monitor saw every CORRUPTION event
+# (inode, kind, offset, repaired) given as a Python tuple; INO names the
+# file's inode inside them.
+has_events() {
+	python3 - "$tmp/mon" "$@" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = {(e["corruption"]["inode"], e["corruption"]["kind"],
+        e["corruption"]["offset"], e["corruption"]["repaired"])
+       for e in ev if e["event"] == "corruption"}
+ino = int(sys.argv[2])
+need = {eval(t, {"INO": ino}) for t in sys.argv[3:]}
+sys.exit(0 if need <= got else "missing %s; got %s" % (need - got, got))
+EOF
+}
 klog_new() { dmesg | tail -n +$(($(wc -l < "$tmp/klog.before") + 1)); }
 
 t_ok "the second NVDIMM has a bad-block list" test -w "$BB"
@@ -77,20 +98,9 @@ t_is "read-only: 3 listed, none rebuilt, 2 lost, none withheld" "$(bbstats)" "3 
 t_ok "read-only: the rebuildable page reads back right" samepage 1
 t_ok "klog: the rebuildable block is reported as damaged, not intact" \
 	grep -q "bad block ${blk[1]} (inode $ino offset 4096): sector(s) 0x8 damaged; reads rebuild it from parity" "$tmp/klog"
-sleep 0.5
-kill "$mon"
-wait "$mon" 2> /dev/null
-mon=
+monitor_stop
 t_ok "read-only: a CORRUPTION event for it, not repaired" \
-	python3 - "$tmp/mon" "$ino" <<'EOF'
-import json, sys
-ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-got = {(e["corruption"]["inode"], e["corruption"]["kind"],
-        e["corruption"]["offset"], e["corruption"]["repaired"])
-       for e in ev if e["event"] == "corruption"}
-need = (int(sys.argv[2]), "data", 4096, False)
-sys.exit(0 if need in got else "missing %s; got %s" % (need, got))
-EOF
+	has_events "$ino" '(INO, "data", 4096, False)'
 t_ok "unmount the read-only mount" nova_umount
 
 monitor_start "$tmp/mon"
@@ -113,22 +123,10 @@ t_ok "klog: the lost block, with its inode and offset" \
 t_ok "klog: the metadata block" \
 	grep -q "error: bad block 0: sector(s) 0x40 of metadata" "$tmp/klog"
 t_diag "after the mount: listed $(tr '\n' ' ' < "$BB")"
-sleep 0.5
-kill "$mon"
-wait "$mon" 2> /dev/null
-mon=
+monitor_stop
 t_ok "CORRUPTION events at mount: data repaired, data lost, super" \
-	python3 - "$tmp/mon" "$ino" <<'EOF'
-import json, sys
-ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-got = {(e["corruption"]["inode"], e["corruption"]["kind"],
-        e["corruption"]["offset"], e["corruption"]["repaired"])
-       for e in ev if e["event"] == "corruption"}
-ino = int(sys.argv[2])
-need = {(ino, "data", 4096, True), (ino, "data", 8192, False),
-        (0, "super", 0, False)}
-sys.exit(0 if need <= got else "missing %s; got %s" % (need - got, got))
-EOF
+	has_events "$ino" '(INO, "data", 4096, True)' \
+	'(INO, "data", 8192, False)' '(0, "super", 0, False)'
 
 # A remount sees the list as the driver keeps it (QEMU's NFIT cannot
 # clear poison, so all of it): the rebuilt block now verifies, the lost
