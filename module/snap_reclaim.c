@@ -410,19 +410,16 @@ void nova_snapshot_reclaim_stats(struct super_block *sb,
  */
 void nova_snap_reclaim_destroy(struct nova_snap_reclaimq *rq)
 {
-	LIST_HEAD(runs);
-	LIST_HEAD(inodes);
 	struct nova_snap_keep *k, *ktmp;
 	struct nova_snap_inode *ki, *itmp;
 
+	/* No worker runs after this, and no delete can queue any more. */
 	cancel_work_sync(&rq->work);
-	list_splice_init(&rq->runs, &runs);
-	list_splice_init(&rq->inodes, &inodes);
-	list_for_each_entry_safe(k, ktmp, &runs, list) {
+	list_for_each_entry_safe(k, ktmp, &rq->runs, list) {
 		list_del(&k->list);
 		kfree(k);
 	}
-	list_for_each_entry_safe(ki, itmp, &inodes, list) {
+	list_for_each_entry_safe(ki, itmp, &rq->inodes, list) {
 		list_del(&ki->list);
 		kfree(ki);
 	}
