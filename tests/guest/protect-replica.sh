@@ -13,23 +13,10 @@
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem0\): error: (inode [0-9]+: bad checksum|scrub: inode)
 . "$NOVA_TOP/tests/guest/lib.sh"
+. "$NOVA_TOP/tests/guest/lib-protect.sh"
 M=$NOVA_MNT
 D=$NOVA_PMEM
 P=/sys/module/nova/parameters/inject
-media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
-inject() { novactl debug inject "$@" "$M" > /dev/null; }
-ino() { stat -c %i "$M/$1"; }
-sj() {	# FIELD of the "scrub" object of document $1
-	python3 -c "import json, sys; print(json.loads(sys.argv[1])['scrub']['$2'])" "$1"
-}
-has_bad() {	# DOC INO KIND REPAIRED(True|False): listed in the scrub status
-	python3 -c '
-import json, sys
-d = json.loads(sys.argv[1])["scrub"]["bad"]
-want = (int(sys.argv[2]), sys.argv[3], sys.argv[4] == "True")
-sys.exit(0 if any((b["inode"], b["kind"], b["repaired"]) == want for b in d) else 1)
-' "$@"
-}
 declare -A injected detected repaired
 count() {	# KIND DETECTED REPAIRED
 	injected[$1]=$((${injected[$1]:-0} + 1))

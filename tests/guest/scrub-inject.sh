@@ -9,26 +9,13 @@
 # nova-timeout: 600
 # nova-expect-klog: nova \(pmem[0-9]+\): error: (scrub: inode|inode [0-9]+: bad)
 . "$NOVA_TOP/tests/guest/lib.sh"
+. "$NOVA_TOP/tests/guest/lib-protect.sh"
 M=$NOVA_MNT
 P=/sys/module/nova/parameters/inject
 tmp=$(mktemp -d)
 
-sj() {	# FIELD of the "scrub" object of document $1
-	python3 -c "import json, sys; print(json.loads(sys.argv[1])['scrub']['$2'])" "$1"
-}
-has_bad() {	# DOC INO KIND REPAIRED(True|False): listed in the status
-	python3 -c '
-import json, sys
-d = json.loads(sys.argv[1])["scrub"]["bad"]
-want = (int(sys.argv[2]), sys.argv[3], sys.argv[4] == "True")
-sys.exit(0 if any((b["inode"], b["kind"], b["repaired"]) == want for b in d) else 1)
-' "$@"
-}
 scrub() {	# a full new pass; its JSON on stdout
 	novactl scrub start --restart --wait --json "$M"
-}
-inject() {
-	novactl debug inject "$@" "$M" > /dev/null
 }
 verified() {	# strips verified since mount (STATS_GET protection nest)
 	novactl stats --json "$M" | python3 -c "
@@ -48,7 +35,6 @@ t_ok "format and mount" nova_mount_init
 head -c 65536 /dev/urandom > "$tmp/data"
 for f in a b c d e; do cp "$tmp/data" "$M/$f"; done
 sync
-ino() { stat -c %i "$M/$1"; }
 
 echo 0 > "$P"
 t_fail "inject is refused without inject=1" inject data --ino "$(ino a)" --offset 0
