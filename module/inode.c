@@ -16,9 +16,11 @@
 #include <linux/random.h>
 #include <linux/pagemap.h>
 #include <linux/iversion.h>
+#include <linux/nova_genl.h>
 
 #include "nova.h"
 #include "pmem.h"
+#include "protect.h"
 
 /* ---- inode tables ---- */
 
@@ -428,6 +430,157 @@ void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi)
 			  le64_to_cpu(READ_ONCE(pi->i_log_head)));
 	nova_pmem_store64(&r->i_log_tail,
 			  le64_to_cpu(READ_ONCE(pi->i_log_tail)));
+}
+
+/* What a pair of log commit words leads to (nova_pi_resolve_words()). */
+struct nova_log_proof {
+	u64 head, tail;
+	u64 max_trans;		/* the newest transaction of the log */
+	bool whole;		/* the log walks to its tail, every object good */
+};
+
+static int nova_proof_entry(struct super_block *sb, u64 off, void *entry,
+			    void *arg)
+{
+	const struct nova_log_entry_header *h = entry;
+	struct nova_log_proof *p = arg;
+
+	p->max_trans = max(p->max_trans, le64_to_cpu(h->e_trans_id));
+	return 0;
+}
+
+static void nova_log_prove(struct super_block *sb, u64 ino,
+			   struct nova_log_proof *p)
+{
+	p->max_trans = 0;
+	if (!p->head) {
+		p->whole = !p->tail;
+		return;
+	}
+	p->whole = !nova_log_walk(sb, ino, p->head, p->tail, nova_proof_entry,
+				  NULL, p, NOVA_WALK_PROBE);
+}
+
+/* Rewrite one copy's log words; durable on return. */
+static void nova_pi_store_log_words(struct nova_inode *slot,
+				    const struct nova_log_proof *p)
+{
+	nova_pmem_commit64(&slot->i_log_head, p->head);
+	nova_pmem_commit64(&slot->i_log_tail, p->tail);
+}
+
+/*
+ * Commit words are verified, not trusted. An inode slot's i_log_head and
+ * i_log_tail are outside its checksum (format.md), so damage that lowers
+ * the primary's tail would silently roll the file back. When they differ
+ * from the replica's, each pair is judged by the log it leads to: it must
+ * walk to its tail through good page tails and entries (a bad copy next to
+ * a good mirror counts as good), and the pair whose log reaches the newer
+ * transaction wins. A tie goes to the primary, which nova_pi_commit64()
+ * never lets fall behind the replica, so a crash between its two stores
+ * resolves as before. If neither log is whole, nothing changes here and
+ * loading the inode reports the damage. fsck.NOVA applies the same rule.
+ *
+ * A primary ahead of the replica after a crash (@after_crash: recovery) is
+ * the expected state; any other disagreement is damage: logged, counted
+ * and sent as a CORRUPTION event. The losing copy is rewritten, except on
+ * a read-only mount outside recovery, where *@head and *@tail (the words
+ * to use) are all that change. The i_valid word is left to
+ * nova_pi_sync_words(): a log cannot tell a freed inode from a live one.
+ *
+ * Called while nobody else commits to the slot: on an inode being loaded
+ * (I_NEW) and by recovery, before nova_pi_sync_words().
+ */
+void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
+			   u64 ino, bool after_crash, u64 *head, u64 *tail)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode *r = nova_replica_pi(sbi, pi);
+	bool write = after_crash || !sb_rdonly(sb);
+	struct nova_log_proof p, rp;
+
+	p.head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	p.tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	*head = p.head;
+	*tail = p.tail;
+	if (!r || le64_to_cpu(READ_ONCE(pi->i_valid)) != 1 ||
+	    le64_to_cpu(READ_ONCE(r->i_valid)) != 1)
+		return;
+	rp.head = le64_to_cpu(READ_ONCE(r->i_log_head));
+	rp.tail = le64_to_cpu(READ_ONCE(r->i_log_tail));
+	if (p.head == rp.head && p.tail == rp.tail)
+		return;
+
+	nova_log_prove(sb, ino, &p);
+	nova_log_prove(sb, ino, &rp);
+	if (rp.whole && (!p.whole || rp.max_trans > p.max_trans)) {
+		nova_warn(sb, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu: %s",
+			  ino, p.head, p.tail, rp.head, rp.tail, rp.max_trans,
+			  write ? "primary rewritten" : "using the replica");
+		if (write) {
+			nova_pi_store_log_words(pi, &rp);
+			atomic64_inc(&sbi->prot_repaired);
+		}
+		nova_ctl_corruption_event(sb, ino, NOVA_CORRUPT_INODE,
+					  nova_off(sbi, pi), write);
+		*head = rp.head;
+		*tail = rp.tail;
+		return;
+	}
+	if (!p.whole)
+		return;
+	if (!after_crash) {
+		nova_warn(sb, "inode %llu: log head/tail %llu/%llu of the replica slot disagree with the primary's %llu/%llu: %s",
+			  ino, rp.head, rp.tail, p.head, p.tail,
+			  write ? "replica rewritten" : "using the primary");
+		if (write)
+			atomic64_inc(&sbi->prot_repaired);
+		nova_ctl_corruption_event(sb, ino, NOVA_CORRUPT_INODE,
+					  nova_off(sbi, r), write);
+	}
+	if (write)
+		nova_pi_store_log_words(r, &p);
+}
+
+/*
+ * Scrub of a loaded inode of the live file system, its log_lock held: no
+ * commit runs meanwhile, and the log head and tail in DRAM are the ones
+ * this mount committed (or resolved at load). A slot copy whose words
+ * differ is damaged: counted in @res and, with @repair on a writable mount,
+ * rewritten. The caller reports the findings.
+ */
+void nova_pi_check_log_words(struct inode *inode, bool repair,
+			     struct nova_verify_result *res)
+{
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_log_proof want = {
+		.head = ni->log_head, .tail = ni->log_tail,
+	};
+	struct nova_inode *copy[2];
+	unsigned int i;
+
+	lockdep_assert_held(&ni->log_lock);
+	copy[0] = nova_pi(inode);
+	copy[1] = nova_replica_pi(sbi, copy[0]);
+	for (i = 0; i < ARRAY_SIZE(copy) && copy[i]; i++) {
+		u64 head = le64_to_cpu(READ_ONCE(copy[i]->i_log_head));
+		u64 tail = le64_to_cpu(READ_ONCE(copy[i]->i_log_tail));
+
+		if (head == want.head && tail == want.tail)
+			continue;
+		res->bad++;
+		repair = repair && !sb_rdonly(sb);
+		nova_warn(sb, "inode %lu: log head/tail %llu/%llu of the %s slot are not the committed %llu/%llu%s",
+			  inode->i_ino, head, tail, i ? "replica" : "primary",
+			  want.head, want.tail, repair ? ": rewritten" : "");
+		if (!repair)
+			continue;
+		nova_pi_store_log_words(copy[i], &want);
+		atomic64_inc(&sbi->prot_repaired);
+		res->repaired++;
+	}
 }
 
 /* Read slot @pi with copy_mc and check it belongs to @ino intact. */
@@ -860,9 +1013,8 @@ static int nova_read_inode(struct inode *inode)
 	}
 	nova_set_ops(inode);
 
-	pi = nova_pi(inode);
-	ni->log_head = le64_to_cpu(READ_ONCE(pi->i_log_head));
-	ni->log_tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	nova_pi_resolve_words(sb, nova_pi(inode), inode->i_ino, false,
+			      &ni->log_head, &ni->log_tail);
 	if (ni->log_head) {
 		err = nova_log_walk_raw(sb, inode->i_ino, ni->log_head,
 					ni->log_tail, nova_replay_entry,

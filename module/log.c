@@ -302,6 +302,7 @@ struct nova_walk {
 	bool repair;			/* rewrite a bad copy from the good one */
 	bool both;			/* check the mirror's good copies too */
 	bool peek;			/* the injector: no reports, no repairs */
+	bool probe;			/* a broken log is no error (PROBE) */
 	u8 *big;			/* NOVA_LOG_DATA_SIZE bytes, or NULL */
 	u8 *mbig;			/* the same, for the second copy */
 	u8 small[NOVA_WALK_STACK];
@@ -573,7 +574,8 @@ static int nova_walk_entry(struct nova_walk *w, u64 page, u64 mirror,
  * NOVA_WALK_BOTH (the scrub) the mirror's copy of every good entry is
  * checked too. Returns the first error of a callback, -ENOMEM, or
  * -EFSCORRUPTED for a broken chain, an object with no good copy or a tail
- * that is not in the chain.
+ * that is not in the chain (logged and counted as unrecoverable, except
+ * with NOVA_WALK_PROBE).
  */
 int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
@@ -594,6 +596,7 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 	w->ino = ino;
 	w->mirrored = nova_log_mirrored(sbi, ino);
 	w->peek = flags & NOVA_WALK_PEEK;
+	w->probe = (flags & NOVA_WALK_PROBE) == NOVA_WALK_PROBE;
 	w->repair = !sb_rdonly(sb) && !w->peek;
 	w->both = flags & NOVA_WALK_BOTH;
 	w->big = NULL;
@@ -604,9 +607,11 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 
 		if (++pages > sbi->nblocks ||
 		    nova_walk_tail(w, page, &lt, &mirror)) {
-			nova_err(sb, "inode %llu: bad log page at %llu",
-				 ino, page);
-			atomic64_inc(&sbi->prot_unrecoverable);
+			if (!w->probe) {
+				nova_err(sb, "inode %llu: bad log page at %llu",
+					 ino, page);
+				atomic64_inc(&sbi->prot_unrecoverable);
+			}
 			err = -EFSCORRUPTED;
 			break;
 		}
@@ -630,7 +635,7 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 			if (!err)
 				break;		/* a pad: the page ends */
 			if (err < 0) {
-				if (err == -EFSCORRUPTED) {
+				if (err == -EFSCORRUPTED && !w->probe) {
 					nova_err(sb, "inode %llu: bad log entry at %llu",
 						 ino, pos);
 					atomic64_inc(&sbi->prot_unrecoverable);
@@ -650,8 +655,9 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		page = le64_to_cpu(lt.lt_next);
 	}
 	if (!err && !done) {
-		nova_err(sb, "inode %llu: log tail %llu is not in its log",
-			 ino, tail);
+		if (!w->probe)
+			nova_err(sb, "inode %llu: log tail %llu is not in its log",
+				 ino, tail);
 		err = -EFSCORRUPTED;
 	}
 out:

@@ -318,8 +318,8 @@ int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		      nova_entry_fn efn, nova_page_fn pfn, void *arg);
 #define NOVA_WALK_BOTH	0x1	/* check both copies of every entry (scrub) */
 #define NOVA_WALK_PEEK	0x2	/* use a good copy, repair and report nothing */
-#define NOVA_WALK_PROBE	0x6	/* PEEK, and a broken log is no error either:
-				 * the caller weighs candidate logs */
+/* PEEK, and a broken log is no error either: the caller weighs logs */
+#define NOVA_WALK_PROBE	0x6
 int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
 		  unsigned int flags);

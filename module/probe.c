@@ -52,7 +52,7 @@ const char *nova_probe_foreign(struct nova_sb_info *sbi)
 {
 	unsigned int i;
 
-	for (i = 0; i < NOVA_NR_SIGNATURES; i++) {
+	for (i = 0; i < ARRAY_SIZE(nova_signatures); i++) {
 		const struct nova_signature *s = &nova_signatures[i];
 
 		if (strcmp(s->name, "NOVA") &&
@@ -73,9 +73,9 @@ const char *nova_probe_device(struct nova_sb_info *sbi)
 {
 	unsigned int i;
 
-	BUILD_BUG_ON(NOVA_PROBE_BYTES > NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE);
+	BUILD_BUG_ON(NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE < NOVA_PROBE_BYTES);
 	/* The start of the device first: it says what was made last. */
-	for (i = 0; i < NOVA_NR_SIGNATURES; i++) {
+	for (i = 0; i < ARRAY_SIZE(nova_signatures); i++) {
 		const struct nova_signature *s = &nova_signatures[i];
 
 		if (nova_probe_match(sbi, s->off, s->len, s->magic))

@@ -343,6 +343,21 @@ static int nova_rec_valid(struct nova_rec_thread *t, struct nova_inode *pi,
 	return valid;
 }
 
+/*
+ * A slot's commit words after the crash: the log words of the copy whose
+ * log proves newer (nova_pi_resolve_words()), then the replica made equal
+ * to the primary.
+ */
+static void nova_rec_words(struct nova_rec_thread *t, struct nova_inode *pi,
+			   u64 ino)
+{
+	struct super_block *sb = t->rec->sb;
+	u64 head, tail;
+
+	nova_pi_resolve_words(sb, pi, ino, true, &head, &tail);
+	nova_pi_sync_words(NOVA_SB(sb), pi);
+}
+
 /* The root directory and the other reserved inodes that are in use. */
 static int nova_rec_reserved(struct nova_rec_thread *t)
 {
@@ -353,10 +368,12 @@ static int nova_rec_reserved(struct nova_rec_thread *t)
 
 	nova_pi_sync_words(sbi, &pi[0]);	/* unused slot 0, kept equal */
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
-		nova_pi_sync_words(sbi, &pi[ino]);
 		/* The allocator state is what is being rebuilt: ignore it. */
-		if (ino == NOVA_ALLOC_INO)
+		if (ino == NOVA_ALLOC_INO) {
+			nova_pi_sync_words(sbi, &pi[ino]);
 			continue;
+		}
+		nova_rec_words(t, &pi[ino], ino);
 		err = nova_rec_valid(t, &pi[ino], ino);
 		if (err > 0)
 			err = nova_rec_inode(t, &pi[ino], ino);
@@ -394,7 +411,7 @@ static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
 			unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
 			u64 ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
 
-			nova_pi_sync_words(sbi, &pi[s]);
+			nova_rec_words(t, &pi[s], ino);
 			err = nova_rec_valid(t, &pi[s], ino);
 			if (err > 0) {
 				err = nova_imap_mark_used(sb, cpu, idx);

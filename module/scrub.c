@@ -678,6 +678,23 @@ static void nova_scrub_slot(struct nova_scrub *s, u64 ino)
 }
 
 /*
+ * The log head and tail in both slot copies against the ones the loaded
+ * inode uses (inode.c). Snapshot views show an older state: not checked.
+ */
+static void nova_scrub_log_words(struct nova_scrub *s, struct inode *inode)
+{
+	struct nova_verify_result res = { };
+
+	if (NOVA_SB(s->sb)->view_epoch != NOVA_EPOCH_LIVE)
+		return;
+	s->ctx_kind = NOVA_CORRUPT_INODE;
+	s->ctx_notes = 0;
+	nova_pi_check_log_words(inode, true, &res);
+	if (res.bad)
+		nova_scrub_verified(s, &res);
+}
+
+/*
  * The inode could not be loaded: its slot or its log is damaged (the
  * core has logged which). Nobody can use it, so its log is read without
  * the log lock to say what is wrong.
@@ -806,6 +823,7 @@ static int nova_scrub_inode(struct nova_scrub *s, u64 ino, void *buf)
 	if (!s->cur.meta_done) {
 		mutex_lock(&NOVA_I(inode)->log_lock);
 		nova_scrub_slot(s, ino);
+		nova_scrub_log_words(s, inode);
 		nova_scrub_log(s, inode);
 		mutex_unlock(&NOVA_I(inode)->log_lock);
 		nova_scrub_add(s, &s->st.inodes_scanned, 1);

@@ -18,7 +18,7 @@ const char *nova_probe_signature(struct nova_dev *d)
 	memset(buf, 0, sizeof(buf));
 	if (ndev_read(d, 0, buf, n, NULL))
 		return NULL;
-	for (i = 0; i < NOVA_NR_SIGNATURES; i++) {
+	for (i = 0; i < sizeof(nova_signatures) / sizeof(nova_signatures[0]); i++) {
 		const struct nova_signature *s = &nova_signatures[i];
 
 		if (s->off + s->len <= n &&

@@ -42,7 +42,4 @@ static const struct nova_signature nova_signatures[] = {
 	{ "DOS partition table or boot sector", 0x1fe, 2, "\x55\xaa" },
 };
 
-#define NOVA_NR_SIGNATURES \
-	(sizeof(nova_signatures) / sizeof(nova_signatures[0]))
-
 #endif /* _UAPI_NOVA_PROBE_H */

@@ -22,6 +22,13 @@ so the next mount sees exactly what is on the medium.
       page's tail (lt_csum)
   protect-media.py flipat DEV OFFSET
       invert the byte at OFFSET
+  protect-media.py slot DEV INO [COPY]
+      print the device offset of inode INO's slot (COPY 1: its replica,
+      format 1.3 inode replicas)
+  protect-media.py get64 DEV OFFSET
+  protect-media.py set64 DEV OFFSET VALUE
+      read or write the little-endian 64-bit word at OFFSET (a commit word:
+      i_log_head is at slot + 8, i_log_tail at slot + 16)
   protect-media.py sb DEV minor=N|incompat=N|clear-layout ...
       rewrite both superblock copies with the changes, resealed
 """
@@ -92,9 +99,31 @@ def obj_off(lay, kind, blk, byte, copy):
     sys.exit("unknown kind " + kind)
 
 
+def slot_off(fd, ino, copy):
+    """Device offset of inode INO's slot, or of its replica (COPY 1)."""
+    sb = pread(fd, 0, SB_SIZE)
+    cpus, = struct.unpack_from("<I", sb, 24)
+    if ino < 16:
+        blk = 1
+        if copy:
+            blk, = struct.unpack_from("<Q", sb, 224)	# s_meta_replica
+        return blk * BS + ino * 256
+    cpu, idx = (ino - 16) % cpus, (ino - 16) // cpus
+    head, = struct.unpack_from("<Q", pread(fd, 3 * BS + cpu * 64, 8))
+    if idx >= 8191:
+        sys.exit("only the first table block is supported")
+    if copy:
+        # itt_replica of the table block's tail (its last 256-byte slot)
+        head, = struct.unpack_from("<Q", pread(fd, head * BS + 8191 * 256 + 24, 8))
+    if not head:
+        sys.exit("no replica")
+    return head * BS + idx * 256
+
+
 def main():
     cmd, dev = sys.argv[1], sys.argv[2]
-    fd = os.open(dev, os.O_RDWR if cmd in ("flip", "flipat", "sb") else os.O_RDONLY)
+    fd = os.open(dev, os.O_RDWR if cmd in ("flip", "flipat", "sb", "set64")
+                 else os.O_RDONLY)
     lay = layout(fd)
     if cmd == "layout":
         print(json.dumps(lay))
@@ -152,6 +181,13 @@ def main():
         if not loghead:
             sys.exit("inode has no log")
         print(loghead + 4 if what == "entry" else loghead + 4032 + 28)
+    elif cmd == "slot":
+        print(slot_off(fd, int(sys.argv[3]),
+                       int(sys.argv[4]) if len(sys.argv) > 4 else 0))
+    elif cmd == "get64":
+        print(struct.unpack("<Q", pread(fd, int(sys.argv[3]), 8))[0])
+    elif cmd == "set64":
+        pwrite(fd, int(sys.argv[3]), struct.pack("<Q", int(sys.argv[4], 0)))
     elif cmd == "flipat":
         off = int(sys.argv[3])
         b = pread(fd, off, 1)
