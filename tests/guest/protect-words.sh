@@ -8,6 +8,7 @@
 # the scrub compares both copies with a loaded inode's words. The data of
 # the rolled-back entries is never lost and fsck.NOVA stays clean.
 # nova-expect-klog: log head/tail [0-9]+/[0-9]+ of the (primary|replica) slot (disagree|are not the committed)
+# nova-expect-klog: scrub: inode [0-9]+: bad inode at [0-9]+, repaired
 # nova-timeout: 300
 . "$NOVA_TOP/tests/guest/lib.sh"
 . "$NOVA_TOP/tests/guest/lib-protect.sh"
