@@ -12,12 +12,14 @@
 #   make clean
 #
 # KVER defaults to the ABI named by the linux-headers-amd64 meta package;
-# override with KVER=6.1.0-NN-amd64. T= selects tests for make test.
+# KERNEL=6.12 takes it from linux-headers-6.12-amd64 instead (Debian 12's
+# bookworm-security 6.12 series; make deps KERNEL=6.12 installs it).
+# Override with KVER=6.1.0-NN-amd64. T= selects tests for make test.
 
-KVER	?= $(shell bash -c '. qemu/lib.sh && nova_kver')
+KVER	?= $(shell KERNEL='$(KERNEL)' bash -c '. qemu/lib.sh && nova_kver')
 KDIR	?= /lib/modules/$(KVER)/build
 BUILD	:= $(CURDIR)/build
-export KVER BUILD
+export KVER KERNEL BUILD
 
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))

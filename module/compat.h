@@ -1,40 +1,204 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NOVA: kernel-version-sensitive interfaces, isolated so that a port to a
- * later kernel touches this file only. Written against Linux 6.1.
+ * NOVA: kernel-version-sensitive interfaces, isolated so that the rest of
+ * the module reads the same on every supported kernel. Supported: Debian
+ * 12's 6.1 and 6.12. Each helper says which kernel changed what:
  *
- *  - inode operations take the mount's struct user_namespace (6.3 turned
- *    it into struct mnt_idmap);
- *  - huge_fault takes enum page_entry_size (6.6 passes an order);
- *  - vma->vm_flags is written directly (6.3 added vm_flags_set());
- *  - inode->i_ctime is a plain field (6.6 added accessors).
+ *  - inode operations take the mount's struct user_namespace; 6.3 turned
+ *    it into struct mnt_idmap (nova_idmap_t);
+ *  - huge_fault takes enum page_entry_size; 6.6 passes a page order
+ *    (nova_pe_size_t, and dax_iomap_fault() follows);
+ *  - vma->vm_flags is written directly; 6.3 made it read-only behind
+ *    vm_flags_set() (nova_vma_set_flags);
+ *  - inode->i_ctime is a plain field; 6.6 hid it behind accessors, 6.7 did
+ *    the same to i_atime and i_mtime (nova_{get,set}_{a,m,c}time);
+ *  - update_time gets the new time from the VFS; 6.6 dropped that argument
+ *    (nova_vfs_update_time);
+ *  - generic_fillattr() got the statx request mask in 6.6 (nova_fillattr);
+ *  - file_operations.mmap_supported_flags became fop_flags in 6.11
+ *    (NOVA_FOP_MMAP_SYNC); generic_file_splice_read() went in 6.5
+ *    (nova_splice_read);
+ *  - freeze_super()/thaw_super() name their holder since 6.6
+ *    (nova_freeze_super, nova_thaw_super);
+ *  - a genl dump's parsed attributes moved into genl_dumpit_info.info in
+ *    6.2 (nova_genl_dump_attrs).
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
 
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
 
-/* Type names, as macros so that the port is a one-line change each. */
+#define NOVA_KERNEL_AT_LEAST(a, b)	\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, 0))
+
+/* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */
+#if NOVA_KERNEL_AT_LEAST(6, 3)
+#define nova_idmap_t	struct mnt_idmap
+#else
 #define nova_idmap_t	struct user_namespace
-#define nova_pe_size_t	enum page_entry_size
+#endif
 
+/*
+ * 6.6: huge_fault and dax_iomap_fault() take the fault's page order
+ * (0 for a PTE) instead of enum page_entry_size.
+ */
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+#define nova_pe_size_t		unsigned int
+#define NOVA_PE_SIZE_PTE	0
+#else
+#define nova_pe_size_t		enum page_entry_size
 #define NOVA_PE_SIZE_PTE	PE_SIZE_PTE
+#endif
 
+/* 6.3: vm_flags is const; vm_flags_set() writes it under the mmap lock. */
 static inline void nova_vma_set_flags(struct vm_area_struct *vma,
 				      unsigned long flags)
 {
+#if NOVA_KERNEL_AT_LEAST(6, 3)
+	vm_flags_set(vma, flags);
+#else
 	vma->vm_flags |= flags;
+#endif
 }
 
+/* 6.6: i_ctime became private to inode_{get,set}_ctime*(). */
 static inline struct timespec64 nova_get_ctime(const struct inode *inode)
 {
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+	return inode_get_ctime(inode);
+#else
 	return inode->i_ctime;
+#endif
 }
 
 static inline void nova_set_ctime(struct inode *inode, struct timespec64 ts)
 {
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+	inode_set_ctime_to_ts(inode, ts);
+#else
 	inode->i_ctime = ts;
+#endif
+}
+
+/* 6.7: i_atime and i_mtime went the same way (6.11 split them in two). */
+static inline struct timespec64 nova_get_atime(const struct inode *inode)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 7)
+	return inode_get_atime(inode);
+#else
+	return inode->i_atime;
+#endif
+}
+
+static inline void nova_set_atime(struct inode *inode, struct timespec64 ts)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 7)
+	inode_set_atime_to_ts(inode, ts);
+#else
+	inode->i_atime = ts;
+#endif
+}
+
+static inline struct timespec64 nova_get_mtime(const struct inode *inode)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 7)
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
+#endif
+}
+
+static inline void nova_set_mtime(struct inode *inode, struct timespec64 ts)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 7)
+	inode_set_mtime_to_ts(inode, ts);
+#else
+	inode->i_mtime = ts;
+#endif
+}
+
+/* 6.6: generic_fillattr() takes the statx request mask. */
+static inline void nova_fillattr(nova_idmap_t *idmap, u32 request_mask,
+				 struct inode *inode, struct kstat *stat)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+	generic_fillattr(idmap, request_mask, inode, stat);
+#else
+	generic_fillattr(idmap, inode, stat);
+#endif
+}
+
+/*
+ * 6.6: ->update_time() no longer gets the time; the file system reads the
+ * clock itself. nova_update_time() keeps the 6.1 form; the inode
+ * operations point at nova_vfs_update_time.
+ */
+int nova_update_time(struct inode *inode, struct timespec64 *t, int flags);
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+static inline int nova_vfs_update_time(struct inode *inode, int flags)
+{
+	struct timespec64 now = current_time(inode);
+
+	return nova_update_time(inode, &now, flags);
+}
+#else
+#define nova_vfs_update_time	nova_update_time
+#endif
+
+/* 6.11: MAP_SYNC support is a bit of file_operations.fop_flags. */
+#if NOVA_KERNEL_AT_LEAST(6, 11)
+#define NOVA_FOP_MMAP_SYNC	.fop_flags = FOP_MMAP_SYNC
+#else
+#define NOVA_FOP_MMAP_SYNC	.mmap_supported_flags = MAP_SYNC
+#endif
+
+/*
+ * 6.5: generic_file_splice_read() is gone; copy_splice_read() reads
+ * through ->read_iter() as it did, which is what a DAX file needs (no
+ * page cache to splice from).
+ */
+#if NOVA_KERNEL_AT_LEAST(6, 5)
+#define nova_splice_read	copy_splice_read
+#else
+#define nova_splice_read	generic_file_splice_read
+#endif
+
+/*
+ * 6.6: freeze_super() and thaw_super() name who holds the freeze. NOVA
+ * freezes for its own purpose (a snapshot), as the kernel: a user's
+ * FIFREEZE then nests with it instead of failing with -EBUSY as on 6.1,
+ * and a user's FITHAW cannot end it early.
+ */
+static inline int nova_freeze_super(struct super_block *sb)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+	return freeze_super(sb, FREEZE_HOLDER_KERNEL);
+#else
+	return freeze_super(sb);
+#endif
+}
+
+static inline int nova_thaw_super(struct super_block *sb)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+	return thaw_super(sb, FREEZE_HOLDER_KERNEL);
+#else
+	return thaw_super(sb);
+#endif
+}
+
+/* 6.2: a dump's parsed attributes live in the embedded genl_info. */
+static inline struct nlattr **
+nova_genl_dump_attrs(const struct genl_dumpit_info *info)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 2)
+	return info->info.attrs;
+#else
+	return info->attrs;
+#endif
 }
 
 #endif /* _NOVA_COMPAT_H */

@@ -40,6 +40,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_file_write_entry fw;
+	struct timespec64 mtime = nova_get_mtime(inode);
 	u64 tail = 0, from = NOVA_I(inode)->log_tail;
 	unsigned long blk, got;
 	int err;
@@ -52,7 +53,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, 1,
 				   blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
-	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
+	nova_ts_to_media(&fw.fw_mtime, &mtime);
 	/* Zeroes and their checksums durable, then the entry, the tail. */
 	nova_pmem_fence();
 	err = nova_log_append(inode, &fw, &tail);

@@ -97,8 +97,8 @@ void nova_dir_apply(struct inode *dir, u64 off, struct nova_dentry_entry *de,
 	struct nova_dentry_node *n;
 
 	set_nlink(dir, le32_to_cpu(de->de_links));
-	dir->i_mtime = nova_ts_from_media(&de->de_mtime);
-	nova_set_ctime(dir, dir->i_mtime);
+	nova_set_mtime(dir, nova_ts_from_media(&de->de_mtime));
+	nova_set_ctime(dir, nova_get_mtime(dir));
 	/* Before the index changes: GC bookkeeping of removals and "..". */
 	nova_gc_dentry(dir, off, de, runtime);
 

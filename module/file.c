@@ -187,8 +187,8 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);
 	i_size_write(inode, le64_to_cpu(fw->fw_size));
-	inode->i_mtime = nova_ts_from_media(&fw->fw_mtime);
-	nova_set_ctime(inode, inode->i_mtime);
+	nova_set_mtime(inode, nova_ts_from_media(&fw->fw_mtime));
+	nova_set_ctime(inode, nova_get_mtime(inode));
 	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
 			  (NOVA_BLOCK_SHIFT - 9);
 }
@@ -248,6 +248,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_file_write_entry fw;
 	struct nova_snap_stage st;
+	struct timespec64 mtime = nova_get_mtime(inode);
 	u64 tail = 0, from = NOVA_I(inode)->log_tail;
 	unsigned long blk, got;
 	void *dst;
@@ -270,7 +271,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, 1,
 				   blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
-	nova_ts_to_media(&fw.fw_mtime, &inode->i_mtime);
+	nova_ts_to_media(&fw.fw_mtime, &mtime);
 	nova_snapshot_stage_init(&st);
 	/*
 	 * Copy, its checksums and parity, and the entry are durable before
@@ -854,23 +855,23 @@ const struct file_operations nova_file_operations = {
 	.read_iter		= nova_read_iter,
 	.write_iter		= nova_write_iter,
 	.mmap			= nova_file_mmap,
-	.mmap_supported_flags	= MAP_SYNC,
+	NOVA_FOP_MMAP_SYNC,
 	.open			= nova_file_open,
 	.fsync			= nova_fsync,
 	.fallocate		= nova_fallocate,
-	.splice_read		= generic_file_splice_read,
+	.splice_read		= nova_splice_read,
 	.splice_write		= iter_file_splice_write,
 };
 
 const struct inode_operations nova_file_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
-	.update_time	= nova_update_time,
+	.update_time	= nova_vfs_update_time,
 };
 
 const struct inode_operations nova_symlink_inode_operations = {
 	.get_link	= simple_get_link,
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
-	.update_time	= nova_update_time,
+	.update_time	= nova_vfs_update_time,
 };

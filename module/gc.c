@@ -778,7 +778,9 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 static void nova_gc_attr_entry(struct inode *inode,
 			       struct nova_setattr_entry *sa, u64 trans)
 {
-	struct timespec64 ctime;
+	struct timespec64 atime = nova_get_atime(inode);
+	struct timespec64 mtime = nova_get_mtime(inode);
+	struct timespec64 ctime = nova_get_ctime(inode);
 
 	memset(sa, 0, sizeof(*sa));
 	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
@@ -788,9 +790,8 @@ static void nova_gc_attr_entry(struct inode *inode,
 	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
 	sa->sa_gid = cpu_to_le32(i_gid_read(inode));
 	sa->sa_size = cpu_to_le64(i_size_read(inode));
-	nova_ts_to_media(&sa->sa_atime, &inode->i_atime);
-	nova_ts_to_media(&sa->sa_mtime, &inode->i_mtime);
-	ctime = nova_get_ctime(inode);
+	nova_ts_to_media(&sa->sa_atime, &atime);
+	nova_ts_to_media(&sa->sa_mtime, &mtime);
 	nova_ts_to_media(&sa->sa_ctime, &ctime);
 	nova_entry_seal(sa);
 }

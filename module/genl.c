@@ -619,7 +619,7 @@ static int nova_snapshot_list_dumpit(struct sk_buff *skb,
 	struct nova_snap_dump_ctx *ctx = (void *)cb->ctx;
 	struct nova_snapshot_info *sn;
 	struct genl_info ginfo = {
-		.attrs = info->attrs,
+		.attrs = nova_genl_dump_attrs(info),
 		.extack = cb->extack,
 	};
 	struct nova_ctl_fs *fs, *found = NULL;
@@ -1456,11 +1456,12 @@ static int nova_stats_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr **attrs = nova_genl_dump_attrs(info);
 	int i;
 
 	for (i = 0; i <= info->op.maxattr; i++) {
-		if (info->attrs[i]) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, info->attrs[i],
+		if (attrs[i]) {
+			NL_SET_ERR_MSG_ATTR(cb->extack, attrs[i],
 					    "a stats dump covers every file system and takes no selector");
 			return -EINVAL;
 		}

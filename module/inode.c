@@ -784,9 +784,9 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 	if (mask & NOVA_ATTR_GID)
 		i_gid_write(inode, le32_to_cpu(sa->sa_gid));
 	if (mask & NOVA_ATTR_ATIME)
-		inode->i_atime = nova_ts_from_media(&sa->sa_atime);
+		nova_set_atime(inode, nova_ts_from_media(&sa->sa_atime));
 	if (mask & NOVA_ATTR_MTIME)
-		inode->i_mtime = nova_ts_from_media(&sa->sa_mtime);
+		nova_set_mtime(inode, nova_ts_from_media(&sa->sa_mtime));
 	if (mask & NOVA_ATTR_CTIME)
 		nova_set_ctime(inode, nova_ts_from_media(&sa->sa_ctime));
 	if ((mask & NOVA_ATTR_SIZE) && S_ISREG(inode->i_mode)) {
@@ -970,8 +970,8 @@ static int nova_read_inode(struct inode *inode)
 	inode->i_rdev = new_decode_dev(le32_to_cpu(pi->i_rdev));
 	inode->i_size = le64_to_cpu(pi->i_size);
 	inode->i_generation = le32_to_cpu(pi->i_generation);
-	inode->i_atime = nova_ts_from_media(&pi->i_atime);
-	inode->i_mtime = nova_ts_from_media(&pi->i_mtime);
+	nova_set_atime(inode, nova_ts_from_media(&pi->i_atime));
+	nova_set_mtime(inode, nova_ts_from_media(&pi->i_mtime));
 	nova_set_ctime(inode, nova_ts_from_media(&pi->i_ctime));
 	ni->crtime = nova_ts_from_media(&pi->i_crtime);
 	ni->parent = le64_to_cpu(pi->i_parent);
@@ -1112,9 +1112,10 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	inode_init_owner(idmap, inode, dir, mode);
 	inode->i_generation = get_random_u32();
 	inode->i_rdev = rdev;
-	inode->i_mtime = inode->i_atime = current_time(inode);
-	nova_set_ctime(inode, inode->i_mtime);
-	ni->crtime = inode->i_mtime;
+	ni->crtime = current_time(inode);
+	nova_set_atime(inode, ni->crtime);
+	nova_set_mtime(inode, ni->crtime);
+	nova_set_ctime(inode, ni->crtime);
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
 	if (S_ISDIR(mode))
 		ni->parent = dir->i_ino;
@@ -1129,9 +1130,9 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	tmp.i_gid = cpu_to_le32(i_gid_read(inode));
 	tmp.i_nlink = cpu_to_le32(inode->i_nlink);
 	tmp.i_rdev = cpu_to_le32(new_encode_dev(rdev));
-	nova_ts_to_media(&tmp.i_atime, &inode->i_atime);
-	nova_ts_to_media(&tmp.i_mtime, &inode->i_mtime);
-	nova_ts_to_media(&tmp.i_ctime, &inode->i_mtime);
+	nova_ts_to_media(&tmp.i_atime, &ni->crtime);
+	nova_ts_to_media(&tmp.i_mtime, &ni->crtime);
+	nova_ts_to_media(&tmp.i_ctime, &ni->crtime);
 	nova_ts_to_media(&tmp.i_crtime, &ni->crtime);
 	tmp.i_create_trans = cpu_to_le64(*trans);
 	tmp.i_parent = cpu_to_le64(ni->parent);
@@ -1234,6 +1235,10 @@ void nova_evict_inode(struct inode *inode)
 static void nova_setattr_entry(struct inode *inode,
 			       struct nova_setattr_entry *sa, u32 mask, u64 trans)
 {
+	struct timespec64 atime = nova_get_atime(inode);
+	struct timespec64 mtime = nova_get_mtime(inode);
+	struct timespec64 ctime = nova_get_ctime(inode);
+
 	memset(sa, 0, sizeof(*sa));
 	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
 			  sizeof(*sa), trans);
@@ -1242,9 +1247,9 @@ static void nova_setattr_entry(struct inode *inode,
 	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
 	sa->sa_gid = cpu_to_le32(i_gid_read(inode));
 	sa->sa_size = cpu_to_le64(inode->i_size);
-	nova_ts_to_media(&sa->sa_atime, &inode->i_atime);
-	nova_ts_to_media(&sa->sa_mtime, &inode->i_mtime);
-	nova_ts_to_media(&sa->sa_ctime, &inode->i_ctime);
+	nova_ts_to_media(&sa->sa_atime, &atime);
+	nova_ts_to_media(&sa->sa_mtime, &mtime);
+	nova_ts_to_media(&sa->sa_ctime, &ctime);
 }
 
 struct nova_attr_save {
@@ -1309,9 +1314,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	save.mode = inode->i_mode;
 	save.uid = inode->i_uid;
 	save.gid = inode->i_gid;
-	save.atime = inode->i_atime;
-	save.mtime = inode->i_mtime;
-	save.ctime = inode->i_ctime;
+	save.atime = nova_get_atime(inode);
+	save.mtime = nova_get_mtime(inode);
+	save.ctime = nova_get_ctime(inode);
 	setattr_copy(idmap, inode, attr);
 	if (valid & ATTR_MODE)
 		mask |= NOVA_ATTR_MODE;
@@ -1345,9 +1350,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		inode->i_mode = save.mode;
 		inode->i_uid = save.uid;
 		inode->i_gid = save.gid;
-		inode->i_atime = save.atime;
-		inode->i_mtime = save.mtime;
-		inode->i_ctime = save.ctime;
+		nova_set_atime(inode, save.atime);
+		nova_set_mtime(inode, save.mtime);
+		nova_set_ctime(inode, save.ctime);
 	} else {
 		u64 off = tail - sizeof(sa);
 
@@ -1371,7 +1376,7 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 	struct inode *inode = d_inode(path->dentry);
 	struct nova_inode_info *ni = NOVA_I(inode);
 
-	generic_fillattr(idmap, inode, stat);
+	nova_fillattr(idmap, request_mask, inode, stat);
 	/* Directories have no byte size: report a nominal 32 bytes a name. */
 	if (S_ISDIR(inode->i_mode))
 		stat->size = (READ_ONCE(ni->nr_entries) + 2) * 32;
@@ -1394,15 +1399,15 @@ int nova_update_time(struct inode *inode, struct timespec64 *t, int flags)
 	int err;
 
 	mutex_lock(&ni->log_lock);
-	save.atime = inode->i_atime;
-	save.mtime = inode->i_mtime;
+	save.atime = nova_get_atime(inode);
+	save.mtime = nova_get_mtime(inode);
 	save.ctime = nova_get_ctime(inode);
 	if (flags & S_ATIME) {
-		inode->i_atime = *t;
+		nova_set_atime(inode, *t);
 		mask |= NOVA_ATTR_ATIME;
 	}
 	if (flags & S_MTIME) {
-		inode->i_mtime = *t;
+		nova_set_mtime(inode, *t);
 		mask |= NOVA_ATTR_MTIME;
 	}
 	if (flags & S_CTIME) {
@@ -1419,8 +1424,8 @@ int nova_update_time(struct inode *inode, struct timespec64 *t, int flags)
 				 nova_addr(NOVA_SB(inode->i_sb), ni->last_append),
 				 NULL);
 	} else {
-		inode->i_atime = save.atime;
-		inode->i_mtime = save.mtime;
+		nova_set_atime(inode, save.atime);
+		nova_set_mtime(inode, save.mtime);
 		nova_set_ctime(inode, save.ctime);
 	}
 	mutex_unlock(&ni->log_lock);
@@ -1444,5 +1449,5 @@ int nova_link_change_entry(struct inode *inode, unsigned int links,
 const struct inode_operations nova_special_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
-	.update_time	= nova_update_time,
+	.update_time	= nova_vfs_update_time,
 };

@@ -335,7 +335,7 @@ static int nova_remove(struct inode *dir, struct dentry *dentry,
 	if (err)
 		goto out;
 	nova_op_commit(&op);
-	nova_dropped_link(inode, last, dir->i_ctime);
+	nova_dropped_link(inode, last, nova_get_ctime(dir));
 out:
 	nova_unlock_logs(locks, 2);
 	nova_op_done(dir->i_sb, stat, start);
@@ -472,7 +472,7 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 	}
 	nova_op_commit(&op);
 	if (!exchange && new)
-		nova_dropped_link(new, last, new_dir->i_ctime);
+		nova_dropped_link(new, last, nova_get_ctime(new_dir));
 out:
 	nova_unlock_logs(locks, 4);
 	nova_op_done(old_dir->i_sb, NOVA_CTL_OP_RENAME, start);
@@ -492,7 +492,7 @@ const struct inode_operations nova_dir_inode_operations = {
 	.tmpfile	= nova_tmpfile,
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
-	.update_time	= nova_update_time,
+	.update_time	= nova_vfs_update_time,
 };
 
 /* ---- NFS-style file handles ---- */

@@ -720,7 +720,7 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	err = nova_snap_name_ok(name);
 	if (err)
 		return err;
-	err = freeze_super(sb);
+	err = nova_freeze_super(sb);
 	if (err)
 		return err;
 
@@ -765,7 +765,7 @@ out:
 	mutex_unlock(&t->lock);
 	if (!err)
 		nova_snap_wrprotect(sb);
-	ret = thaw_super(sb);
+	ret = nova_thaw_super(sb);
 	if (ret)
 		nova_warn(sb, "cannot thaw after taking a snapshot: %d", ret);
 	return err;

@@ -17,7 +17,9 @@ apt_update() {
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -print -quit 2>/dev/null)" ]; then
 	apt_update
 fi
-kver=$(nova_kver)
+# KERNEL=6.12 resolves through linux-headers-6.12-amd64, which only
+# bookworm-security lists: refresh once if the lists predate it.
+kver=$(nova_kver 2>/dev/null) || { apt_update; kver=$(nova_kver); }
 
 pkgs=(
 	"linux-headers-$kver" "linux-image-$kver"

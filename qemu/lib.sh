@@ -3,15 +3,28 @@
 
 nova_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# The headers meta package naming the ABI of a kernel series: KERNEL=6.12
+# selects Debian 12's linux-headers-6.12-amd64 (bookworm-security); empty
+# or 6.1 selects the distribution default, linux-headers-amd64.
+nova_kmeta() {
+	case "${KERNEL:-}" in
+	"" | 6.1) echo linux-headers-amd64 ;;
+	6.12) echo linux-headers-6.12-amd64 ;;
+	*) echo "nova: KERNEL=$KERNEL: supported are 6.1 and 6.12" >&2; return 1 ;;
+	esac
+}
+
 # The kernel ABI to build and boot: $KVER if set, else the one named by
-# the linux-headers-amd64 meta package, else the newest installed headers.
+# the headers meta package of $KERNEL (nova_kmeta), else the newest
+# installed headers.
 nova_kver() {
-	local v
+	local v meta
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 		return
 	fi
-	v=$(apt-cache depends linux-headers-amd64 2>/dev/null |
+	meta=$(nova_kmeta) || return 1
+	v=$(apt-cache depends "$meta" 2>/dev/null |
 	    sed -n 's/^ *Depends: linux-headers-\(.*-amd64\)$/\1/p' | head -n1)
 	if [ -z "$v" ]; then
 		v=$(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
