@@ -3,6 +3,9 @@
 #   make deps     install build and test dependencies (apt-get, as root)
 #   make          build module/nova.ko and the userspace programs
 #   make test     host checks + unit tests + guest tests; summary line last
+#   make test-6.12  the 6.12 lane: make deps KERNEL=6.12, then the build
+#                 for every installed kernel and the guest tests CI runs on
+#                 Debian 12's 6.12 kernel (T612, docs/testing.md)
 #   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
 #                 points, 100k-file recovery time (docs/recovery.md)
 #   make demo     boot the guest and show NOVA at work
@@ -24,7 +27,7 @@ export KVER KERNEL BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test demo bench shell check clean install install-module crashtest
+.PHONY: all module user deps test test-6.12 demo bench shell check clean install install-module crashtest
 
 all: module user
 
@@ -41,6 +44,15 @@ deps:
 test: deps
 	$(MAKE) all
 	tests/run.sh $(T)
+
+# The guest tests of the 6.12 lane (any T= works with KERNEL=6.12 too).
+T612 := tests/host/kernels.sh tests/guest/module-load.sh tests/guest/fs-basic.sh \
+	tests/guest/fs-posix.sh tests/guest/genl-proto.sh tests/guest/genl-cli.sh \
+	tests/guest/snapshot-basic.sh tests/guest/protect-data.sh tests/boot/crash-basic.sh
+
+test-6.12:
+	KERNEL=6.12 KVER= qemu/deps.sh
+	$(MAKE) test KERNEL=6.12 KVER="$$(KERNEL=6.12 KVER= bash -c '. qemu/lib.sh && nova_kver')" T="$(T612)"
 
 crashtest: all
 	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh

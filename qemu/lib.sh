@@ -16,7 +16,7 @@ nova_kmeta() {
 
 # The kernel ABI to build and boot: $KVER if set, else the one named by
 # the headers meta package of $KERNEL (nova_kmeta), else the newest
-# installed headers.
+# installed kernel (of the $KERNEL series when that is set).
 nova_kver() {
 	local v meta
 	if [ -n "${KVER:-}" ]; then
@@ -27,7 +27,8 @@ nova_kver() {
 	v=$(apt-cache depends "$meta" 2>/dev/null |
 	    sed -n 's/^ *Depends: linux-headers-\(.*-amd64\)$/\1/p' | head -n1)
 	if [ -z "$v" ]; then
-		v=$(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
+		v=$(find /lib/modules -mindepth 1 -maxdepth 1 -name "${KERNEL:+$KERNEL.}*" \
+		    -printf '%f\n' 2>/dev/null |
 		    sort -V | tail -n1)
 	fi
 	[ -n "$v" ] || { echo "nova: cannot determine KVER (run apt-get update)" >&2; return 1; }
