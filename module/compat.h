@@ -21,7 +21,9 @@
  *  - freeze_super()/thaw_super() name their holder since 6.6
  *    (nova_freeze_super, nova_thaw_super);
  *  - a genl dump's parsed attributes moved into genl_dumpit_info.info in
- *    6.2 (nova_genl_dump_attrs).
+ *    6.2 (nova_genl_dump_attrs);
+ *  - export_operations without ->encode_fh got the 32-bit inode encoder by
+ *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH).
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
@@ -29,6 +31,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/version.h>
+#include <linux/exportfs.h>
 #include <net/genetlink.h>
 
 #define NOVA_KERNEL_AT_LEAST(a, b)	\
@@ -200,5 +203,16 @@ nova_genl_dump_attrs(const struct genl_dumpit_info *info)
 	return info->attrs;
 #endif
 }
+
+/*
+ * 6.7: ->encode_fh is mandatory; a NULL one is called (6.12 oopses in
+ * name_to_handle_at()). generic_encode_ino32_fh() is the encoder 6.1 used
+ * when it was NULL, so file handles stay the same.
+ */
+#if NOVA_KERNEL_AT_LEAST(6, 7)
+#define NOVA_EXPORT_ENCODE_FH	.encode_fh = generic_encode_ino32_fh
+#else
+#define NOVA_EXPORT_ENCODE_FH	.encode_fh = NULL
+#endif
 
 #endif /* _NOVA_COMPAT_H */

@@ -537,6 +537,7 @@ static struct dentry *nova_get_parent(struct dentry *child)
 }
 
 const struct export_operations nova_export_ops = {
+	NOVA_EXPORT_ENCODE_FH,
 	.fh_to_dentry	= nova_fh_to_dentry,
 	.fh_to_parent	= nova_fh_to_parent,
 	.get_parent	= nova_get_parent,
