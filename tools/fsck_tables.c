@@ -2,7 +2,9 @@
 /*
  * fsck.NOVA: the fixed metadata blocks. Journal pointers (block 2) and
  * their rings, the reserved inodes (block 1), the per-CPU inode table
- * heads (block 3) and every table block of every chain.
+ * heads (block 3) and every table block of every chain. With inode
+ * replicas (1.3) each live slot is compared with its replica, and the log
+ * words the inode is checked with are chosen by pick_log_words().
  */
 #include <stdlib.h>
 #include <string.h>
