@@ -219,6 +219,29 @@ static void patch_add(struct fsck *f, uint64_t dst, const void *src,
 }
 
 /*
+ * Mirrored page @page's link is @next; its mirror @m's (tail @mt) should
+ * be the same. After a clean unmount a different one is repairable; after
+ * a crash it may lag (the primary's link is stored first).
+ */
+static void check_mirror_link(struct fsck *f, uint64_t ino, uint64_t page,
+			      uint64_t m, const struct nova_log_page_tail *mt,
+			      uint64_t next)
+{
+	__le64 v = cpu64(next);
+
+	if (fsck_word(f, &mt->lt_next) == next)
+		return;
+	if (!f->clean) {
+		fsck_info(f, 1, "inode %llu: log page %llu: the mirror's link lags the primary's (the kernel sets it right)",
+			  (unsigned long long)ino, (unsigned long long)page);
+		return;
+	}
+	fsck_problem_fix(f, REP_LOG, "inode %llu: log page %llu: the mirror's link differs from the primary's",
+			 (unsigned long long)ino, (unsigned long long)page);
+	patch_add(f, m + NOVA_LOG_DATA_SIZE, &v, sizeof(v));
+}
+
+/*
  * The tail of log page @page, as the kernel's walk reads it: from the
  * primary, or from the mirror (1.4) when the primary's is bad. A bad
  * copy next to a good one is repairable (reported and queued unless
@@ -253,18 +276,8 @@ static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page, bool quiet,
 	*mirror = m;
 	if (pg && mg) {
 		*next = fsck_word(f, &lt->lt_next);
-		if (fsck_word(f, &mt->lt_next) != *next && !quiet) {
-			if (f->clean) {
-				fsck_problem_fix(f, REP_LOG, "inode %llu: log page %llu: the mirror's link differs from the primary's", n,
-						 (unsigned long long)page);
-				fix.lt_next = cpu64(*next);
-				patch_add(f, m + NOVA_LOG_DATA_SIZE, &fix.lt_next,
-					  sizeof(fix.lt_next));
-			} else {
-				fsck_info(f, 1, "inode %llu: log page %llu: the mirror's link lags the primary's (the kernel sets it right)", n,
-					  (unsigned long long)page);
-			}
-		}
+		if (!quiet)
+			check_mirror_link(f, ino, page, m, mt, *next);
 		return true;
 	}
 	if (pg) {
@@ -294,6 +307,7 @@ static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page, bool quiet,
 		return true;
 	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log page tail at %llu, its mirror is good: repairable", n,
 			 (unsigned long long)(page + NOVA_LOG_DATA_SIZE));
+	check_mirror_link(f, ino, page, m, mt, *next);
 	fix.lt_next = cpu64(*next);
 	fix.lt_csum = 0;
 	fix.lt_csum = cpu32(nova_lt_csum(&fix));

@@ -413,6 +413,41 @@ static void test_winner_with_mirror_repair(void **state)
 	img_free(im);
 }
 
+/*
+ * Format 1.4: a page link (lt_next, outside the tail checksum) damaged in
+ * the mirror while the primary's tail is damaged too: the primary's tail
+ * is rebuilt from the mirror and the mirror's link from the primary's, in
+ * one run (a second check is clean).
+ */
+static void test_mirror_link_with_bad_primary_tail(void **state)
+{
+	struct img im;
+	struct nova_log_page_tail *lt, *mt;
+	uint64_t head, m;
+
+	(void)state;
+	assert_int_equal(img_make_features(&im, SIZE, 1,
+					   NOVA_FEATURE_META_REPLICA |
+					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_populate(&im);
+	img_finish(&im);
+	head = le64(img_inode(&im, 17)->i_log_head);
+	m = img_mirror(&im, head);
+	lt = img_at(&im, head + NOVA_LOG_DATA_SIZE);
+	mt = img_at(&im, m + NOVA_LOG_DATA_SIZE);
+	assert_true(lt->lt_next != 0);
+	mt->lt_next = cpu64(le64(mt->lt_next) + 4 * NOVA_BLOCK_SIZE);
+	lt->lt_magic ^= cpu32(0x100);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 17: damaged log page tail at");
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "the mirror's link differs from the primary's");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	assert_int_equal(le64(mt->lt_next), le64(lt->lt_next));
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_free(&im);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -428,6 +463,7 @@ int main(void)
 		T(test_journaled_words_left_to_journal),
 		T(test_both_broken),
 		cmocka_unit_test(test_winner_with_mirror_repair),
+		cmocka_unit_test(test_mirror_link_with_bad_primary_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
