@@ -26,7 +26,7 @@
 #include "test-fsck-image.h"
 
 #define WATCHDOG_SECONDS	20
-#define NOVA_MAX_INODES_FUZZED	64	/* replica slots mapped: the first */
+#define REPLICA_SLOTS_FUZZED	64	/* replica slots mapped: the first */
 
 static uint64_t rng_state;
 static volatile const char *current = "setup";
@@ -139,15 +139,17 @@ static void map_target(struct target *t)
 		add_region(t, NOVA_OFF(tb) + NOVA_ITT_OFF, 256, R_TABLE);
 		add_word(t, NOVA_OFF(tb) + NOVA_ITT_OFF);
 	}
-	/* inode replicas (1.3): the log words of the replica slots in use */
-	for (s = 1; s < NOVA_MAX_INODES_FUZZED; s++) {
+	/*
+	 * Inode replicas (1.3): the log words of the replica slots in use
+	 * (images made here: img_replica_inode() needs im->cpus).
+	 */
+	for (s = 1; s < REPLICA_SLOTS_FUZZED; s++) {
 		const struct nova_inode *ri;
 
 		if (!(le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA) ||
-		    !le32(sb->s_cpus))
+		    !im->cpus)
 			break;
-		ri = img_replica_inode(im, s < NOVA_RESERVED_INODES ? s :
-				       NOVA_FIRST_INO + s - NOVA_RESERVED_INODES);
+		ri = img_replica_inode(im, s);
 		if (!ri->i_valid)
 			continue;
 		add_word(t, (uint64_t)((const uint8_t *)ri - im->buf) + 8);
