@@ -54,13 +54,14 @@ fs_type() {
 }
 
 # Mount data for the first (formatting) mount and for later mounts. NOVA
-# chooses protection when it formats (-o init); a later mount takes it
-# from the superblock and refuses protection= without init.
+# chooses protection when it formats (-o init=force: the device holds the
+# previous file system); a later mount takes it from the superblock and
+# refuses a protection= that differs from it.
 fs_data() {	# FS init|again
 	case "$1:$2" in
-	nova:init) echo init ;;
+	nova:init) echo init=force ;;
 	nova:again|nova-noprot:again) echo "" ;;
-	nova-noprot:init) echo "init,$BENCH_NOVA_OFF_OPTS" ;;
+	nova-noprot:init) echo "init=force,$BENCH_NOVA_OFF_OPTS" ;;
 	*) echo dax ;;
 	esac
 }

@@ -27,8 +27,8 @@ log() { echo "nova-profile: $*"; }
 
 fs_mount() {	# FS
 	case "$1" in
-	nova) mount -t NOVA -o init "$dev" "$mnt" ;;
-	nova-noprot) mount -t NOVA -o init,protection=off "$dev" "$mnt" ;;
+	nova) mount -t NOVA -o init=force "$dev" "$mnt" ;;
+	nova-noprot) mount -t NOVA -o init=force,protection=off "$dev" "$mnt" ;;
 	ext4-dax) mkfs.ext4 -F -q -b 4096 "$dev" && mount -o dax "$dev" "$mnt" ;;
 	xfs-dax) mkfs.xfs -f -q -m reflink=0 "$dev" && mount -o dax "$dev" "$mnt" ;;
 	*) log "unknown file system $1"; return 1 ;;

@@ -404,8 +404,26 @@ static int nova_put_snapshot(struct sk_buff *skb,
 }
 
 /*
- * Look up the file system a state-changing request names and take an
- * active reference, so the handler can run without nova_ctl_lock (taking
+ * Changing a file system (snapshots, GC, scrub control, injection) is a
+ * matter for its administrator: CAP_SYS_ADMIN in the user namespace that
+ * owns it, on top of the CAP_NET_ADMIN that GENL_ADMIN_PERM asks of every
+ * state-changing command. Both are checked against the opener of the socket
+ * and the sender, as netlink_ns_capable() does.
+ */
+static int nova_ctl_may_change(const struct sk_buff *skb,
+			       struct genl_info *info, struct super_block *sb)
+{
+	if (netlink_ns_capable(skb, sb->s_user_ns, CAP_SYS_ADMIN))
+		return 0;
+	GENL_SET_ERR_MSG(info,
+			 "changing a NOVA file system needs CAP_SYS_ADMIN in its user namespace");
+	return -EPERM;
+}
+
+/*
+ * Look up the file system a state-changing request names, check that the
+ * sender may change it and take an active reference, so the handler can
+ * run without nova_ctl_lock (taking
  * a snapshot freezes the file system, and unmount takes s_umount before
  * nova_ctl_lock). @prepare, if given, runs on the registry entry under
  * nova_ctl_lock before the reference is taken (so that its failure needs
@@ -414,7 +432,8 @@ static int nova_put_snapshot(struct sk_buff *skb,
  * it is then. The caller drops the reference with deactivate_super().
  */
 static struct super_block *
-nova_ctl_get_sb(struct genl_info *info, struct nova_ctl_fs *copy,
+nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
+		struct nova_ctl_fs *copy,
 		int (*prepare)(struct nova_ctl_fs *fs, struct genl_info *info))
 {
 	struct nova_ctl_fs *fs;
@@ -427,7 +446,9 @@ nova_ctl_get_sb(struct genl_info *info, struct nova_ctl_fs *copy,
 		mutex_unlock(&nova_ctl_lock);
 		return ERR_CAST(fs);
 	}
-	err = prepare ? prepare(fs, info) : 0;
+	err = nova_ctl_may_change(skb, info, fs->sb);
+	if (!err && prepare)
+		err = prepare(fs, info);
 	if (err) {
 		mutex_unlock(&nova_ctl_lock);
 		return ERR_PTR(err);
@@ -503,7 +524,7 @@ static int nova_snapshot_create_doit(struct sk_buff *skb,
 		if (tb[NOVA_SNAPSHOT_A_NAME])
 			name = nla_data(tb[NOVA_SNAPSHOT_A_NAME]);
 	}
-	sb = nova_ctl_get_sb(info, &fs, NULL);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_snapshot_create(sb, name, &sn);
@@ -551,7 +572,7 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 		return -EINVAL;
 	}
 	sel = tb[NOVA_SNAPSHOT_A_ID] ?: tb[NOVA_SNAPSHOT_A_NAME];
-	sb = nova_ctl_get_sb(info, &fs, NULL);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	if (tb[NOVA_SNAPSHOT_A_ID]) {
@@ -749,7 +770,7 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 		if (tb[NOVA_GC_A_INODE])
 			ino = nla_get_u64(tb[NOVA_GC_A_INODE]);
 	}
-	sb = nova_ctl_get_sb(info, &fs, NULL);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_gc_request(sb, ino, &res);
@@ -981,7 +1002,7 @@ static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	sb = nova_ctl_get_sb(info, &fs, nova_ctl_scrub_create);
+	sb = nova_ctl_get_sb(skb, info, &fs, nova_ctl_scrub_create);
 	if (IS_ERR(sb)) {
 		kfree(st);
 		return PTR_ERR(sb);
@@ -1033,7 +1054,7 @@ static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	sb = nova_ctl_get_sb(info, &fs, NULL);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb)) {
 		kfree(st);
 		return PTR_ERR(sb);
@@ -1292,7 +1313,7 @@ static int nova_inject_doit(struct sk_buff *skb, struct genl_info *info)
 	err = nova_inject_parse(info, &r);
 	if (err)
 		return err;
-	sb = nova_ctl_get_sb(info, &fs, NULL);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	/* s_umount keeps remount and freezing away while the media changes. */

@@ -267,6 +267,10 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
+
+/* probe.c */
+const char *nova_probe_device(struct nova_sb_info *sbi);
+const char *nova_probe_foreign(struct nova_sb_info *sbi);
 void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* balloc.c */
@@ -314,6 +318,8 @@ int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		      nova_entry_fn efn, nova_page_fn pfn, void *arg);
 #define NOVA_WALK_BOTH	0x1	/* check both copies of every entry (scrub) */
 #define NOVA_WALK_PEEK	0x2	/* use a good copy, repair and report nothing */
+#define NOVA_WALK_PROBE	0x6	/* PEEK, and a broken log is no error either:
+				 * the caller weighs candidate logs */
 int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
 		  unsigned int flags);
@@ -356,6 +362,11 @@ struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
 __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
 void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);
 void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi);
+void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
+			   u64 ino, bool after_crash, u64 *head, u64 *tail);
+struct nova_verify_result;
+void nova_pi_check_log_words(struct inode *inode, bool repair,
+			     struct nova_verify_result *res);
 
 /* What nova_inode_check() found. */
 enum nova_slot_state {

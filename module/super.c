@@ -189,6 +189,11 @@ static int nova_make_clean(struct super_block *sb)
 
 struct nova_fs_context {
 	bool init;
+	bool init_force;		/* -o init=force: format whatever is there */
+	bool formatted;			/* nova_fill_super() ran the format */
+	bool protection_set;		/* protection= given */
+	u8 protection;			/* its value: NOVA_PROT_LEVEL_* */
+	bool label_set;			/* label= given */
 	bool no_protection;		/* -o init,protection=off */
 	bool no_log_replica;		/* -o init,protection=nolog */
 	bool no_verify;			/* -o verify=off */
@@ -198,7 +203,13 @@ struct nova_fs_context {
 };
 
 enum {
-	Opt_init, Opt_cpus, Opt_label, Opt_snapshot, Opt_protection, Opt_verify,
+	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
+	Opt_protection, Opt_verify,
+};
+
+static const struct constant_table nova_param_init[] = {
+	{ "force",	1 },
+	{}
 };
 
 static const struct constant_table nova_param_onoff[] = {
@@ -208,15 +219,24 @@ static const struct constant_table nova_param_onoff[] = {
 };
 
 /* protection=: on (everything), nolog (no log page mirrors), off */
+enum { NOVA_PROT_LEVEL_OFF, NOVA_PROT_LEVEL_ON, NOVA_PROT_LEVEL_NOLOG };
+
+static const char *const nova_prot_level_names[] = {
+	[NOVA_PROT_LEVEL_OFF]	= "off",
+	[NOVA_PROT_LEVEL_ON]	= "on",
+	[NOVA_PROT_LEVEL_NOLOG]	= "nolog",
+};
+
 static const struct constant_table nova_param_protection[] = {
-	{ "on",		1 },
-	{ "off",	0 },
-	{ "nolog",	2 },
+	{ "on",		NOVA_PROT_LEVEL_ON },
+	{ "off",	NOVA_PROT_LEVEL_OFF },
+	{ "nolog",	NOVA_PROT_LEVEL_NOLOG },
 	{}
 };
 
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
+	fsparam_enum("init", Opt_init_mode, nova_param_init),
 	fsparam_enum("protection", Opt_protection, nova_param_protection),
 	fsparam_enum("verify", Opt_verify, nova_param_onoff),
 	fsparam_u32("cpus", Opt_cpus),
@@ -238,9 +258,15 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	case Opt_init:
 		ctx->init = true;
 		break;
+	case Opt_init_mode:
+		ctx->init = true;
+		ctx->init_force = true;
+		break;
 	case Opt_protection:
-		ctx->no_protection = !result.uint_32;
-		ctx->no_log_replica = result.uint_32 != 1;
+		ctx->protection_set = true;
+		ctx->protection = result.uint_32;
+		ctx->no_protection = result.uint_32 == NOVA_PROT_LEVEL_OFF;
+		ctx->no_log_replica = result.uint_32 != NOVA_PROT_LEVEL_ON;
 		break;
 	case Opt_verify:
 		ctx->no_verify = !result.uint_32;
@@ -256,6 +282,7 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			return invalfc(fc, "label is longer than %d bytes",
 				       NOVA_LABEL_LEN - 1);
 		strscpy(ctx->label, param->string, sizeof(ctx->label));
+		ctx->label_set = true;
 		break;
 	case Opt_snapshot:
 		if (!result.uint_64)
@@ -443,6 +470,32 @@ static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 	return NOVA_SB_OK;
 }
 
+/*
+ * Is the primary @p, which failed with @pc, a damaged copy of the file
+ * system whose valid replica is @r (nova_format.h has the rule)?
+ */
+static bool nova_primary_is_damaged_copy(struct nova_sb_info *sbi,
+					 enum nova_sb_check pc,
+					 const struct nova_super_block *p,
+					 const struct nova_super_block *r)
+{
+	const char *foreign;
+
+	if (pc == NOVA_SB_BAD)
+		return true;
+	if (pc != NOVA_SB_NOT_NOVA || !nova_sb_uuid_matches(p, r))
+		return false;
+	foreign = nova_probe_foreign(sbi);
+	if (foreign) {
+		nova_info(sbi->sb, "the device holds a %s signature: the NOVA superblock replica in the last block is a leftover",
+			  foreign);
+		return false;
+	}
+	nova_warn(sbi->sb, "primary superblock has a bad magic 0x%08x but this file system's UUID",
+		  le32_to_cpu(p->s_magic));
+	return true;
+}
+
 static int nova_read_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -466,12 +519,14 @@ static int nova_read_super(struct super_block *sb, struct fs_context *fc)
 		return -EINVAL;
 	}
 	/*
-	 * Without the NOVA magic the device was reformatted (or never was
-	 * NOVA): a surviving replica must not bring the old file system back.
+	 * The replica stands in for a damaged primary, but must not bring
+	 * back a NOVA that the device was reformatted over (the rule is
+	 * written once, above nova_sb_uuid_matches() in nova_format.h). A
+	 * read-write mount rewrites the primary from it (nova_make_dirty()).
 	 */
 	rc = nova_check_sb(sbi, r, sbi->size);
-	if (pc == NOVA_SB_BAD && rc == NOVA_SB_OK &&
-	    le64_to_cpu(r->s_size) == sbi->size) {
+	if (rc == NOVA_SB_OK && le64_to_cpu(r->s_size) == sbi->size &&
+	    nova_primary_is_damaged_copy(sbi, pc, p, r)) {
 		nova_warn(sb, "primary superblock is damaged, using the replica");
 		sbi->dsb = *r;
 		return 0;
@@ -695,6 +750,26 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 	return 0;
 }
 
+/*
+ * -o init formats the device. Without "=force" it refuses a device that
+ * holds a file system (NOVA or another known one, probe.c), naming it, so
+ * that a mistyped device or a forgotten fstab option loses nothing.
+ */
+static int nova_init_allowed(struct super_block *sb, struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	const char *found;
+
+	if (ctx->init_force)
+		return 0;
+	found = nova_probe_device(NOVA_SB(sb));
+	if (!found)
+		return 0;
+	errorfc(fc, "%s: init: the device holds a %s signature; not formatting it (mount -o init=force overwrites it)",
+		sb->s_id, found);
+	return -EEXIST;
+}
+
 static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct nova_fs_context *ctx = fc->fs_private;
@@ -731,6 +806,10 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 			errorfc(fc, "init needs a writable, read-write mount");
 			return -EROFS;
 		}
+		err = nova_init_allowed(sb, fc);
+		if (err)
+			return err;
+		ctx->formatted = true;
 		err = nova_format(sb, ctx);
 		if (!err)
 			err = nova_snapshot_load(sb);
@@ -785,6 +864,73 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	return 0;
 }
 
+/* The protection= level a file system was made with. */
+static u8 nova_prot_level(const struct nova_sb_info *sbi)
+{
+	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
+		return NOVA_PROT_LEVEL_OFF;
+	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
+		return NOVA_PROT_LEVEL_NOLOG;
+	return NOVA_PROT_LEVEL_ON;
+}
+
+/*
+ * cpus=, label= and protection= are chosen by init and kept in the
+ * superblock. Without init (a plain mount, a second mount of a mounted
+ * device, a remount) they may only repeat what the file system has, as an
+ * fstab line copied from /proc/mounts does; anything else is refused, never
+ * silently ignored. The label changes online with FS_IOC_SETFSLABEL.
+ */
+static int nova_check_fixed_options(struct fs_context *fc,
+				    const struct nova_sb_info *sbi)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+
+	if (ctx->cpus && ctx->cpus != sbi->cpus)
+		return invalfc(fc, "cpus=%u: the file system has %u per-CPU structures; cpus= takes effect only with init",
+			       ctx->cpus, sbi->cpus);
+	if (ctx->label_set &&
+	    strncmp(ctx->label, sbi->dsb.s_label, NOVA_LABEL_LEN))
+		return invalfc(fc, "label=%s: the label is \"%.*s\"; label= takes effect only with init (FS_IOC_SETFSLABEL changes it online)",
+			       ctx->label, NOVA_LABEL_LEN, sbi->dsb.s_label);
+	if (ctx->protection_set && ctx->protection != nova_prot_level(sbi))
+		return invalfc(fc, "protection=%s: the file system was made with protection=%s; protection= takes effect only with init (verify=off turns off read verification)",
+			       nova_prot_level_names[ctx->protection],
+			       nova_prot_level_names[nova_prot_level(sbi)]);
+	return 0;
+}
+
+/*
+ * A mount of a device that was already mounted shares its super block
+ * (nova_fill_super() did not run): it must ask for what is mounted.
+ */
+static int nova_check_shared_mount(struct fs_context *fc,
+				   struct super_block *sb)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 shown;
+
+	if (ctx->init && !ctx->formatted) {
+		errorfc(fc, "%s: init: the device is mounted; unmount it first",
+			sb->s_id);
+		return -EBUSY;
+	}
+	shown = sbi->view_epoch == NOVA_EPOCH_LIVE ? 0 : sbi->view_id;
+	if (shown != ctx->snapshot) {
+		if (shown)
+			errorfc(fc, "%s: snapshot %llu of this device is mounted; unmount it first",
+				sb->s_id, shown);
+		else
+			errorfc(fc, "%s: the live file system is mounted; a snapshot can be mounted only when it is not",
+				sb->s_id);
+		return -EBUSY;
+	}
+	if (ctx->formatted)
+		return 0;
+	return nova_check_fixed_options(fc, sbi);
+}
+
 /*
  * One super block per device: a device that is already mounted is shared
  * (and get_tree_bdev() refuses a read-only mount of a read-write one with
@@ -794,7 +940,6 @@ static int nova_get_tree(struct fs_context *fc)
 {
 	struct nova_fs_context *ctx = fc->fs_private;
 	struct super_block *sb;
-	u64 shown;
 	int err;
 
 	if (ctx->snapshot && !(fc->sb_flags & SB_RDONLY))
@@ -802,26 +947,17 @@ static int nova_get_tree(struct fs_context *fc)
 			       ctx->snapshot);
 	if (ctx->snapshot && ctx->init)
 		return invalfc(fc, "snapshot and init exclude each other");
-	if ((ctx->no_protection || ctx->no_log_replica) && !ctx->init)
-		return invalfc(fc, "protection= chooses the format: it needs init (verify=off turns off read verification)");
 	err = get_tree_bdev(fc, nova_fill_super);
 	if (err)
 		return err;
 	sb = fc->root->d_sb;
-	shown = NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE ? 0 :
-		NOVA_SB(sb)->view_id;
-	if (shown == ctx->snapshot)
+	err = nova_check_shared_mount(fc, sb);
+	if (!err)
 		return 0;
-	if (shown)
-		errorfc(fc, "%s: snapshot %llu of this device is mounted; unmount it first",
-			sb->s_id, shown);
-	else
-		errorfc(fc, "%s: the live file system is mounted; a snapshot can be mounted only when it is not",
-			sb->s_id);
 	dput(fc->root);
 	fc->root = NULL;
 	deactivate_locked_super(sb);
-	return -EBUSY;
+	return err;
 }
 
 static int nova_reconfigure(struct fs_context *fc)
@@ -830,11 +966,13 @@ static int nova_reconfigure(struct fs_context *fc)
 	struct super_block *sb = fc->root->d_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	bool want_ro = fc->sb_flags & SB_RDONLY;
+	int err;
 
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
-	if (ctx->no_protection || ctx->no_log_replica)
-		return invalfc(fc, "protection= cannot be changed on remount");
+	err = nova_check_fixed_options(fc, sbi);
+	if (err)
+		return err;
 	sbi->verify = !ctx->no_verify;
 	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
 			      ctx->snapshot != sbi->view_id))

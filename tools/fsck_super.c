@@ -6,6 +6,7 @@
 
 #include "fsck.h"
 #include "le.h"
+#include "probe.h"
 
 static bool read_sb(struct fsck *f, uint64_t off, struct nova_super_block *sb)
 {
@@ -14,6 +15,31 @@ static bool read_sb(struct fsck *f, uint64_t off, struct nova_super_block *sb)
 	if (!p)
 		return false;
 	memcpy(sb, p, sizeof(*sb));
+	return true;
+}
+
+/*
+ * A primary without the NOVA magic next to a valid replica: a damaged copy
+ * (the replica stands in) or a device reformatted over NOVA, whose replica
+ * is a leftover? The rule is the kernel's, written above
+ * nova_sb_uuid_matches() in nova_format.h.
+ */
+static bool replica_may_stand_in(struct fsck *f,
+				 const struct nova_super_block *p,
+				 const struct nova_super_block *r)
+{
+	const char *foreign = nova_probe_signature(f->dev);
+
+	if (foreign) {
+		fsck_oper(f, "%s: the device holds a %s signature; the NOVA superblock replica in the last block is a leftover, not a file system to repair",
+			  f->dev->path, foreign);
+		return false;
+	}
+	if (!nova_sb_uuid_matches(p, r)) {
+		fsck_oper(f, "%s: block 0 holds no NOVA superblock and not this file system's UUID; the replica in the last block is a leftover of an earlier format",
+			  f->dev->path);
+		return false;
+	}
 	return true;
 }
 
@@ -46,6 +72,9 @@ bool fsck_check_super(struct fsck *f)
 		snprintf(rwhy, sizeof(rwhy), "its size %llu puts it elsewhere",
 			 (unsigned long long)le64(r.s_size));
 	}
+
+	if (rok && !pok && !pmagic && !replica_may_stand_in(f, &p, &r))
+		return false;
 
 	f->primary_ok = pok;
 	f->replica_ok = rok;

@@ -157,6 +157,28 @@ struct nova_super_block {
 #define NOVA_PARITY_PER_BLOCK	(NOVA_BLOCK_SIZE / NOVA_STRIP_SIZE)
 #define NOVA_MMAP_SLOTS		(NOVA_BLOCK_SIZE / 8)
 
+/*
+ * Which superblock copy to trust. A valid primary wins. A primary that
+ * fails only its checksum (its magic is NOVA's) is a damaged copy, and a
+ * valid replica stands in for it. A primary without the NOVA magic may be a
+ * damaged copy too (one flipped bit) or the start of a file system made
+ * over NOVA later, whose mkfs left NOVA's replica in the last block: it is
+ * taken for a damaged copy only when its UUID bytes are still the
+ * replica's (every format draws a new UUID) and no other file system's
+ * signature (nova_probe.h) is at the start of the device. The kernel
+ * (super.c) and fsck.NOVA (fsck_super.c) both apply this rule.
+ */
+static inline int nova_sb_uuid_matches(const struct nova_super_block *p,
+				       const struct nova_super_block *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(p->s_uuid); i++)
+		if (p->s_uuid[i] != r->s_uuid[i])
+			return 0;
+	return 1;
+}
+
 struct nova_layout {
 	__u64	alloc_start, alloc_end;
 	__u64	csum, csum_replica, parity, mmap;	/* block numbers, 0 none */
@@ -271,9 +293,12 @@ struct nova_inode_table {
  * replica is slot i of block s_meta_replica. The replica is a byte copy of
  * the primary: the static part (i_csum onwards) is written to both, primary
  * first, before i_valid is committed; each commit word is stored in the
- * primary, made durable, then stored in the replica. The primary's commit
- * words are authoritative (the replica lags by at most the store a crash
- * interrupted; crash recovery copies the primary's words to the replica).
+ * primary, made durable, then stored in the replica, so the replica lags by
+ * at most the store a crash interrupted. Log head and tail are verified
+ * against the replica's: when they differ, the pair whose log walks whole
+ * to its tail and reaches the newer e_trans_id wins, the primary on a tie
+ * (docs/protection.md); crash recovery then copies the primary's words to
+ * the replica.
  * A reader whose primary fails its checksum uses the replica's static part
  * and rewrites the primary's from it.
  */

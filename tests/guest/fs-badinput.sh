@@ -37,7 +37,11 @@ t_ok "mkfs.ext4" mkfs.ext4 -q -F "$NOVA_PMEM"
 t_errno "ext4 device is refused" EINVAL mnt "$NOVA_PMEM" ""
 t_ok "ext4 is still intact" e2fsck -n -f "$NOVA_PMEM"
 
-t_ok "format NOVA" mnt "$NOVA_PMEM" init
+t_errno "init over ext4 is refused" EEXIST mnt "$NOVA_PMEM" init
+t_ok "the refusal names what is there" \
+	klog_has "init: the device holds a ext2/ext3/ext4 signature"
+t_ok "ext4 is still intact after the refused init" e2fsck -n -f "$NOVA_PMEM"
+t_ok "format NOVA over ext4 with init=force" mnt "$NOVA_PMEM" init=force
 t_ok "write a file" sh -c "echo survivor > $M/f"
 t_ok "umount" umount "$M"
 
@@ -64,6 +68,67 @@ t_ok "umount rewrites the primary" umount "$M"
 dmesg -C
 t_ok "mount again" mnt "$NOVA_PMEM" ""
 t_fail "no fallback the second time" klog_has "using the replica"
+t_ok "umount" umount "$M"
+
+# One flipped bit in the primary's magic: still this file system (its
+# UUID is the replica's and no other signature is there), so the replica
+# stands in, a read-only mount leaves the primary alone, a read-write one
+# rewrites it; fsck.NOVA applies the same rule.
+expect_klog 'primary superblock has a bad magic 0x4e4f5640'
+magic_at() { od -An -tx4 -N4 -j "$1" "$NOVA_PMEM" | tr -d ' '; }
+xor_byte() {	# OFFSET MASK: flip bits of one byte, bypassing caches
+	python3 - "$NOVA_PMEM" "$1" "$2" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+off, mask = int(sys.argv[2]), int(sys.argv[3], 0)
+b = os.pread(fd, 1, off)[0]
+os.pwrite(fd, bytes([b ^ mask]), off)
+os.fsync(fd)
+PY
+	sync && blockdev --flushbufs "$NOVA_PMEM"
+}
+t_ok "flip one bit of the primary's magic" xor_byte 0 0x01
+t_is "the magic is damaged" "$(magic_at 0)" 4e4f5640
+out=$(fsck.NOVA -n "$NOVA_PMEM" 2>&1)
+t_ok "fsck.NOVA -n uses the replica" grep -q "primary superblock: .*using the replica" <<< "$out"
+t_diag "$(head -n 3 <<< "$out")"
+t_ok "a read-only mount uses the replica" mount -t NOVA -o ro "$NOVA_PMEM" "$M"
+t_ok "the kernel says why" klog_has "bad magic 0x4e4f5640 but this file system's UUID"
+t_is "data intact (ro)" "$(cat $M/f)" survivor
+t_ok "umount" umount "$M"
+t_is "read-only left the primary as it was" "$(magic_at 0)" 4e4f5640
+t_ok "a read-write mount uses the replica" mnt "$NOVA_PMEM" ""
+t_is "data intact (rw)" "$(cat $M/f)" survivor
+t_ok "umount" umount "$M"
+t_is "read-write repaired the primary's magic" "$(magic_at 0)" 4e4f5641
+t_ok "fsck.NOVA -n clean after the repair" fsck.NOVA -f -n "$NOVA_PMEM"
+
+# The same bit flipped, but the UUID bytes are not the replica's: the
+# replica is not trusted (it could be a leftover of an earlier format).
+xor_byte 0 0x01
+for i in $(seq 48 63); do xor_byte "$i" 0xff; done
+t_errno "bad magic and another UUID is refused" EINVAL mnt "$NOVA_PMEM" ""
+t_ok "as no NOVA file system" klog_has "no NOVA file system"
+t_fail "fsck.NOVA -n refuses it too" fsck.NOVA -n "$NOVA_PMEM"
+for i in $(seq 48 63); do xor_byte "$i" 0xff; done
+xor_byte 0 0x01
+t_ok "restored: mounts from the primary" mnt "$NOVA_PMEM" ""
+t_ok "umount" umount "$M"
+
+# A device reformatted with ext4 whose last block still holds NOVA's
+# replica: the replica must not bring the old NOVA back.
+dd if="$NOVA_PMEM" of=/tmp/replica bs=4096 skip=$((devsize / 4096 - 1)) count=1 status=none
+t_ok "mkfs.ext4 over NOVA" mkfs.ext4 -q -F "$NOVA_PMEM"
+dd if=/tmp/replica of="$NOVA_PMEM" bs=4096 seek=$((devsize / 4096 - 1)) count=1 \
+	oflag=direct conv=notrunc status=none
+t_is "the NOVA replica is still in the last block" "$(magic_at $((devsize - 4096)))" 4e4f5641
+t_errno "ext4 with a NOVA replica left over is refused" EINVAL mnt "$NOVA_PMEM" ""
+out=$(fsck.NOVA -n "$NOVA_PMEM" 2>&1)
+t_is "fsck.NOVA refuses it (exit 8)" "$?" 8
+t_ok "fsck.NOVA names ext4 and the leftover" grep -q "ext2/ext3/ext4 signature; the NOVA superblock replica .* is a leftover" <<< "$out"
+t_ok "ext4 is intact" e2fsck -n -f "$NOVA_PMEM"
+t_ok "format NOVA again" mnt "$NOVA_PMEM" init=force
+t_ok "write a file" sh -c "echo survivor > $M/f"
 t_ok "umount" umount "$M"
 
 # Both copies damaged.

@@ -52,7 +52,7 @@ PY
 }
 
 for seed in 1 2 3 4 5 6 7 8; do
-	t_ok "seed $seed: format and populate" sh -c "mount -t NOVA -o init $NOVA_PMEM $M && $(declare -f populate); populate && umount $M"
+	t_ok "seed $seed: format and populate" sh -c "mount -t NOVA -o init=force $NOVA_PMEM $M && $(declare -f populate); populate && umount $M"
 	scribble "$seed" 1500
 	if mount -t NOVA "$NOVA_PMEM" "$M" 2> /tmp/mnt.err; then
 		t_diag "seed $seed: mounted"

@@ -104,7 +104,7 @@ expect_klog() {
 
 nova_mount_init() {
 	mkdir -p "$NOVA_MNT"
-	mount -t NOVA -o "init${1:+,$1}" "$NOVA_PMEM" "$NOVA_MNT"
+	mount -t NOVA -o "init=force${1:+,$1}" "$NOVA_PMEM" "$NOVA_MNT"
 }
 
 nova_mount() {

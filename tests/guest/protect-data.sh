@@ -141,7 +141,9 @@ t_ok "protection=off shows in /proc/mounts" grep -q "protection=off" /proc/mount
 t_ok "write a file" cp "$T/f" "$M/f"
 t_ok "umount" nova_umount
 t_is "format 1.3 without features" "$(layout minor) $(layout incompat) $(layout alloc_start)" "3 0 4"
-t_fail "protection=off is refused without init" nova_mount protection=off
+t_fail "protection=on is refused without init (made with off)" nova_mount protection=on
+t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection=off
+t_ok "umount" nova_umount
 
 # A format 1.1 image (no features, no layout fields) still mounts.
 media sb "$D" minor=1 clear-layout

@@ -253,7 +253,7 @@ t_ok "umount" nova_umount
 t_ok "mount" nova_mount
 t_ok "nolog: a bad entry is EUCLEAN, as in 1.3" euclean "$M/victim"
 t_ok "umount" nova_umount
-t_fail "-o protection=nolog needs init" nova_mount protection=nolog
+t_fail "-o protection=on needs init (made with nolog)" nova_mount protection=on
 mkfs.NOVA -f -q -p nolog "$D" > /dev/null
 t_is "mkfs -p nolog: format 1.3" "$(layout minor) $(layout incompat)" "3 7"
 t_ok "mkfs -p nolog: mount, write, read" sh -c "mount -t NOVA $D $M && echo x > $M/x && [ \"\$(cat $M/x)\" = x ] && umount $M"

@@ -32,8 +32,8 @@ t_ok "umount" umount "$M"
 
 # The kernel's format and mkfs.NOVA's, same options, both on CPU 0 (the
 # allocator starts with the free list of the CPU it runs on).
-t_ok "kernel format: mount -o init,cpus=2,label=same on CPU 0" \
-	taskset -c 0 mount -t NOVA -o init,cpus=2,label=same "$D" "$M"
+t_ok "kernel format: mount -o init=force,cpus=2,label=same on CPU 0" \
+	taskset -c 0 mount -t NOVA -o init=force,cpus=2,label=same "$D" "$M"
 t_ok "... umount on CPU 0" taskset -c 0 umount "$M"
 t_ok "fsck.NOVA finds the kernel's fresh fs clean" fsck.NOVA -f -n "$D"
 python3 "$layout" "$D" > "$T/kernel" 2> "$T/kernel.err"

@@ -96,6 +96,43 @@ static void test_not_nova(void **state)
 	expect(im, FSCK_NO_CHANGES, FSCK_OPERATIONAL, NULL);
 }
 
+/*
+ * One flipped bit in the primary's magic: its UUID is still the replica's,
+ * so it is a damaged copy (the kernel's rule, nova_format.h) and -y
+ * rewrites it from the replica.
+ */
+static void test_flipped_magic_restored(void **state)
+{
+	struct img *im = *state;
+
+	*(uint8_t *)img_sb(im) ^= 0x01;
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "using the replica");
+	expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
+	assert_memory_equal(img_sb(im), img_replica(im), 512);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+/* No magic and another UUID in block 0: the replica is a leftover. */
+static void test_leftover_replica_ignored(void **state)
+{
+	struct img *im = *state;
+
+	*(uint8_t *)img_sb(im) ^= 0x01;
+	img_sb(im)->s_uuid[3] ^= 0xff;
+	expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
+	assert_int_equal(*(uint8_t *)img_sb(im) & 0x01, 0);
+}
+
+/* Another file system's signature at the start: the replica is a leftover. */
+static void test_leftover_replica_foreign(void **state)
+{
+	struct img *im = *state;
+
+	*(uint8_t *)img_sb(im) ^= 0x01;
+	memcpy((uint8_t *)img_at(im, 0x438), "\x53\xef", 2);
+	expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
+}
+
 static void test_bad_primary_restored(void **state)
 {
 	struct img *im = *state;
@@ -732,6 +769,9 @@ int main(void)
 		T(test_populated_is_clean),
 		T(test_preen_skips_clean),
 		T(test_not_nova),
+		T(test_flipped_magic_restored),
+		T(test_leftover_replica_ignored),
+		T(test_leftover_replica_foreign),
 		T(test_bad_primary_restored),
 		T(test_bad_replica_restored),
 		T(test_interrupted_super_update),

@@ -24,10 +24,15 @@
  *   at fault, its offset (NLMSGERR_ATTR_OFFS); set NETLINK_EXT_ACK on the
  *   socket to receive them. A command the family does not have is refused
  *   by the genetlink core with -EOPNOTSUPP and no message.
- * - Commands that change state require CAP_NET_ADMIN (GENL_ADMIN_PERM) and
- *   fail with -EPERM otherwise. Commands that only read are open to every
- *   user; they reveal nothing that statfs(2) and /proc/self/mountinfo do not
- *   already reveal, plus operation counters.
+ * - Commands that change state (snapshot create and delete, GC, scrub
+ *   start and stop, inject) require CAP_NET_ADMIN (GENL_ADMIN_PERM) and
+ *   CAP_SYS_ADMIN in the user namespace that owns the file system, as
+ *   deleting a btrfs subvolume does; either missing is -EPERM (the second
+ *   with an extended ACK message naming CAP_SYS_ADMIN). Commands that only
+ *   read are open to every user; they reveal nothing that statfs(2) and
+ *   /proc/self/mountinfo do not already reveal, plus operation counters,
+ *   scrub progress and snapshot names, ids and times (as subvolume names
+ *   are visible to any user of a btrfs file system).
  * - Integers are host byte order. 64-bit integers are 8-byte aligned with
  *   NOVA_A_PAD (and the per-nest PAD attributes) as padding.
  * - A command number that is not listed here, a notification command sent
