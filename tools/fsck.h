@@ -66,6 +66,9 @@ struct fsck_inode {
 	uint64_t pi_off;	/* offset of its struct nova_inode */
 	uint64_t src_off;	/* the good copy's (the replica's if only
 				 * it is good), for the static fields */
+	uint64_t head, tail;	/* log words the log is checked with: the
+				 * primary's, or the replica's when its
+				 * log proves newer (fsck_tables.c) */
 	uint16_t mode;		/* after replaying the log */
 	bool bad;		/* log unusable: contents not checked */
 	bool reached;		/* found in the namespace */
@@ -197,6 +200,8 @@ void fsck_oper(struct fsck *f, const char *fmt, ...)
 const void *fsck_ptr(struct fsck *f, uint64_t off, uint64_t len);
 /* A commit word, as it reads after rolling back open transactions. */
 uint64_t fsck_word(struct fsck *f, const __le64 *word);
+/* Does an open transaction record @word (its value before: *@old)? */
+bool fsck_journaled(struct fsck *f, const __le64 *word, uint64_t *old);
 static inline bool fsck_can_repair(const struct fsck *f)
 {
 	return f->o.mode != FSCK_NO_CHANGES;
@@ -239,6 +244,16 @@ typedef bool (*fsck_entry_fn)(struct fsck *f, uint64_t off,
 bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 		   enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
 		   uint64_t *npages);
+
+/*
+ * Weigh a candidate pair of log words of @ino (fsck_log.c) without
+ * claiming, reporting or repairing anything: true if the log from @head
+ * walks to @tail through good page tails and entries (as fsck_walk_log()
+ * reads them: a bad copy next to a good mirror counts as good); no head is
+ * whole only without a tail. *@max_trans: the newest e_trans_id walked.
+ */
+bool fsck_probe_log(struct fsck *f, uint64_t ino, uint64_t head,
+		    uint64_t tail, uint64_t *max_trans);
 
 /* Block ownership (fsck_space.c): false if a block was already owned. */
 bool fsck_claim(struct fsck *f, uint64_t blk, uint64_t n,

@@ -89,15 +89,25 @@ const void *fsck_ptr(struct fsck *f, uint64_t off, uint64_t len)
 	return ndev_ptr(f->dev, off, len);
 }
 
-uint64_t fsck_word(struct fsck *f, const __le64 *word)
+bool fsck_journaled(struct fsck *f, const __le64 *word, uint64_t *old)
 {
 	uint64_t off = (uint64_t)((const uint8_t *)word - f->dev->map);
 	unsigned int i;
 
-	for (i = 0; i < f->nr_undo; i++)
-		if (f->undo[i].addr == off)
-			return f->undo[i].old;
-	return le64(*word);
+	for (i = 0; i < f->nr_undo; i++) {
+		if (f->undo[i].addr == off) {
+			*old = f->undo[i].old;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t fsck_word(struct fsck *f, const __le64 *word)
+{
+	uint64_t old;
+
+	return fsck_journaled(f, word, &old) ? old : le64(*word);
 }
 
 static bool setup_maps(struct fsck *f)

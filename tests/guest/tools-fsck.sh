@@ -2,7 +2,8 @@
 # fsck.NOVA on what the kernel wrote: a populated file system (many files
 # and directories, overwrites, appends, truncates, links, renames,
 # removals) is clean after umount; damage done to the device on purpose is
-# found (and, where safe, repaired, after which the kernel mounts it);
+# found (and, where safe, repaired, after which the kernel mounts it; a
+# primary inode slot's rolled-back log tail is repaired from its replica);
 # snapshots' kept blocks are accounted; a copy taken while mounted (a crash
 # image) checks clean and the kernel recovers it. Leaves a
 # compressed copy of the populated image for tests/host/fsck-fuzz.sh.
@@ -91,6 +92,19 @@ t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
 t_ok "... a bad log page" grep -q "inode $ino_log: bad log page" "$T/out"
 t_ok "undo" sh -c "$corrupt restore $T/lpage $lhead${mlhead:+ && $corrupt restore $T/mlpage $mlhead}"
 t_is "clean again" "$(status fsck.NOVA -f -n "$D")" 0
+
+# Commit words verified, not trusted (issue 24): the primary slot's log
+# tail lowered by two entries, its replica (format 1.3) intact. The
+# replica's log reaches further: fsck repairs the primary from it and
+# keeps the data only that log maps, rather than the other way round.
+t_ok "roll back the primary log tail of $ino_log by two entries" $corrupt rollback "$ino_log" 2
+t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
+t_ok "... the replica's log reaches further" grep -qE "inode $ino_log: log head/tail [0-9]+/[0-9]+ of the primary slot disagree with the replica's [0-9]+/[0-9]+, whose log reaches transaction" "$T/out"
+t_ok "... nothing leaked" sh -c "! grep -q leaked $T/out"
+t_diag "$(cat "$T/out")"
+t_is "fsck -y repairs the primary from the replica: 1" "$(status fsck.NOVA -f -y "$D")" 1
+t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
+t_is "the file has all 30 appends" "$(mount -t NOVA -o ro "$D" "$M" && tail -n 1 "$M/log"; umount "$M")" "append 30"
 
 # The source block must be live: big's first write was overwritten, so its
 # block is free again (and "double" would only make a used block look free,
