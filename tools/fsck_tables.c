@@ -249,26 +249,12 @@ struct log_proof {
 	bool whole;		/* the log walks from head to tail */
 };
 
-enum words_winner { WORDS_NEITHER, WORDS_PRIMARY, WORDS_REPLICA };
-
-/*
- * Commit words are verified, not trusted. An inode slot's i_log_head and
- * i_log_tail are outside its checksum (format.md), so damage that lowers
- * the primary's tail would silently roll the file back. When they differ
- * from the replica's, each pair is judged by the log it leads to: it must
- * walk to its tail through good page tails and entries (a bad copy next to
- * a good mirror counts as good), and the pair whose log reaches the newer
- * transaction wins. A tie goes to the primary, which the kernel's
- * nova_pi_commit64() never lets fall behind the replica, so a crash between
- * its two stores resolves as before. If neither log is whole there is no
- * winner. The kernel's nova_pi_resolve_words() applies the same rule.
- */
-static enum words_winner pick_log_words(const struct log_proof *p,
-					const struct log_proof *r)
+/* The rule is nova_log_words_winner()'s (nova_format.h), as the kernel's. */
+static enum nova_words_winner pick_log_words(const struct log_proof *p,
+					     const struct log_proof *r)
 {
-	if (r->whole && (!p->whole || r->max_trans > p->max_trans))
-		return WORDS_REPLICA;
-	return p->whole ? WORDS_PRIMARY : WORDS_NEITHER;
+	return nova_log_words_winner(p->whole, p->max_trans,
+				     r->whole, r->max_trans);
 }
 
 /* What a losing log proves, for a message. */
@@ -327,7 +313,7 @@ static void check_replica_words(struct fsck *f, struct fsck_inode *in,
 		r.whole = fsck_probe_log(f, in->ino, r.head, r.tail,
 					 &r.max_trans);
 		switch (pick_log_words(&p, &r)) {
-		case WORDS_REPLICA:
+		case NOVA_WORDS_REPLICA:
 			fsck_problem_fix(f, REP_INODE, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu (the primary's %s): repairable from the replica",
 					 n, (unsigned long long)p.head,
 					 (unsigned long long)p.tail,
@@ -339,7 +325,7 @@ static void check_replica_words(struct fsck *f, struct fsck_inode *in,
 			in->head = r.head;
 			in->tail = r.tail;
 			return;
-		case WORDS_PRIMARY:
+		case NOVA_WORDS_PRIMARY:
 			if (f->clean) {
 				fsck_problem_fix(f, REP_INODE, "inode %llu: the replica's commit words differ from the primary's: log head/tail %llu/%llu of the replica slot, %llu/%llu of the primary, whose log reaches transaction %llu (the replica's %s): repairable from the primary",
 						 n, (unsigned long long)r.head,
@@ -358,7 +344,7 @@ static void check_replica_words(struct fsck *f, struct fsck_inode *in,
 					  (unsigned long long)p.tail);
 			}
 			return;
-		case WORDS_NEITHER:
+		case NOVA_WORDS_NEITHER:
 			break;
 		}
 	}
