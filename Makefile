@@ -22,7 +22,7 @@ export KVER BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test demo bench shell check clean install install-module crashtest
+.PHONY: all module user deps test demo bench shell check clean install install-module uninstall crashtest
 
 all: module user
 
@@ -56,10 +56,22 @@ shell: all
 check: all
 	tests/host/kernel-style.sh
 
-# DESTDIR and PREFIX (default /usr/local) reach every directory's install rule.
+# The userspace layout is mk/install.sh's (DESTDIR, PREFIX (default
+# /usr/local) and the directory variables it lists); "make uninstall"
+# removes what it installed. On the real root (no DESTDIR) udev rereads
+# its rules and the devices already there are probed again.
 PREFIX	?= /usr/local
+INSTALL_ENV := BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 install: all install-module
-	@for d in $(filter novactl novad tools,$(USER_DIRS)); do $(MAKE) -C $$d BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install || exit 1; done
+	$(INSTALL_ENV) mk/install.sh install
+	@if [ -z "$(DESTDIR)" ] && command -v udevadm > /dev/null; then \
+		udevadm control --reload && udevadm trigger --subsystem-match=block --action=change; fi
+
+uninstall:
+	$(INSTALL_ENV) mk/install.sh uninstall
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/nova.ko
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+		command -v udevadm > /dev/null && udevadm control --reload || :; fi
 
 # nova.ko into /lib/modules/$(KVER)/updates (or under DESTDIR); dkms.conf
 # does the same for every installed kernel.

@@ -33,7 +33,7 @@ static const struct signature signatures[] = {
 	{ "DOS partition table or boot sector", 0x1fe, 2, "\x55\xaa" },
 };
 
-const char *nova_probe_signature(struct nova_dev *d)
+static const char *probe(struct nova_dev *d, bool skip_nova)
 {
 	static unsigned char buf[PROBE_BYTES];
 	size_t n = d->size < PROBE_BYTES ? (size_t)d->size : PROBE_BYTES;
@@ -45,9 +45,21 @@ const char *nova_probe_signature(struct nova_dev *d)
 	for (i = 0; i < sizeof(signatures) / sizeof(signatures[0]); i++) {
 		const struct signature *s = &signatures[i];
 
+		if (skip_nova && !strcmp(s->name, "NOVA"))
+			continue;
 		if (s->off + s->len <= n &&
 		    !memcmp(buf + s->off, s->magic, s->len))
 			return s->name;
 	}
 	return NULL;
+}
+
+const char *nova_probe_signature(struct nova_dev *d)
+{
+	return probe(d, false);
+}
+
+const char *nova_probe_other_signature(struct nova_dev *d)
+{
+	return probe(d, true);
 }
