@@ -73,6 +73,8 @@ files() {
 		echo "0644 $src/docs/man/novad.conf.5 $MANDIR/man5/novad.conf.5"
 		echo "0644 $src/novad/novad.bash-completion $COMPLETIONDIR/novad"
 		echo "0644 $src/novad/novad.conf.example $DOCDIR/novad.conf.example"
+		echo "0644 $src/docs/alerts/nova.rules.yml $DOCDIR/alerts/nova.rules.yml"
+		echo "0644 $src/docs/alerts/nova.rules.test.yml $DOCDIR/alerts/nova.rules.test.yml"
 		;;
 	module-load)
 		echo "0644 @gen:modules-load $MODULESLOADDIR/nova.conf"
