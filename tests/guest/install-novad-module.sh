@@ -26,7 +26,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Earlier tests of this boot leave their novad.conf: start from none, so
+# that the installed example is what novad reads (and uninstall removes).
+rm -f /etc/nova/novad.conf
 t_ok "mk/install.sh install" "${INST[@]}" install
+t_ok "the example configuration installed" cmp -s "$NOVA_TOP/novad/novad.conf.example" /etc/nova/novad.conf
 for f in /usr/local/bin/novactl /usr/local/sbin/novad /sbin/mkfs.NOVA /sbin/fsck.NOVA \
 	 /usr/local/lib/udev/nova_id /usr/local/lib/udev/rules.d/60-nova.rules \
 	 /usr/local/lib/systemd/system/novad.service /usr/local/lib/modules-load.d/nova.conf \
