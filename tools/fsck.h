@@ -46,6 +46,17 @@ struct fsck_opts {
 	int verbose;		/* -v */
 	FILE *out;		/* report (stdout) */
 	unsigned long max_messages;	/* per kind, 0 = unlimited */
+	bool progress;		/* -C FD: report progress on progress_fd */
+	int progress_fd;	/* 0: a bar on stdout; >0: lines for fsck(8) */
+};
+
+/* Passes, for progress (-C): as e2fsck numbers its five. */
+enum fsck_pass {
+	FSCK_PASS_META = 1,	/* superblock, journals, inode tables */
+	FSCK_PASS_LOGS,		/* every inode's log */
+	FSCK_PASS_TREE,		/* the namespace */
+	FSCK_PASS_SPACE,	/* free space */
+	FSCK_PASS_PROT,		/* checksums and parity */
 };
 
 /* What a block is used for, in the ownership map. */
@@ -124,6 +135,10 @@ struct fsck_undo {
 struct fsck {
 	struct nova_dev *dev;
 	struct fsck_opts o;
+
+	/* progress (-C): last reported, in tenths of a percent overall */
+	int progress_last;
+	bool progress_bar;		/* a bar is on the screen */
 
 	/* superblock */
 	struct nova_super_block sb;	/* the copy checked against */
@@ -262,5 +277,14 @@ const char *fsck_bkind_name(enum fsck_bkind k);
 
 /* The whole check (fsck_run.c); returns the fsck(8) exit status. */
 int fsck_run(struct nova_dev *dev, const struct fsck_opts *o);
+
+/*
+ * Progress of PASS: CUR of MAX done. With -C 0 a bar on stdout (cleared
+ * before any message); with -C FD > 0 the lines e2fsck writes for
+ * fsck(8), "PASS CUR MAX DEVICE". Only on a change of a tenth of a
+ * percent overall, so calling it per inode is cheap.
+ */
+void fsck_progress(struct fsck *f, enum fsck_pass pass, uint64_t cur,
+		   uint64_t max);
 
 #endif

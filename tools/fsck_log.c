@@ -815,11 +815,13 @@ bool fsck_check_logs(struct fsck *f)
 	uint64_t i;
 
 	for (i = 0; i < f->cap_inodes && !f->operational && !f->cancelled; i++) {
+		fsck_progress(f, FSCK_PASS_LOGS, i, f->cap_inodes);
 		if (f->inodes[i].ino == NOVA_SNAPSHOT_INO)
 			fsck_check_snapshots(f, &f->inodes[i]);
 		else if (f->inodes[i].ino)
 			check_inode_log(f, &f->inodes[i]);
 	}
+	fsck_progress(f, FSCK_PASS_LOGS, 1, 1);
 	fsck_info(f, 1, "logs: %llu log pages, %llu data blocks",
 		  (unsigned long long)f->log_pages,
 		  (unsigned long long)f->data_pages);

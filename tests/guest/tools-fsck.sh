@@ -160,6 +160,24 @@ t_is "files written before the crash are there" "$(cat "$M/c20" "$M/n100")" "c20
 t_ok "and it is usable" sh -c "echo new > $M/post && rm $M/n1"
 t_ok "umount" nova_umount
 t_is "clean at the end" "$(status fsck.NOVA -f -n "$D")" 0
+
+# Progress (-C FD as e2fsck takes it): a bar on stdout for 0, lines
+# "PASS CUR MAX DEVICE" on another descriptor, as fsck(8) reads them.
+t_is "fsck -f -n -C 0: exit 0" "$(status fsck.NOVA -f -n -C 0 "$D")" 0
+t_ok "... draws a bar that reaches 100%" grep -q "$D: |========================================| 100.0%" "$T/out"
+t_ok "... and clears it before the summary" sh -c "tail -n 1 $T/out | tr '\r' '\n' | tail -n 1 | grep -q '^$D: clean'"
+t_is "fsck -f -n -C0 (glued, as fsck(8) writes it): exit 0" "$(status fsck.NOVA -f -n -C0 "$D")" 0
+fsck.NOVA -f -n -C 3 "$D" 3> "$T/progress" > /dev/null
+t_ok "-C 3: lines 'PASS CUR MAX DEVICE'" grep -qxE "[1-5] [0-9]+ [0-9]+ $D" "$T/progress"
+t_is "... all of that form" "$(grep -cvxE "[1-5] [0-9]+ [0-9]+ $D" "$T/progress")" 0
+t_ok "... several in pass 2 (the logs)" test "$(grep -c "^2 " "$T/progress")" -gt 2
+t_is "... passes in order, 1 to 5" "$(cut -d' ' -f1 "$T/progress" | uniq | tr -d '\n')" 12345
+t_ok "... progress never goes back" awk '{ p = $1 * 1e12 + ($2 / $3) * 1e9; if (p < last) exit 1; last = p }' "$T/progress"
+t_is "... ends with pass 5 done" "$(tail -n 1 "$T/progress")" "5 1 1 $D"
+t_is "-C 9 (not open): usage error 16" "$(status fsck.NOVA -f -n -C 9 "$D")" 16
+t_ok "... saying so" grep -q "file descriptor 9 is not open" "$T/out"
+t_is "-C x: usage error 16" "$(status fsck.NOVA -n -C x "$D")" 16
+t_diag "fsck(8) -C passes: $(fsck -N -C0 -t NOVA "$D" 2>&1 | tail -n 1)"
 t_diag "files in the first populated tree: $n_files, big file md5 $md5_big"
 rm -rf "$T"
 t_done
