@@ -27,7 +27,7 @@ export KVER KERNEL BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
-.PHONY: all module user deps test test-6.12 demo bench shell check clean install install-module crashtest
+.PHONY: all module user deps test test-6.12 demo bench shell check clean install install-module uninstall dkms-source crashtest
 
 all: module user
 
@@ -70,16 +70,46 @@ shell: all
 check: all
 	tests/host/kernel-style.sh
 
-# DESTDIR and PREFIX (default /usr/local) reach every directory's install rule.
+# The userspace layout is mk/install.sh's (DESTDIR, PREFIX (default
+# /usr/local) and the directory variables it lists); "make uninstall"
+# removes what it installed. On the real root (no DESTDIR) udev rereads
+# its rules and the devices already there are probed again.
 PREFIX	?= /usr/local
+INSTALL_ENV := BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
 install: all install-module
-	@for d in $(filter novactl novad tools,$(USER_DIRS)); do $(MAKE) -C $$d BUILD=$(BUILD) DESTDIR=$(DESTDIR) PREFIX=$(PREFIX) install || exit 1; done
+	$(INSTALL_ENV) mk/install.sh install
+	@if [ -z "$(DESTDIR)" ] && command -v udevadm > /dev/null; then \
+		udevadm control --reload && udevadm trigger --subsystem-match=block --action=change; fi
+
+uninstall:
+	$(INSTALL_ENV) mk/install.sh uninstall
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/nova.ko
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+		command -v udevadm > /dev/null && udevadm control --reload || :; \
+	elif [ -d "$(DESTDIR)/lib/modules" ]; then cd "$(DESTDIR)" && \
+		rmdir -p --ignore-fail-on-non-empty lib/modules/$(KVER)/updates; fi
 
 # nova.ko into /lib/modules/$(KVER)/updates (or under DESTDIR); dkms.conf
 # does the same for every installed kernel.
 install-module: module
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+# The module's sources as DKMS wants them, in $(DESTDIR)/usr/src/nova-VERSION
+# (VERSION from dkms.conf): dkms.conf, module/ (Kbuild, *.c, *.h, no build
+# products) and uapi/, nothing else (no build/). Then, as root:
+#   dkms install nova/VERSION
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_DIR      = $(DESTDIR)/usr/src/nova-$(DKMS_VERSION)
+DKMS_MODULE  := module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.c)) $(wildcard module/*.h)
+dkms-source:
+	rm -rf $(DKMS_DIR)
+	install -d $(DKMS_DIR)/module $(DKMS_DIR)/uapi/linux
+	install -m 0644 dkms.conf $(DKMS_DIR)/
+	install -m 0644 $(DKMS_MODULE) $(DKMS_DIR)/module/
+	install -m 0644 $(wildcard uapi/*.h) $(DKMS_DIR)/uapi/
+	install -m 0644 $(wildcard uapi/linux/*.h) $(DKMS_DIR)/uapi/linux/
+	@echo "nova: sources for DKMS in $(DKMS_DIR); then: dkms install nova/$(DKMS_VERSION)"
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean

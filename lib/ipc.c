@@ -133,7 +133,14 @@ int nova_parse_ack(const struct nlmsghdr *nlh, struct nova_err *e)
 			e->missing_attr =
 				(int)nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
 	}
-	if (err && e && !e->from_kernel)
+	/*
+	 * The family's admin-only commands (GENL_ADMIN_PERM) are refused
+	 * before any handler could explain: say what is missing.
+	 */
+	if (err == -EPERM && e && !e->from_kernel)
+		snprintf(e->msg, sizeof(e->msg),
+			 "permission denied: this command needs root (CAP_SYS_ADMIN/CAP_NET_ADMIN)");
+	else if (err && e && !e->from_kernel)
 		snprintf(e->msg, sizeof(e->msg), "%s", strerror(-err));
 	return err;
 }

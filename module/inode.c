@@ -473,13 +473,12 @@ static void nova_pi_store_log_words(struct nova_inode *slot,
  * Commit words are verified, not trusted. An inode slot's i_log_head and
  * i_log_tail are outside its checksum (format.md), so damage that lowers
  * the primary's tail would silently roll the file back. When they differ
- * from the replica's, each pair is judged by the log it leads to: it must
- * walk to its tail through good page tails and entries (a bad copy next to
- * a good mirror counts as good), and the pair whose log reaches the newer
- * transaction wins. A tie goes to the primary, which nova_pi_commit64()
- * never lets fall behind the replica, so a crash between its two stores
- * resolves as before. If neither log is whole, nothing changes here and
- * loading the inode reports the damage. fsck.NOVA applies the same rule.
+ * from the replica's, each pair is judged by the log it leads to
+ * (nova_log_prove(); a bad copy next to a good mirror counts as good) and
+ * nova_log_words_winner() (nova_format.h, shared with fsck.NOVA) picks:
+ * the newer whole log, the primary on a tie, so a crash between the two
+ * stores of nova_pi_commit64() resolves as before. If neither log is
+ * whole, nothing changes here and loading the inode reports the damage.
  *
  * A primary ahead of the replica after a crash (@after_crash: recovery) is
  * the expected state; any other disagreement is damage: logged, counted
@@ -497,6 +496,7 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *r = nova_replica_pi(sbi, pi);
 	bool write = after_crash || !sb_rdonly(sb);
+	enum nova_words_winner win;
 	struct nova_log_proof p, rp;
 
 	p.head = le64_to_cpu(READ_ONCE(pi->i_log_head));
@@ -513,7 +513,9 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 
 	nova_log_prove(sb, ino, &p);
 	nova_log_prove(sb, ino, &rp);
-	if (rp.whole && (!p.whole || rp.max_trans > p.max_trans)) {
+	win = nova_log_words_winner(p.whole, p.max_trans, rp.whole,
+				    rp.max_trans);
+	if (win == NOVA_WORDS_REPLICA) {
 		nova_warn(sb, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu: %s",
 			  ino, p.head, p.tail, rp.head, rp.tail, rp.max_trans,
 			  write ? "primary rewritten" : "using the replica");
@@ -527,7 +529,7 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 		*tail = rp.tail;
 		return;
 	}
-	if (!p.whole)
+	if (win == NOVA_WORDS_NEITHER)
 		return;
 	if (!after_crash) {
 		nova_warn(sb, "inode %llu: log head/tail %llu/%llu of the replica slot disagree with the primary's %llu/%llu: %s",

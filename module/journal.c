@@ -145,6 +145,8 @@ void nova_journal_destroy(struct super_block *sb)
 
 	kfree(sbi->journals);
 	sbi->journals = NULL;
+	kvfree(sbi->rolled_back);	/* a recovery that failed half-way */
+	sbi->rolled_back = NULL;
 }
 
 /*
@@ -154,9 +156,25 @@ void nova_journal_destroy(struct super_block *sb)
 int nova_journal_recover(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int i;
+	unsigned int i, n = 0;
 	int undone = 0;
 
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_journal *j = &sbi->journals[i];
+		u64 head = le64_to_cpu(j->ptr->j_head);
+		u64 pos = le64_to_cpu(j->ptr->j_tail);
+
+		while (pos != head) {
+			pos = nova_jprev(j, pos);
+			n++;
+		}
+	}
+	if (n) {
+		sbi->rolled_back = kvmalloc_array(n, sizeof(*sbi->rolled_back),
+						  GFP_KERNEL);
+		if (!sbi->rolled_back)
+			return -ENOMEM;
+	}
 	for (i = 0; i < sbi->cpus; i++) {
 		struct nova_journal *j = &sbi->journals[i];
 		u64 head = le64_to_cpu(j->ptr->j_head);
@@ -180,11 +198,40 @@ int nova_journal_recover(struct super_block *sb)
 			/* Old value durable before the record is dropped. */
 			nova_pmem_store64(nova_addr(sbi, addr),
 					  le64_to_cpu(e->je_old));
+			sbi->rolled_back[undone].word = nova_addr(sbi, addr);
+			sbi->rolled_back[undone].val = le64_to_cpu(e->je_old);
 			undone++;
 		}
 		nova_pmem_commit64(&j->ptr->j_tail, head);
 	}
+	sbi->nr_rolled_back = undone;
 	return undone;
+}
+
+/*
+ * Step 2 of a transaction also stored each new value in the word's inode
+ * replica, with no record of its own. Once the inode tables are loaded
+ * (so that nova_replica_word() can find a table slot's replica), the words
+ * nova_journal_recover() rolled back get their old values in the replica
+ * too, oldest last as above: otherwise the replica would keep half of a
+ * rolled-back transaction, and nova_pi_resolve_words() would rightly see
+ * a replica whose log reaches further. Durable at the caller's next fence.
+ */
+void nova_journal_recover_replicas(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned int i;
+
+	for (i = 0; i < sbi->nr_rolled_back; i++) {
+		struct nova_jword *w = &sbi->rolled_back[i];
+		__le64 *r = nova_replica_word(sbi, w->word);
+
+		if (r)
+			nova_pmem_store64(r, w->val);
+	}
+	kvfree(sbi->rolled_back);
+	sbi->rolled_back = NULL;
+	sbi->nr_rolled_back = 0;
 }
 
 /*
@@ -220,8 +267,8 @@ void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
 	nova_pmem_commit64(&j->ptr->j_tail, pos);
 	/*
 	 * 2. the new values, each followed by its inode replica's copy (no
-	 * record: if the transaction is rolled back, recovery copies the
-	 * restored primary words over the replica, nova_pi_sync_words())
+	 * record: if the transaction is rolled back, recovery restores the
+	 * replica's copy too, nova_journal_recover_replicas())
 	 */
 	for (i = 0; i < n; i++) {
 		__le64 *r = nova_replica_word(sbi, w[i].word);

@@ -117,6 +117,9 @@ struct nova_sb_info {
 	/* inode tables (inode.c) and journals (journal.c) */
 	struct nova_inode_map *imaps;
 	struct nova_journal *journals;
+	/* words recovery rolled back, for their inode replicas (journal.c) */
+	struct nova_jword *rolled_back;
+	unsigned int nr_rolled_back;
 
 	/* data protection (protect.c) */
 	u32 prot;			/* NOVA_FEATURE_* on media */
@@ -303,6 +306,7 @@ struct nova_jword {
 int nova_journal_format(struct super_block *sb);
 int nova_journal_load(struct super_block *sb);
 int nova_journal_recover(struct super_block *sb);
+void nova_journal_recover_replicas(struct super_block *sb);
 void nova_journal_destroy(struct super_block *sb);
 void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n);
 

@@ -654,6 +654,7 @@ int nova_recover(struct super_block *sb)
 	err = nova_inode_tables_load(sb, false);
 	if (err)
 		return err;
+	nova_journal_recover_replicas(sb);
 	err = nova_rec_rebuild(sb, start);
 	if (!err) {
 		/* Files that were mapped writable are protected again. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "novactl.h"
 
@@ -56,6 +57,15 @@ static void nctl_json_add_mnts(struct json_object *o, char **mnts, size_t n)
 	json_object_object_add(o, "mountpoints", a);
 }
 
+/* "format": "MAJOR.MINOR" next to the raw format_version. */
+static void nctl_json_add_format(struct json_object *o, uint32_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%u.%u", v >> 16, v & 0xffff);
+	json_object_object_add(o, "format", json_object_new_string(buf));
+}
+
 struct json_object *nctl_json_fs_info(const struct nova_fs_info *fi,
 				      char **mnts, size_t n_mnts)
 {
@@ -65,6 +75,7 @@ struct json_object *nctl_json_fs_info(const struct nova_fs_info *fi,
 	nctl_json_add_mnts(o, mnts, n_mnts);
 	json_object_object_add(o, "format_version",
 			       json_object_new_uint64(fi->format_version));
+	nctl_json_add_format(o, fi->format_version);
 	json_object_object_add(o, "read_only",
 			       json_object_new_boolean(fi->read_only));
 	return o;
@@ -100,6 +111,7 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_id(o, &st->id);
 	nctl_json_add_mnts(o, mnts, n_mnts);
 	nctl_json_add_u64(o, "format_version", st->format_version);
+	nctl_json_add_format(o, st->format_version);
 	nctl_json_add_u64(o, "cpus", st->cpus);
 	nctl_json_add_u64(o, "block_size", st->block_size);
 	nctl_json_add_u64(o, "blocks_total", st->blocks_total);
@@ -225,10 +237,39 @@ static struct json_object *nctl_json_time(uint64_t ns)
 	return json_object_new_string(buf);
 }
 
+uint64_t nctl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool nctl_scrub_rate(const struct nova_scrub_info *si, uint64_t now_ns,
+		     double *rate, double *eta)
+{
+	uint64_t end = si->finish_ns ? si->finish_ns : now_ns;
+	uint64_t left;
+
+	*rate = 0;
+	*eta = -1;
+	if (!si->start_ns || end <= si->start_ns)
+		return false;
+	*rate = (double)si->bytes_scanned * 1e9 / (double)(end - si->start_ns);
+	if (si->state == NOVA_SCRUB_RUNNING && *rate > 0) {
+		left = si->bytes_total > si->bytes_scanned ?
+		       si->bytes_total - si->bytes_scanned : 0;
+		*eta = (double)left / *rate;
+	}
+	return true;
+}
+
 struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *bad = json_object_new_array();
+	double rate, eta;
+	bool have_rate;
 	size_t i;
 
 	json_object_object_add(o, "state",
@@ -246,6 +287,11 @@ struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
 	json_object_object_add(o, "finish_time", nctl_json_time(si->finish_ns));
 	nctl_json_add_u64(o, "start_ns", si->start_ns);
 	nctl_json_add_u64(o, "finish_ns", si->finish_ns);
+	have_rate = nctl_scrub_rate(si, nctl_now_ns(), &rate, &eta);
+	json_object_object_add(o, "rate", have_rate ?
+			       json_object_new_int64((int64_t)rate) : NULL);
+	json_object_object_add(o, "eta_sec", eta >= 0 ?
+			       json_object_new_int64((int64_t)(eta + 0.5)) : NULL);
 	json_object_object_add(o, "errno", json_object_new_int((int)si->err));
 	nctl_json_add_u64(o, "bad_dropped", si->bad_dropped);
 	nctl_json_add_u64(o, "events_suppressed", si->events_suppressed);

@@ -96,6 +96,17 @@ struct json_object *nctl_json_event(const struct nova_event *ev,
 struct json_object *nctl_json_gc(const struct nova_gc_report *r);
 struct json_object *nctl_json_corruption(const struct nova_corruption *b);
 struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si);
+
+/*
+ * Average rate of the scrub pass SI since its start (bytes/s; the
+ * kernel reports when the pass began, not how long it was paused, so a
+ * pass that was paused looks slower) and, for a running pass, the
+ * seconds left at that rate. False if no pass has started or no time
+ * has passed; *ETA is -1 if there is no estimate. NOW_NS: CLOCK_REALTIME.
+ */
+bool nctl_scrub_rate(const struct nova_scrub_info *si, uint64_t now_ns,
+		     double *rate, double *eta);
+uint64_t nctl_now_ns(void);
 struct json_object *nctl_json_scrub(const struct nova_scrub_info *si);
 struct json_object *nctl_json_scrub_event(const struct nova_scrub_event *ev,
 					  const char *time);

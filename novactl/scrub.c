@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "novactl.h"
 
@@ -28,7 +29,9 @@ static void scrub_start_help(FILE *f)
 		"an optional K, M or G suffix (powers of 1024), 0 for no limit (the\n"
 		"default for a new pass; a resumed pass keeps its limit). --restart\n"
 		"begins a new pass even if one is paused. --wait returns when the pass\n"
-		"ends and prints its result. Needs CAP_NET_ADMIN.\n");
+		"ends and prints its result, showing progress, rate and time left on\n"
+		"standard error meanwhile (one line updated in place on a terminal,\n"
+		"else a line every 5 seconds; none with --json). Needs CAP_NET_ADMIN.\n");
 }
 
 static void scrub_stop_help(FILE *f)
@@ -45,9 +48,9 @@ static void scrub_status_help(FILE *f)
 	fprintf(f,
 		"Usage: novactl scrub status [-j|--json] [-p|--pretty] PATH\n"
 		"\n"
-		"Show the state, progress and findings of the current or last scrub of\n"
-		"the NOVA file system holding PATH. Exit status 1 if it found damage it\n"
-		"could not repair.\n");
+		"Show the state, progress, average rate, time left (while running) and\n"
+		"findings of the current or last scrub of the NOVA file system holding\n"
+		"PATH. Exit status 1 if it found damage it could not repair.\n");
 }
 
 int nctl_parse_rate(const char *s, uint64_t *bps)
@@ -83,12 +86,34 @@ int nctl_parse_rate(const char *s, uint64_t *bps)
 	return 0;
 }
 
+/* "1h02m", "3m05s", "12s" */
+static const char *fmt_secs(double secs, char *buf, size_t len)
+{
+	unsigned long long s = (unsigned long long)(secs + 0.5);
+
+	if (s >= 3600)
+		snprintf(buf, len, "%lluh%02llum", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%llum%02llus", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%llus", s);
+	return buf;
+}
+
+static double scrub_pct(const struct nova_scrub_info *si)
+{
+	double pct = si->bytes_total ? 100.0 * (double)si->bytes_scanned /
+				       (double)si->bytes_total : 0;
+
+	return pct > 100 ? 100 : pct;
+}
+
 static void scrub_print(struct nctl *c, const char *what,
 			const struct nova_scrub_info *si)
 {
 	struct json_object *doc;
 	char a[32], b[32], t[40];
-	double pct;
+	double pct, rate, eta;
 	size_t i;
 
 	if (c->json) {
@@ -99,15 +124,21 @@ static void scrub_print(struct nctl *c, const char *what,
 	}
 	if (what)
 		printf("%s %s\n", what, si->id.bdev);
-	pct = si->bytes_total ? 100.0 * (double)si->bytes_scanned /
-				(double)si->bytes_total : 0;
+	pct = scrub_pct(si);
 	nctl_kv(2, "State", "%s", nova_scrub_state_name(si->state));
 	if (si->err)
 		nctl_kv(2, "Ended by", "%s", strerror((int)si->err));
 	nctl_kv(2, "Scanned", "%s of %s (%.1f%%)",
 		nctl_fmt_bytes(si->bytes_scanned, a, sizeof(a)),
-		nctl_fmt_bytes(si->bytes_total, b, sizeof(b)),
-		pct > 100 ? 100 : pct);
+		nctl_fmt_bytes(si->bytes_total, b, sizeof(b)), pct);
+	if (nctl_scrub_rate(si, nctl_now_ns(), &rate, &eta)) {
+		nctl_kv(2, "Rate", "%s/s (average since the start%s)",
+			nctl_fmt_bytes((uint64_t)rate, a, sizeof(a)),
+			si->state == NOVA_SCRUB_PAUSED ? ", pauses included" : "");
+		if (eta >= 0)
+			nctl_kv(2, "Time left", "%s (at that rate)",
+				fmt_secs(eta, t, sizeof(t)));
+	}
 	if (si->bandwidth)
 		nctl_kv(2, "Bandwidth", "%s/s",
 			nctl_fmt_bytes(si->bandwidth, a, sizeof(a)));
@@ -215,19 +246,54 @@ static int scrub_parse(struct nctl *c, int argc, char **argv,
 	return 0;
 }
 
+/* How often --wait prints a progress line when stderr is no terminal. */
+#define SCRUB_LINE_MS	5000
+
+/* One progress line on stderr: in place on a terminal, else a new line. */
+static void scrub_progress(const struct nova_scrub_info *si, bool tty)
+{
+	char a[32], b[32], r[32], t[32];
+	double rate, eta;
+	bool have = nctl_scrub_rate(si, nctl_now_ns(), &rate, &eta);
+
+	fprintf(stderr, "%sscrub %s: %5.1f%% (%s of %s)", tty ? "\r" : "",
+		si->id.bdev, scrub_pct(si),
+		nctl_fmt_bytes(si->bytes_scanned, a, sizeof(a)),
+		nctl_fmt_bytes(si->bytes_total, b, sizeof(b)));
+	if (have)
+		fprintf(stderr, ", %s/s", nctl_fmt_bytes((uint64_t)rate, r, sizeof(r)));
+	if (eta >= 0)
+		fprintf(stderr, ", %s left", fmt_secs(eta, t, sizeof(t)));
+	fprintf(stderr, ", %llu errors%s", (unsigned long long)si->errors,
+		tty ? "\033[K" : "\n");
+	fflush(stderr);
+}
+
 static int scrub_wait(struct nova_ipc *ipc, const struct nova_sel *sel,
-		      struct nova_scrub_info *si, struct nova_err *e)
+		      bool show, struct nova_scrub_info *si,
+		      struct nova_err *e)
 {
 	struct timespec ts = { 0, SCRUB_POLL_MS * 1000000L };
-	int err;
+	bool tty = isatty(STDERR_FILENO);
+	unsigned int polls = 0;
+	int err = 0;
 
 	while (si->state == NOVA_SCRUB_RUNNING) {
+		if (show && (tty || polls % (SCRUB_LINE_MS / SCRUB_POLL_MS) == 0))
+			scrub_progress(si, tty);
+		polls++;
 		nanosleep(&ts, NULL);
 		err = nova_scrub_status(ipc, sel, si, e);
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+	if (show && polls) {
+		if (!err)
+			scrub_progress(si, tty);
+		if (tty)
+			fputc('\n', stderr);
+	}
+	return err;
 }
 
 /* What one scrub command does once its file system is selected. */
@@ -235,9 +301,9 @@ struct scrub_action {
 	const char *allowed;		/* extra short options */
 	void (*help)(FILE *f);
 	/* The request (and any waiting); 0 or -errno with E filled in. */
-	int (*call)(struct nova_ipc *ipc, const struct nova_sel *sel,
-		    const struct scrub_opts *o, struct nova_scrub_info *si,
-		    struct nova_err *e);
+	int (*call)(struct nctl *c, struct nova_ipc *ipc,
+		    const struct nova_sel *sel, const struct scrub_opts *o,
+		    struct nova_scrub_info *si, struct nova_err *e);
 	const char *heading;		/* of the status shown */
 	const char *wait_heading;	/* instead, after --wait */
 	bool judge;			/* exit status from the findings */
@@ -262,7 +328,7 @@ static int scrub_run(struct nctl *c, int argc, char **argv,
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (a->call(ipc, &sel, &o, &si, &e)) {
+	if (a->call(c, ipc, &sel, &o, &si, &e)) {
 		r = scrub_fail(c, o.path, &e);
 	} else {
 		scrub_print(c, o.wait ? a->wait_heading : a->heading, &si);
@@ -272,28 +338,33 @@ static int scrub_run(struct nctl *c, int argc, char **argv,
 	return r;
 }
 
-static int scrub_start_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+static int scrub_start_call(struct nctl *c, struct nova_ipc *ipc,
+			    const struct nova_sel *sel,
 			    const struct scrub_opts *o,
 			    struct nova_scrub_info *si, struct nova_err *e)
 {
 	int err = nova_scrub_start(ipc, sel, o->set_bw, o->bw, o->restart, si,
 				   e);
 
-	return err || !o->wait ? err : scrub_wait(ipc, sel, si, e);
+	return err || !o->wait ? err : scrub_wait(ipc, sel, !c->json, si, e);
 }
 
-static int scrub_stop_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+static int scrub_stop_call(struct nctl *c, struct nova_ipc *ipc,
+			   const struct nova_sel *sel,
 			   const struct scrub_opts *o,
 			   struct nova_scrub_info *si, struct nova_err *e)
 {
+	(void)c;
 	(void)o;
 	return nova_scrub_stop(ipc, sel, si, e);
 }
 
-static int scrub_status_call(struct nova_ipc *ipc, const struct nova_sel *sel,
+static int scrub_status_call(struct nctl *c, struct nova_ipc *ipc,
+			     const struct nova_sel *sel,
 			     const struct scrub_opts *o,
 			     struct nova_scrub_info *si, struct nova_err *e)
 {
+	(void)c;
 	(void)o;
 	return nova_scrub_status(ipc, sel, si, e);
 }

@@ -39,6 +39,8 @@ struct novad_fs {
 	/* Policy (re)applied: prune with it on the next pass (runner.c). */
 	bool prune_pending;
 	bool seen;				/* resync marker */
+	/* CORRUPTION notifications, with those held back (metrics) */
+	uint64_t corruption_events;
 };
 
 struct novad {

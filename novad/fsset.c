@@ -291,9 +291,12 @@ static void corruption(struct novad *d, const struct nova_scrub_event *ev)
 	const struct nova_corruption *c = &ev->corruption;
 	struct novad_fields fields = { .n = 0 };
 	struct novad_fs_ref ref;
-	struct novad_fs tmp;
+	struct novad_fs tmp, *f;
 	char what[128];
 
+	f = novad_fs_find(d, ev->id.dev);
+	if (f)
+		f->corruption_events += 1 + ev->suppressed;
 	event_ref(d, &ev->id, &tmp, &ref);
 	novad_corruption_fields(c, &fields);
 	snprintf(what, sizeof(what), "bad %s of inode %" PRIu64 " at offset %" PRIu64,

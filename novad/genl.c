@@ -176,8 +176,10 @@ int novad_genl_open(struct novad_genl *g, struct nova_err *e)
 
 	memset(g, 0, sizeof(*g));
 	r = nova_ipc_open(&g->req, e);
-	if (r)
+	if (r) {
+		g->no_family = r == -ENOENT;
 		return r;
+	}
 	r = nova_family_ops_get(g->req, &g->ops, e);
 	if (r)
 		goto fail;

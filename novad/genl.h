@@ -21,9 +21,13 @@ struct novad_genl {
 	bool have_stats;
 	char snapshot_why[256];		/* "" : snapshot jobs available */
 	char scrub_why[256];		/* "" : scrub jobs available */
+	bool no_family;			/* open failed: no "nova" family */
 };
 
-/* Open both sockets, read the op list, subscribe. 0 or -errno (E says). */
+/*
+ * Open both sockets, read the op list, subscribe. 0 or -errno (E says);
+ * no_family tells a missing family (nova.ko not loaded) from the rest.
+ */
 int novad_genl_open(struct novad_genl *g, struct nova_err *e);
 void novad_genl_close(struct novad_genl *g);
 int novad_genl_event_fd(const struct novad_genl *g);

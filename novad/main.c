@@ -346,6 +346,39 @@ static int setup_sources(struct novad *d)
 	return sd_event_set_watchdog(d->ev, true);
 }
 
+/*
+ * nova.ko is not loaded yet (novad started before modules-load, or by
+ * hand): wait for the family instead of exiting into a restart loop.
+ * One log line and STATUS= say so; READY=1 goes out, so that systemd
+ * neither times the start out nor restarts novad, and the watchdog is
+ * fed. Polls with a backoff from 1 s to 10 s; SIGTERM still ends it.
+ */
+static int wait_for_family(struct novad *d, struct nova_err *e)
+{
+	unsigned int delay = 1;
+	bool said = false;
+	int r;
+
+	for (;;) {
+		r = novad_genl_open(&d->g, e);
+		if (!r && said)
+			novad_log(LOG_INFO, NULL, "the nova genl family appeared (nova.ko loaded); starting");
+		if (!r || !d->g.no_family)
+			return r;
+		if (!said) {
+			novad_log(LOG_WARNING, NULL,
+				  "%s: waiting for it (load the module: modprobe nova; make install adds it to modules-load.d)",
+				  e->msg);
+			sd_notify(0, "READY=1\nSTATUS=waiting for nova.ko: generic netlink family \"nova\" not found");
+			said = true;
+		}
+		sleep(delay);
+		sd_notify(0, "WATCHDOG=1");
+		if (delay < 10)
+			delay = delay * 2 > 10 ? 10 : delay * 2;
+	}
+}
+
 static void startup_report(struct novad *d)
 {
 	const char *ws = d->backend.ops->snapshot_unavailable(d->backend.ctx);
@@ -448,9 +481,14 @@ int main(int argc, char **argv)
 		novad_log(LOG_WARNING, NULL, "%s: ignored %zu malformed line%s",
 			  d.state_path, bad, bad == 1 ? "" : "s");
 
-	/* sd_event_add_child() (corruption hooks) needs SIGCHLD blocked. */
+	/*
+	 * sd_event_add_child() (corruption hooks) needs SIGCHLD blocked;
+	 * SIGHUP too, so that a reload while novad waits for nova.ko is
+	 * kept for the event loop instead of killing it.
+	 */
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
+	sigaddset(&chld, SIGHUP);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	r = sd_event_default(&d.ev);
 	if (r < 0) {
@@ -458,7 +496,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	d.hooks.ev = d.ev;
-	r = novad_genl_open(&d.g, &e);
+	r = wait_for_family(&d, &e);
 	if (r) {
 		novad_log(LOG_ERR, NULL, "cannot talk to the kernel: %s", e.msg);
 		sd_notifyf(0, "STATUS=cannot talk to the kernel: %s", e.msg);

@@ -60,6 +60,29 @@ GETTER(snapshots)
 GETTER(mount_time_ns)
 GETTER(recovered)
 GETTER(read_only)
+GETTER(snap_reclaim_blocks)
+GETTER(snap_reclaim_inodes)
+GETTER(snap_reclaimed)
+GETTER(gc_fast_pages)
+GETTER(gc_thorough_runs)
+GETTER(gc_thorough_pages)
+GETTER(gc_entries_copied)
+GETTER(gc_time_ns)
+GETTER(scrub_passes)
+GETTER(scrub_bytes)
+GETTER(scrub_errors)
+GETTER(scrub_repaired)
+GETTER(scrub_unrecoverable)
+GETTER(prot_csum)
+GETTER(prot_parity)
+GETTER(prot_verify)
+GETTER(prot_verified)
+GETTER(prot_repaired)
+GETTER(prot_unrecoverable)
+GETTER(bb_blocks)
+GETTER(bb_repaired)
+GETTER(bb_lost)
+GETTER(bb_withheld)
 
 static uint64_t get_size_bytes(const struct nova_stats *st)
 {
@@ -100,6 +123,34 @@ static const struct metric metrics[] = {
 	{ "nova_mount_duration_seconds", GAUGE, "How long the last mount took.", NS_TO_S, get_mount_time_ns },
 	{ "nova_mount_recovered", GAUGE, "1 if the last mount ran crash recovery, else 0.", RAW, get_recovered },
 	{ "nova_read_only", GAUGE, "1 if mounted read-only, else 0.", RAW, get_read_only },
+	/* background reclaim of deleted snapshots */
+	{ "nova_snapshot_reclaim_pending_blocks", GAUGE, "Blocks of deleted snapshots not yet freed by the background reclaim.", RAW, get_snap_reclaim_blocks },
+	{ "nova_snapshot_reclaim_pending_inodes", GAUGE, "Removed inodes of deleted snapshots not yet freed by the background reclaim.", RAW, get_snap_reclaim_inodes },
+	{ "nova_snapshot_reclaimed_blocks_total", COUNTER, "Blocks the background reclaim freed since mount.", RAW, get_snap_reclaimed },
+	/* log garbage collection */
+	{ "nova_gc_fast_pages_total", COUNTER, "Log pages freed by fast garbage collection since mount.", RAW, get_gc_fast_pages },
+	{ "nova_gc_thorough_runs_total", COUNTER, "Thorough garbage collection runs (log rewrites) since mount.", RAW, get_gc_thorough_runs },
+	{ "nova_gc_thorough_pages_total", COUNTER, "Log pages freed by thorough garbage collection since mount.", RAW, get_gc_thorough_pages },
+	{ "nova_gc_entries_copied_total", COUNTER, "Live log entries copied by thorough garbage collection since mount.", RAW, get_gc_entries_copied },
+	{ "nova_gc_seconds_total", COUNTER, "Time spent in log garbage collection since mount.", NS_TO_S, get_gc_time_ns },
+	/* online scrub */
+	{ "nova_scrub_passes_total", COUNTER, "Scrub passes finished since mount.", RAW, get_scrub_passes },
+	{ "nova_scrub_bytes_total", COUNTER, "Metadata and data bytes scrubbed since mount, all passes.", RAW, get_scrub_bytes },
+	{ "nova_scrub_errors_total", COUNTER, "Damaged objects scrubs found since mount.", RAW, get_scrub_errors },
+	{ "nova_scrub_repaired_total", COUNTER, "Damaged objects scrubs found and repaired since mount.", RAW, get_scrub_repaired },
+	{ "nova_scrub_unrecoverable_total", COUNTER, "Damaged objects scrubs found and could not repair since mount.", RAW, get_scrub_unrecoverable },
+	/* data protection */
+	{ "nova_protection_checksums", GAUGE, "1 if the format keeps data checksums, else 0.", RAW, get_prot_csum },
+	{ "nova_protection_parity", GAUGE, "1 if the format keeps data parity, else 0.", RAW, get_prot_parity },
+	{ "nova_protection_verify", GAUGE, "1 if reads are verified against the checksums, else 0 (verify=off).", RAW, get_prot_verify },
+	{ "nova_protection_verified_total", COUNTER, "Data strips verified against their checksums since mount.", RAW, get_prot_verified },
+	{ "nova_protection_repaired_total", COUNTER, "Data strips, checksums and parity rewritten by repairs since mount.", RAW, get_prot_repaired },
+	{ "nova_protection_unrecoverable_total", COUNTER, "Data pages found damaged beyond repair since mount (reads get EIO).", RAW, get_prot_unrecoverable },
+	/* the device's bad-block list, as read at mount */
+	{ "nova_badblocks", GAUGE, "Blocks the device listed as bad at mount.", RAW, get_bb_blocks },
+	{ "nova_badblocks_repaired", GAUGE, "Listed bad blocks rebuilt at mount.", RAW, get_bb_repaired },
+	{ "nova_badblocks_lost", GAUGE, "Listed bad blocks that could not be rebuilt.", RAW, get_bb_lost },
+	{ "nova_badblocks_withheld", GAUGE, "Listed bad blocks that were free, withheld from allocation.", RAW, get_bb_withheld },
 };
 
 #define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -179,6 +230,20 @@ int novad_metrics_format(const struct novad_metrics_fs *fs, size_t n,
 			fprintf(f, "%s{%s} ", metrics[m].name, lab[i].text);
 			put_value(f, metrics[m].scale, metrics[m].get(fs[i].st));
 		}
+	}
+	if (n) {
+		header(f, "nova_scrub_state", GAUGE,
+		       "Scrub state: 1 for the current one of idle, running, paused, finished.");
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t s = NOVA_SCRUB_IDLE; s <= NOVA_SCRUB_FINISHED; s++)
+				fprintf(f, "nova_scrub_state{%s,state=\"%s\"} %d\n",
+					lab[i].text, nova_scrub_state_name(s),
+					fs[i].st->scrub_state == s);
+		header(f, "nova_corruption_events_total", COUNTER,
+		       "Corruption notifications (from reads and scrubs, repaired or not, including those the kernel's rate limit held back) since novad began following the file system.");
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "nova_corruption_events_total{%s} %" PRIu64 "\n",
+				lab[i].text, fs[i].corruption_events);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool any = false;

@@ -21,6 +21,7 @@
 struct novad_metrics_fs {
 	const struct nova_stats *st;
 	const char *mountpoint;		/* NULL or "" if unknown */
+	uint64_t corruption_events;	/* CORRUPTION notifications novad got */
 };
 
 /*

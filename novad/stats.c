@@ -63,6 +63,7 @@ bool novad_stats_collect(struct novad *d)
 
 		mfs[i].st = &list[i];
 		mfs[i].mountpoint = f ? f->mountpoint : NULL;
+		mfs[i].corruption_events = f ? f->corruption_events : 0;
 		if (f && novad_fs_set_read_only(d, f, list[i].read_only))
 			ro_changed = true;
 	}

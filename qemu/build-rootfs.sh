@@ -19,7 +19,7 @@ key=$( { echo "$kver"; cat "$nova_top/qemu/build-rootfs.sh" \
 	"$nova_top/qemu/rootfs-packages.txt"; \
 	find "$nova_top/qemu/rootfs" -type f -print0 | sort -z | xargs -0 cat; } |
 	sha256sum | cut -c1-16)
-img="$cache/rootfs-$kver-$key.img"
+img="$cache/rootfs-$key.img"
 if [ -s "$img" ]; then
 	echo "$img"
 	exit 0
@@ -74,8 +74,11 @@ rm -rf "$root/var/cache/apt/archives"/*.deb "$root/var/lib/apt/lists"/*
 size_mb=$(( $(du -sm "$root" | cut -f1) + 768 ))
 mke2fs -q -t ext4 -L nova-root -d "$root" "$work/rootfs.img" "${size_mb}M" >&2
 mv "$work/rootfs.img" "$img"
-# Drop images of older recipes for this kernel; another kernel's image
-# (6.1 and 6.12 alternate) stays.
-find "$cache" -maxdepth 1 -name "rootfs-$kver-*.img" ! -name "rootfs-$kver-$key.img" -delete
+# Drop images of older recipes, but keep the two newest others: checkouts
+# that share a cache (NOVA_CACHE, git worktrees, another KVER) may still
+# be about to boot theirs.
+find "$cache" -maxdepth 1 -name 'rootfs-*.img' ! -name "rootfs-$key.img" \
+	-printf '%T@ %p\n' | sort -rn | tail -n +3 | cut -d' ' -f2- |
+	xargs -r rm -f
 echo "nova: rootfs ready in $(( $(date +%s) - start )) s" >&3
 echo "$img"

@@ -27,6 +27,7 @@ pkgs=(
 	build-essential pkg-config libnl-3-dev libnl-genl-3-dev libjson-c-dev
 	libsystemd-dev libcmocka-dev sparse linux-source-6.1 xz-utils
 	util-linux procps dkms
+	prometheus	# promtool checks novad's metrics and docs/alerts (guest tests)
 )
 
 missing=()

@@ -2,12 +2,15 @@
 /*
  * fsck.NOVA: check a NOVA file system offline.
  *
- *   fsck.NOVA [-n] [-y|-p|-a] [-f] [-v] DEVICE|FILE
+ *   fsck.NOVA [-n] [-y|-p|-a] [-f] [-v] [-C FD] DEVICE|FILE
  *
  * Exit status as fsck(8): 0 clean, 1 errors corrected, 4 errors left,
  * 8 operational error, 16 usage, 32 cancelled.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +24,34 @@ extern volatile sig_atomic_t fsck_interrupted;
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: fsck.NOVA [-n] [-y|-p|-a] [-f] [-v] DEVICE|FILE\n"
+		"usage: fsck.NOVA [-n] [-y|-p|-a] [-f] [-v] [-C FD] DEVICE|FILE\n"
 		"  -n     check only, change nothing (default)\n"
 		"  -y     repair what can be repaired safely\n"
 		"  -p, -a preen: repair safely, skip a clean file system\n"
 		"  -f     check even if the file system is clean\n"
-		"  -v     verbose (twice: more)\n");
+		"  -v     verbose (twice: more)\n"
+		"  -C FD  progress: 0 a bar on stdout, else lines for fsck(8) on FD\n");
+}
+
+/* -C FD as e2fsck takes it (also glued: -C0); FD must be open. */
+static int parse_progress_fd(const char *arg, struct fsck_opts *o)
+{
+	char *end;
+	long fd;
+
+	errno = 0;
+	fd = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || fd < 0 || fd > INT_MAX) {
+		fprintf(stderr, "fsck.NOVA: -C needs a file descriptor number, not '%s'\n", arg);
+		return -1;
+	}
+	if (fd > 0 && fcntl((int)fd, F_GETFD) < 0) {
+		fprintf(stderr, "fsck.NOVA: -C %ld: file descriptor %ld is not open\n", fd, fd);
+		return -1;
+	}
+	o->progress = true;
+	o->progress_fd = (int)fd;
+	return 0;
 }
 
 static void on_signal(int sig)
@@ -44,13 +69,17 @@ int main(int argc, char **argv)
 	struct nerr e;
 	int c, st, m;
 
-	while ((c = getopt(argc, argv, "nypafvhV")) != -1) {
+	while ((c = getopt(argc, argv, "nypafvC:hV")) != -1) {
 		switch (c) {
 		case 'n': no = true; break;
 		case 'y': yes = true; break;
 		case 'p': case 'a': preen = true; break;
 		case 'f': o.force = true; break;
 		case 'v': o.verbose++; break;
+		case 'C':
+			if (parse_progress_fd(optarg, &o))
+				return FSCK_USAGE;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V':
 			printf("fsck.NOVA for NOVA format %u.%u\n",

@@ -46,6 +46,17 @@ struct fsck_opts {
 	int verbose;		/* -v */
 	FILE *out;		/* report (stdout) */
 	unsigned long max_messages;	/* per kind, 0 = unlimited */
+	bool progress;		/* -C FD: report progress on progress_fd */
+	int progress_fd;	/* 0: a bar on stdout; >0: lines for fsck(8) */
+};
+
+/* Passes, for progress (-C): as e2fsck numbers its five. */
+enum fsck_pass {
+	FSCK_PASS_META = 1,	/* superblock, journals, inode tables */
+	FSCK_PASS_LOGS,		/* every inode's log */
+	FSCK_PASS_TREE,		/* the namespace */
+	FSCK_PASS_SPACE,	/* free space */
+	FSCK_PASS_PROT,		/* checksums and parity */
 };
 
 /* What a block is used for, in the ownership map. */
@@ -66,6 +77,9 @@ struct fsck_inode {
 	uint64_t pi_off;	/* offset of its struct nova_inode */
 	uint64_t src_off;	/* the good copy's (the replica's if only
 				 * it is good), for the static fields */
+	uint64_t head, tail;	/* log words the log is checked with: the
+				 * primary's, or the replica's when its
+				 * log proves newer (fsck_tables.c) */
 	uint16_t mode;		/* after replaying the log */
 	bool bad;		/* log unusable: contents not checked */
 	bool reached;		/* found in the namespace */
@@ -121,6 +135,10 @@ struct fsck_undo {
 struct fsck {
 	struct nova_dev *dev;
 	struct fsck_opts o;
+
+	/* progress (-C): last reported, in tenths of a percent overall */
+	int progress_last;
+	bool progress_bar;		/* a bar is on the screen */
 
 	/* superblock */
 	struct nova_super_block sb;	/* the copy checked against */
@@ -197,6 +215,8 @@ void fsck_oper(struct fsck *f, const char *fmt, ...)
 const void *fsck_ptr(struct fsck *f, uint64_t off, uint64_t len);
 /* A commit word, as it reads after rolling back open transactions. */
 uint64_t fsck_word(struct fsck *f, const __le64 *word);
+/* Does an open transaction record @word (its value before: *@old)? */
+bool fsck_journaled(struct fsck *f, const __le64 *word, uint64_t *old);
 static inline bool fsck_can_repair(const struct fsck *f)
 {
 	return f->o.mode != FSCK_NO_CHANGES;
@@ -240,6 +260,16 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 		   enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
 		   uint64_t *npages);
 
+/*
+ * Weigh a candidate pair of log words of @ino (fsck_log.c) without
+ * claiming, reporting or repairing anything: true if the log from @head
+ * walks to @tail through good page tails and entries (as fsck_walk_log()
+ * reads them: a bad copy next to a good mirror counts as good); no head is
+ * whole only without a tail. *@max_trans: the newest e_trans_id walked.
+ */
+bool fsck_probe_log(struct fsck *f, uint64_t ino, uint64_t head,
+		    uint64_t tail, uint64_t *max_trans);
+
 /* Block ownership (fsck_space.c): false if a block was already owned. */
 bool fsck_claim(struct fsck *f, uint64_t blk, uint64_t n,
 		enum fsck_bkind kind, uint64_t owner, const char *what);
@@ -247,5 +277,14 @@ const char *fsck_bkind_name(enum fsck_bkind k);
 
 /* The whole check (fsck_run.c); returns the fsck(8) exit status. */
 int fsck_run(struct nova_dev *dev, const struct fsck_opts *o);
+
+/*
+ * Progress of PASS: CUR of MAX done. With -C 0 a bar on stdout (cleared
+ * before any message); with -C FD > 0 the lines e2fsck writes for
+ * fsck(8), "PASS CUR MAX DEVICE". Only on a change of a tenth of a
+ * percent overall, so calling it per inode is cheap.
+ */
+void fsck_progress(struct fsck *f, enum fsck_pass pass, uint64_t cur,
+		   uint64_t max);
 
 #endif

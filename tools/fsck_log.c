@@ -219,12 +219,35 @@ static void patch_add(struct fsck *f, uint64_t dst, const void *src,
 }
 
 /*
+ * Mirrored page @page's link is @next; its mirror @m's (tail @mt) should
+ * be the same. After a clean unmount a different one is repairable; after
+ * a crash it may lag (the primary's link is stored first).
+ */
+static void check_mirror_link(struct fsck *f, uint64_t ino, uint64_t page,
+			      uint64_t m, const struct nova_log_page_tail *mt,
+			      uint64_t next)
+{
+	__le64 v = cpu64(next);
+
+	if (fsck_word(f, &mt->lt_next) == next)
+		return;
+	if (!f->clean) {
+		fsck_info(f, 1, "inode %llu: log page %llu: the mirror's link lags the primary's (the kernel sets it right)",
+			  (unsigned long long)ino, (unsigned long long)page);
+		return;
+	}
+	fsck_problem_fix(f, REP_LOG, "inode %llu: log page %llu: the mirror's link differs from the primary's",
+			 (unsigned long long)ino, (unsigned long long)page);
+	patch_add(f, m + NOVA_LOG_DATA_SIZE, &v, sizeof(v));
+}
+
+/*
  * The tail of log page @page, as the kernel's walk reads it: from the
  * primary, or from the mirror (1.4) when the primary's is bad. A bad
- * copy next to a good one is repairable. Sets *@next and *@mirror (0:
- * none). False if no copy is good.
+ * copy next to a good one is repairable (reported and queued unless
+ * @quiet). Sets *@next and *@mirror (0: none). False if no copy is good.
  */
-static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page,
+static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page, bool quiet,
 		      uint64_t *next, uint64_t *mirror)
 {
 	const struct nova_log_page_tail *lt, *mt = NULL;
@@ -253,21 +276,14 @@ static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page,
 	*mirror = m;
 	if (pg && mg) {
 		*next = fsck_word(f, &lt->lt_next);
-		if (fsck_word(f, &mt->lt_next) != *next) {
-			if (f->clean) {
-				fsck_problem_fix(f, REP_LOG, "inode %llu: log page %llu: the mirror's link differs from the primary's", n,
-						 (unsigned long long)page);
-				fix.lt_next = cpu64(*next);
-				patch_add(f, m + NOVA_LOG_DATA_SIZE, &fix.lt_next,
-					  sizeof(fix.lt_next));
-			} else {
-				fsck_info(f, 1, "inode %llu: log page %llu: the mirror's link lags the primary's (the kernel sets it right)", n,
-					  (unsigned long long)page);
-			}
-		}
+		if (!quiet)
+			check_mirror_link(f, ino, page, m, mt, *next);
 		return true;
 	}
 	if (pg) {
+		*next = fsck_word(f, &lt->lt_next);
+		if (quiet)
+			return true;
 		fsck_problem_fix(f, REP_LOG, "inode %llu: damaged mirror log page tail at %llu, the primary is good: repairable", n,
 				 (unsigned long long)(m + NOVA_LOG_DATA_SIZE));
 		fix = *lt;
@@ -277,11 +293,8 @@ static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page,
 		fix.lt_csum = 0;
 		fix.lt_csum = cpu32(nova_lt_csum(&fix));
 		patch_add(f, m + NOVA_LOG_DATA_SIZE, &fix, sizeof(fix));
-		*next = fsck_word(f, &lt->lt_next);
 		return true;
 	}
-	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log page tail at %llu, its mirror is good: repairable", n,
-			 (unsigned long long)(page + NOVA_LOG_DATA_SIZE));
 	fix = lt ? *lt : *mt;
 	fix.lt_ino = mt->lt_ino;
 	fix.lt_magic = mt->lt_magic;
@@ -290,6 +303,11 @@ static bool walk_tail(struct fsck *f, uint64_t ino, uint64_t page,
 	*next = le64(fix.lt_next);
 	if (*next && !page_in_range(f, *next))
 		*next = fsck_word(f, &mt->lt_next);
+	if (quiet)
+		return true;
+	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log page tail at %llu, its mirror is good: repairable", n,
+			 (unsigned long long)(page + NOVA_LOG_DATA_SIZE));
+	check_mirror_link(f, ino, page, m, mt, *next);
 	fix.lt_next = cpu64(*next);
 	fix.lt_csum = 0;
 	fix.lt_csum = cpu32(nova_lt_csum(&fix));
@@ -320,10 +338,11 @@ static int entry_state(struct fsck *f, uint64_t off, uint64_t end,
  * The entry at @pos of @page (mirror @mirror, 0: none), as the kernel's
  * walk reads it: 1 with the good copy in *@hp, 0 for the pad ending the
  * page, -1 if no copy is good. A bad copy next to a good one (also a
- * primary pad where the mirror has an entry) is repairable.
+ * primary pad where the mirror has an entry) is repairable (reported and
+ * queued unless @quiet).
  */
 static int walk_entry(struct fsck *f, uint64_t ino, uint64_t page,
-		      uint64_t mirror, uint64_t pos,
+		      uint64_t mirror, uint64_t pos, bool quiet,
 		      const struct nova_log_entry_header **hp)
 {
 	uint64_t end = page + NOVA_LOG_DATA_SIZE, mpos = mirror + (pos - page);
@@ -335,8 +354,8 @@ static int walk_entry(struct fsck *f, uint64_t ino, uint64_t page,
 		return p;
 	m = entry_state(f, mpos, mirror + NOVA_LOG_DATA_SIZE, &mh);
 	if (p == 1) {
-		if (m != 1 || mh->e_size != (*hp)->e_size ||
-		    mh->e_csum != (*hp)->e_csum) {
+		if (!quiet && (m != 1 || mh->e_size != (*hp)->e_size ||
+			       mh->e_csum != (*hp)->e_csum)) {
 			fsck_problem_fix(f, REP_LOG, "inode %llu: damaged mirror log entry at %llu, the primary is good: repairable", n,
 					 (unsigned long long)mpos);
 			patch_add(f, mpos, *hp, le16((*hp)->e_size));
@@ -345,26 +364,36 @@ static int walk_entry(struct fsck *f, uint64_t ino, uint64_t page,
 	}
 	if (m != 1)
 		return p;		/* a pad (in both), or no good copy */
+	*hp = mh;
+	if (quiet)
+		return 1;
 	fsck_problem_fix(f, REP_LOG, "inode %llu: damaged log entry at %llu, its mirror is good: repairable", n,
 			 (unsigned long long)pos);
 	patch_add(f, pos, mh, le16(mh->e_size));
-	*hp = mh;
 	return 1;
 }
 
-bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
-		   enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
-		   uint64_t *npages)
+/*
+ * The walk of fsck_walk_log() and fsck_probe_log(). A @probe claims,
+ * reports and queues nothing (a bad copy next to a good mirror still
+ * counts as good), and finds a loop by Brent's cycle check instead of the
+ * block map.
+ */
+static bool walk(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
+		 bool probe, enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
+		 uint64_t *npages)
 {
 	bool done = !tail, entries_ok = true;
-	uint64_t page = head, pages = 0;
+	uint64_t page = head, pages = 0, mark = 0, lap = 1, steps = 0;
 
 	*npages = 0;
 	while (page) {
 		uint64_t pos = page, end = page + NOVA_LOG_DATA_SIZE, next, mirror;
 
 		if (!page_in_range(f, page) ||
-		    !walk_tail(f, ino, page, &next, &mirror)) {
+		    !walk_tail(f, ino, page, probe, &next, &mirror)) {
+			if (probe)
+				return false;
 			fsck_problem(f, "inode %llu: bad log page at %llu (%s)",
 				     (unsigned long long)ino,
 				     (unsigned long long)page,
@@ -375,9 +404,18 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 				     "page tail: magic, owner or checksum");
 			return false;
 		}
-		if (!fsck_claim(f, NOVA_BLOCK(page), 1, kind, ino, "log page") ||
-		    (mirror && !fsck_claim(f, NOVA_BLOCK(mirror), 1, kind, ino,
-					   "log page mirror"))) {
+		if (probe) {
+			if (page == mark || pages > f->nblocks)
+				return false;	/* a loop */
+			if (++steps == lap) {
+				mark = page;
+				lap *= 2;
+				steps = 0;
+			}
+		} else if (!fsck_claim(f, NOVA_BLOCK(page), 1, kind, ino,
+				       "log page") ||
+			   (mirror && !fsck_claim(f, NOVA_BLOCK(mirror), 1, kind,
+						  ino, "log page mirror"))) {
 			fsck_problem(f, "inode %llu: log chain reaches block %llu a second time (%s)",
 				     (unsigned long long)ino,
 				     (unsigned long long)NOVA_BLOCK(page),
@@ -397,12 +435,15 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 			}
 			if (end - pos < sizeof(*h))
 				break;
-			st = walk_entry(f, ino, page, mirror, pos, &h);
+			st = walk_entry(f, ino, page, mirror, pos, probe, &h);
 			if (!st)
 				break;
 			if (st < 0) {
 				unsigned int size = h ? le16(h->e_size) : 0;
 
+				entries_ok = false;
+				if (probe)
+					break;
 				fsck_problem(f, "inode %llu: bad log entry at %llu (%s%s)",
 					     (unsigned long long)ino,
 					     (unsigned long long)pos,
@@ -410,7 +451,6 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 					     size > end - pos ? "bad size" :
 					     "bad checksum",
 					     mirror ? ", in both copies" : "");
-				entries_ok = false;
 				break;
 			}
 			/* The copy read, named by the primary's offset. */
@@ -424,11 +464,44 @@ bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
 	if (!entries_ok)
 		return false;
 	if (!done) {
-		fsck_problem(f, "inode %llu: log tail %llu is not in its log",
-			     (unsigned long long)ino, (unsigned long long)tail);
+		if (!probe)
+			fsck_problem(f, "inode %llu: log tail %llu is not in its log",
+				     (unsigned long long)ino,
+				     (unsigned long long)tail);
 		return false;
 	}
 	return true;
+}
+
+bool fsck_walk_log(struct fsck *f, uint64_t ino, uint64_t head, uint64_t tail,
+		   enum fsck_bkind kind, fsck_entry_fn fn, void *arg,
+		   uint64_t *npages)
+{
+	return walk(f, ino, head, tail, false, kind, fn, arg, npages);
+}
+
+static bool newest_trans(struct fsck *f, uint64_t off,
+			 const struct nova_log_entry_header *h, void *arg)
+{
+	uint64_t *max = arg;
+
+	(void)f;
+	(void)off;
+	if (le64(h->e_trans_id) > *max)
+		*max = le64(h->e_trans_id);
+	return true;
+}
+
+bool fsck_probe_log(struct fsck *f, uint64_t ino, uint64_t head,
+		    uint64_t tail, uint64_t *max_trans)
+{
+	uint64_t pages;
+
+	*max_trans = 0;
+	if (!head)
+		return !tail;
+	return walk(f, ino, head, tail, true, BK_FREE, newest_trans, max_trans,
+		    &pages);
 }
 
 /* ---- replaying one inode's entries ---- */
@@ -680,11 +753,10 @@ static void check_symlink(struct fsck *f, struct fsck_inode *in,
 static void check_inode_log(struct fsck *f, struct fsck_inode *in)
 {
 	const struct nova_inode *pi = fsck_ptr(f, in->pi_off, sizeof(*pi));
-	uint64_t head = fsck_word(f, &pi->i_log_head);
-	uint64_t tail = fsck_word(f, &pi->i_log_tail);
+	uint64_t head = in->head, tail = in->tail;
 	struct replay r = {
 		.f = f, .in = in,
-		/* static fields from the good copy, commit words above */
+		/* static fields from the good copy, log words resolved */
 		.pi = in->src_off ? fsck_ptr(f, in->src_off, sizeof(*pi)) : pi,
 		.budget = f->nblocks * 64 + (1U << 24),
 	};
@@ -723,6 +795,8 @@ void fsck_check_kept_inode(struct fsck *f, uint64_t ino, uint64_t off)
 	const struct nova_inode *pi = fsck_ptr(f, off, sizeof(*pi));
 	struct fsck_inode in = { .ino = ino, .pi_off = off };
 
+	in.head = fsck_word(f, &pi->i_log_head);
+	in.tail = fsck_word(f, &pi->i_log_tail);
 	in.mode = le16(pi->i_mode);
 	in.links = le32(pi->i_nlink);
 	in.size = le64(pi->i_size);
@@ -741,11 +815,13 @@ bool fsck_check_logs(struct fsck *f)
 	uint64_t i;
 
 	for (i = 0; i < f->cap_inodes && !f->operational && !f->cancelled; i++) {
+		fsck_progress(f, FSCK_PASS_LOGS, i, f->cap_inodes);
 		if (f->inodes[i].ino == NOVA_SNAPSHOT_INO)
 			fsck_check_snapshots(f, &f->inodes[i]);
 		else if (f->inodes[i].ino)
 			check_inode_log(f, &f->inodes[i]);
 	}
+	fsck_progress(f, FSCK_PASS_LOGS, 1, 1);
 	fsck_info(f, 1, "logs: %llu log pages, %llu data blocks",
 		  (unsigned long long)f->log_pages,
 		  (unsigned long long)f->data_pages);

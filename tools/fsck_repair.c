@@ -13,8 +13,10 @@
  *   REP_SUPER    a bad or stale superblock copy is rewritten from the good
  *                one (primary first, then the replica, each made durable);
  *   REP_INODE    (1.3) a bad inode slot copy, primary or replica, is
- *                rewritten from the good one (its static part; commit
- *                words of a clean file system from the primary);
+ *                rewritten from the good one (its static part); log words
+ *                from the copy whose log proves newer (fsck_tables.c),
+ *                other commit words of a clean file system from the
+ *                primary;
  *   REP_LOG      (1.4) a bad copy of a log entry or log page tail, in the
  *                primary page or its mirror, is rewritten from the good
  *                copy (as the kernel's log walk does).

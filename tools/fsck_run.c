@@ -15,9 +15,53 @@ volatile sig_atomic_t fsck_interrupted;
 
 #define MAX_PROBLEM_LINES	2000
 
+/* Pass weights in tenths of a percent: the logs are most of the work. */
+static const int pass_start[] = { 0, 0, 100, 800, 850, 950, 1000 };
+
+static void progress_clear(struct fsck *f)
+{
+	if (!f->progress_bar)
+		return;
+	printf("\r%*s\r", 79, "");
+	fflush(stdout);
+	f->progress_bar = false;
+}
+
+void fsck_progress(struct fsck *f, enum fsck_pass pass, uint64_t cur,
+		   uint64_t max)
+{
+	int span = pass_start[pass + 1] - pass_start[pass];
+	int now, fill;
+
+	if (!f->o.progress)
+		return;
+	if (!max)
+		cur = max = 1;
+	if (cur > max)
+		cur = max;
+	now = pass_start[pass] + (int)((uint64_t)span * cur / max);
+	if (now == f->progress_last)
+		return;
+	f->progress_last = now;
+	if (f->o.progress_fd > 0) {
+		dprintf(f->o.progress_fd, "%d %llu %llu %s\n", (int)pass,
+			(unsigned long long)cur, (unsigned long long)max,
+			f->dev->path);
+		return;
+	}
+	fill = now * 40 / 1000;
+	printf("\r%s: |%.*s%*s| %5.1f%%", f->dev->path, fill,
+	       "========================================", 40 - fill, "",
+	       now / 10.0);
+	fflush(stdout);
+	f->progress_bar = true;
+}
+
 static void vsay(struct fsck *f, const char *prefix, const char *fmt,
 		 va_list ap)
 {
+	if (f->o.out == stdout)
+		progress_clear(f);
 	fputs(prefix, f->o.out);
 	vfprintf(f->o.out, fmt, ap);
 	fputc('\n', f->o.out);
@@ -89,15 +133,25 @@ const void *fsck_ptr(struct fsck *f, uint64_t off, uint64_t len)
 	return ndev_ptr(f->dev, off, len);
 }
 
-uint64_t fsck_word(struct fsck *f, const __le64 *word)
+bool fsck_journaled(struct fsck *f, const __le64 *word, uint64_t *old)
 {
 	uint64_t off = (uint64_t)((const uint8_t *)word - f->dev->map);
 	unsigned int i;
 
-	for (i = 0; i < f->nr_undo; i++)
-		if (f->undo[i].addr == off)
-			return f->undo[i].old;
-	return le64(*word);
+	for (i = 0; i < f->nr_undo; i++) {
+		if (f->undo[i].addr == off) {
+			*old = f->undo[i].old;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t fsck_word(struct fsck *f, const __le64 *word)
+{
+	uint64_t old;
+
+	return fsck_journaled(f, word, &old) ? old : le64(*word);
 }
 
 static bool setup_maps(struct fsck *f)
@@ -208,6 +262,7 @@ int fsck_run(struct nova_dev *dev, const struct fsck_opts *o)
 	memset(&f, 0, sizeof(f));
 	f.dev = dev;
 	f.o = *o;
+	f.progress_last = -1;
 	if (!f.o.out)
 		f.o.out = stdout;
 
@@ -223,26 +278,33 @@ int fsck_run(struct nova_dev *dev, const struct fsck_opts *o)
 			dev->path);
 		goto out_quiet;
 	}
+	fsck_progress(&f, FSCK_PASS_META, 0, 1);
 	if (!setup_maps(&f) || cancelled(&f))
 		goto out;
 	if (!fsck_check_journals(&f) || cancelled(&f))
 		goto out;
 	if (!fsck_check_tables(&f) || cancelled(&f))
 		goto out;
+	fsck_progress(&f, FSCK_PASS_META, 1, 1);
 	if (!fsck_check_logs(&f) || cancelled(&f))
 		goto out;
+	fsck_progress(&f, FSCK_PASS_TREE, 0, 1);
 	fsck_check_tree(&f);
 	if (cancelled(&f))
 		goto out;
+	fsck_progress(&f, FSCK_PASS_TREE, 1, 1);
 	fsck_check_space(&f);
 	if (cancelled(&f))
 		goto out;
+	fsck_progress(&f, FSCK_PASS_SPACE, 1, 1);
 	fsck_check_protection(&f);
 	if (cancelled(&f))
 		goto out;
+	fsck_progress(&f, FSCK_PASS_PROT, 1, 1);
 	if (f.problems && fsck_can_repair(&f))
 		fsck_repair(&f);
 out:
+	progress_clear(&f);
 	summary(&f);
 out_quiet:
 	st = exit_status(&f);

@@ -184,9 +184,7 @@ static void check_kept_inodes(struct fsck *f, const struct snap_ctx *c)
 
 void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in)
 {
-	const struct nova_inode *pi = fsck_ptr(f, in->pi_off, sizeof(*pi));
-	uint64_t head = fsck_word(f, &pi->i_log_head);
-	uint64_t tail = fsck_word(f, &pi->i_log_tail), i, kept = 0;
+	uint64_t head = in->head, tail = in->tail, i, kept = 0;
 	struct snap_ctx c = { .in = in, .next_id = 1 };
 
 	c.live = calloc(NOVA_MAX_SNAPSHOTS, sizeof(*c.live));

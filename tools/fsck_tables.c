@@ -2,7 +2,9 @@
 /*
  * fsck.NOVA: the fixed metadata blocks. Journal pointers (block 2) and
  * their rings, the reserved inodes (block 1), the per-CPU inode table
- * heads (block 3) and every table block of every chain.
+ * heads (block 3) and every table block of every chain. With inode
+ * replicas (1.3) each live slot is compared with its replica, and the log
+ * words the inode is checked with are chosen by pick_log_words().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -214,8 +216,7 @@ static void copy_add(struct fsck *f, uint64_t dst, uint64_t src, uint32_t len)
  * Format 1.3: compare live slot @off of inode @ino with its replica at
  * @roff, as the kernel reads them (nova_inode_check()): a bad copy next to
  * a good one is repairable from it; the static fields are then read from
- * the good copy. The commit words must agree after a clean unmount (after
- * a crash the kernel's recovery copies the primary's to the replica).
+ * the good copy. The commit words are compared by check_replica_words().
  * Returns the offset of the copy to read the static fields from.
  */
 static uint64_t check_replica(struct fsck *f, uint64_t off, uint64_t roff,
@@ -238,15 +239,121 @@ static uint64_t check_replica(struct fsck *f, uint64_t off, uint64_t roff,
 		fsck_problem_fix(f, REP_INODE, "inode %llu: damaged replica slot, the primary is good: repairable", n);
 		copy_add(f, roff + st, off + st, NOVA_INODE_SIZE - st);
 	}
-	if (memcmp(pi, ri, st)) {
-		if (f->clean) {
-			fsck_problem_fix(f, REP_INODE, "inode %llu: the replica's commit words differ from the primary's", n);
-			copy_add(f, roff, off, st);
-		} else {
-			fsck_info(f, 1, "inode %llu: replica commit words lag the primary's (the kernel's recovery copies them)", n);
+	return !pg && rg ? roff : off;
+}
+
+/* A candidate pair of log words and what its log proves. */
+struct log_proof {
+	uint64_t head, tail;
+	uint64_t max_trans;	/* the newest transaction its log reaches */
+	bool whole;		/* the log walks from head to tail */
+};
+
+/* The rule is nova_log_words_winner()'s (nova_format.h), as the kernel's. */
+static enum nova_words_winner pick_log_words(const struct log_proof *p,
+					     const struct log_proof *r)
+{
+	return nova_log_words_winner(p->whole, p->max_trans,
+				     r->whole, r->max_trans);
+}
+
+/* What a losing log proves, for a message. */
+static const char *proof_str(const struct log_proof *p, char *buf, size_t len)
+{
+	if (!p->whole)
+		return "does not walk to its tail";
+	snprintf(buf, len, "reaches transaction %llu",
+		 (unsigned long long)p->max_trans);
+	return buf;
+}
+
+/* Does an open journal transaction record one of @pi's commit words? */
+static bool words_journaled(struct fsck *f, const struct nova_inode *pi)
+{
+	uint64_t old;
+
+	return fsck_journaled(f, &pi->i_valid, &old) ||
+	       fsck_journaled(f, &pi->i_log_head, &old) ||
+	       fsck_journaled(f, &pi->i_log_tail, &old);
+}
+
+/*
+ * Format 1.3: the commit words of live slot @off of inode @in and of its
+ * replica at @roff. When both copies are valid and their log words
+ * differ, pick_log_words() decides. A winning replica means a damaged
+ * primary, repairable from the replica, and the inode is checked with the
+ * replica's words from here on (its log, the blocks it maps). A winning
+ * primary means a damaged replica after a clean unmount; after a crash it
+ * is what a crash between the two stores leaves, and the kernel's
+ * recovery copies the primary's words (no problem). Any other difference
+ * (i_valid, neither log whole) is handled as before the rule: the
+ * primary's words stand, and must be the replica's after a clean unmount.
+ * Words an open journal transaction recorded are left to the journal: it
+ * restores the primary's, which recovery then copies to the replica.
+ */
+static void check_replica_words(struct fsck *f, struct fsck_inode *in,
+				uint64_t off, uint64_t roff)
+{
+	const struct nova_inode *pi = fsck_ptr(f, off, sizeof(*pi));
+	const struct nova_inode *ri = fsck_ptr(f, roff, sizeof(*ri));
+	const uint32_t st = offsetof(struct nova_inode, i_csum);
+	const uint32_t lw = offsetof(struct nova_inode, i_log_head);
+	struct log_proof p = { .head = in->head, .tail = in->tail };
+	struct log_proof r = { .head = le64(ri->i_log_head),
+			       .tail = le64(ri->i_log_tail) };
+	unsigned long long n = (unsigned long long)in->ino;
+	char buf[64];
+
+	if (!memcmp(pi, ri, st))
+		return;
+	if (!words_journaled(f, pi) && le64(pi->i_valid) == 1 &&
+	    le64(ri->i_valid) == 1) {
+		p.whole = fsck_probe_log(f, in->ino, p.head, p.tail,
+					 &p.max_trans);
+		r.whole = fsck_probe_log(f, in->ino, r.head, r.tail,
+					 &r.max_trans);
+		switch (pick_log_words(&p, &r)) {
+		case NOVA_WORDS_REPLICA:
+			fsck_problem_fix(f, REP_INODE, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu (the primary's %s): repairable from the replica",
+					 n, (unsigned long long)p.head,
+					 (unsigned long long)p.tail,
+					 (unsigned long long)r.head,
+					 (unsigned long long)r.tail,
+					 (unsigned long long)r.max_trans,
+					 proof_str(&p, buf, sizeof(buf)));
+			copy_add(f, off + lw, roff + lw, 2 * sizeof(__le64));
+			in->head = r.head;
+			in->tail = r.tail;
+			return;
+		case NOVA_WORDS_PRIMARY:
+			if (f->clean) {
+				fsck_problem_fix(f, REP_INODE, "inode %llu: the replica's commit words differ from the primary's: log head/tail %llu/%llu of the replica slot, %llu/%llu of the primary, whose log reaches transaction %llu (the replica's %s): repairable from the primary",
+						 n, (unsigned long long)r.head,
+						 (unsigned long long)r.tail,
+						 (unsigned long long)p.head,
+						 (unsigned long long)p.tail,
+						 (unsigned long long)p.max_trans,
+						 proof_str(&r, buf, sizeof(buf)));
+				copy_add(f, roff + lw, off + lw,
+					 2 * sizeof(__le64));
+			} else {
+				fsck_info(f, 1, "inode %llu: the replica's log head/tail %llu/%llu lag the primary's %llu/%llu (a crash between the two commits; the kernel's recovery copies them)",
+					  n, (unsigned long long)r.head,
+					  (unsigned long long)r.tail,
+					  (unsigned long long)p.head,
+					  (unsigned long long)p.tail);
+			}
+			return;
+		case NOVA_WORDS_NEITHER:
+			break;
 		}
 	}
-	return !pg && rg ? roff : off;
+	if (f->clean) {
+		fsck_problem_fix(f, REP_INODE, "inode %llu: the replica's commit words differ from the primary's", n);
+		copy_add(f, roff, off, st);
+	} else {
+		fsck_info(f, 1, "inode %llu: replica commit words lag the primary's (the kernel's recovery copies them)", n);
+	}
 }
 
 /* The replica of slot @off of table block @blk (replica @rblk), or 0. */
@@ -277,8 +384,12 @@ static void check_inode(struct fsck *f, uint64_t off, uint64_t roff,
 	in = fsck_inode_add(f, ino);
 	if (!in)
 		return;
-	if (roff)
+	in->head = fsck_word(f, &pi->i_log_head);
+	in->tail = fsck_word(f, &pi->i_log_tail);
+	if (roff) {
 		src = check_replica(f, off, roff, ino);
+		check_replica_words(f, in, off, roff);
+	}
 	in->pi_off = off;
 	if (src != off) {
 		in->src_off = src;

@@ -3,13 +3,14 @@
  * Signature probes: a magic string at a fixed offset, from the table the
  * kernel's "mount -o init" uses too (uapi/nova_probe.h).
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <nova_probe.h>
 
 #include "probe.h"
 
-const char *nova_probe_signature(struct nova_dev *d)
+static const char *probe(struct nova_dev *d, bool skip_nova)
 {
 	static unsigned char buf[NOVA_PROBE_BYTES];
 	size_t n = d->size < NOVA_PROBE_BYTES ? (size_t)d->size : NOVA_PROBE_BYTES;
@@ -21,9 +22,21 @@ const char *nova_probe_signature(struct nova_dev *d)
 	for (i = 0; i < sizeof(nova_signatures) / sizeof(nova_signatures[0]); i++) {
 		const struct nova_signature *s = &nova_signatures[i];
 
+		if (skip_nova && !strcmp(s->name, "NOVA"))
+			continue;
 		if (s->off + s->len <= n &&
 		    !memcmp(buf + s->off, s->magic, s->len))
 			return s->name;
 	}
 	return NULL;
+}
+
+const char *nova_probe_signature(struct nova_dev *d)
+{
+	return probe(d, false);
+}
+
+const char *nova_probe_other_signature(struct nova_dev *d)
+{
+	return probe(d, true);
 }

@@ -15,4 +15,11 @@
  */
 const char *nova_probe_signature(struct nova_dev *d);
 
+/*
+ * The first signature other than NOVA's (a NOVA superblock and, say, an
+ * ext4 one in the same first blocks: which one is current cannot be
+ * told), or NULL.
+ */
+const char *nova_probe_other_signature(struct nova_dev *d);
+
 #endif

@@ -179,6 +179,30 @@ static inline int nova_sb_uuid_matches(const struct nova_super_block *p,
 	return 1;
 }
 
+/*
+ * Which copy's log words (i_log_head, i_log_tail) to use when an inode
+ * slot's differ from its replica's: each pair is judged by the log it
+ * leads to, "whole" if it walks from head to tail through good page tails
+ * and entries, "trans" the newest e_trans_id it reaches. The newer whole
+ * log wins; a tie goes to the primary, which is never behind the replica
+ * (commit words are stored in the primary first), so a crash between the
+ * two stores resolves to the primary. Neither whole: no winner. Shared by
+ * the kernel (nova_pi_resolve_words()) and fsck.NOVA (pick_log_words()).
+ */
+enum nova_words_winner {
+	NOVA_WORDS_NEITHER,
+	NOVA_WORDS_PRIMARY,
+	NOVA_WORDS_REPLICA,
+};
+
+static inline enum nova_words_winner
+nova_log_words_winner(int p_whole, __u64 p_trans, int r_whole, __u64 r_trans)
+{
+	if (r_whole && (!p_whole || r_trans > p_trans))
+		return NOVA_WORDS_REPLICA;
+	return p_whole ? NOVA_WORDS_PRIMARY : NOVA_WORDS_NEITHER;
+}
+
 struct nova_layout {
 	__u64	alloc_start, alloc_end;
 	__u64	csum, csum_replica, parity, mmap;	/* block numbers, 0 none */

@@ -18,8 +18,9 @@ INT, STR, BOOL, LIST, OBJ = "int", "str", "bool", "list", "obj"
 INT_OR_NULL = "int or null"
 
 ID = {"dev": INT, "device": STR, "bdev": STR, "uuid": STR, "label": STR}
-FS = dict(ID, mountpoints=LIST, format_version=INT, read_only=BOOL)
-STATS = dict(ID, mountpoints=LIST, format_version=INT, cpus=INT,
+FS = dict(ID, mountpoints=LIST, format_version=INT, format=STR,
+          read_only=BOOL)
+STATS = dict(ID, mountpoints=LIST, format_version=INT, format=STR, cpus=INT,
              block_size=INT, blocks_total=INT, blocks_free=INT,
              inodes_total=INT, inodes_free=INT, log_pages=INT,
              data_pages=INT, epoch=INT, snapshots=INT, mount_time_ns=INT,

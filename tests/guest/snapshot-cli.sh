@@ -49,6 +49,11 @@ t_is "... JSON error ENOENT with the extack" \
 out=$("${NOBODY[@]}" "$C" snapshot create "$M" -j)
 t_is "unprivileged create exits 1" "$?" 1
 t_is "... EPERM" "$(jget "$out" 'd["error"]["name"]')" EPERM
+t_ok "... saying root is needed" grep -q "permission denied: this command needs root (CAP_SYS_ADMIN/CAP_NET_ADMIN)" \
+	<<< "$(jget "$out" 'd["error"]["message"]')"
+out=$("${NOBODY[@]}" "$C" snapshot create "$M" 2>&1)
+t_ok "... in text too, not a bare 'Operation not permitted'" \
+	grep -qx "Error: .*permission denied: this command needs root (CAP_SYS_ADMIN/CAP_NET_ADMIN)" <<< "$out"
 out=$("${NOBODY[@]}" "$C" snapshot list "$M" -j)
 t_is "unprivileged list works" "$(jget "$out" 'len(d["snapshots"])')" 2
 "$C" snapshot delete "$M" >/dev/null 2>&1

@@ -17,6 +17,9 @@ usage: tools-corrupt.py DEVICE OP [ARGS]
   leak N                   shorten the last saved free range by N blocks
                            (checksum resealed: N leaked blocks)
   where INO                print the offset of INO's first log page
+  rollback INO N           lower INO's log tail by N entries in the
+                           primary inode slot only (its replica, format
+                           1.3, keeps the right tail)
 
 Offsets of what it changed are printed, one per line.
 """
@@ -99,6 +102,25 @@ class Dev:
         if m is not None:
             self.write(m + off - page, data)
 
+    def entry_ends(self, ino):
+        """Where each committed entry of INO's log ends, in log order."""
+        pi = self.inode(ino)
+        page, tail = self.u64(pi + 8), self.u64(pi + 16)
+        ends, pages = [], 0
+        while page and pages < self.size // BS:
+            pos = page
+            while pos + 24 <= page + 4032 and pos != tail:
+                e = self.read(pos, 24)
+                size = struct.unpack_from("<H", e, 2)[0]
+                if e[0] == 0 or size < 24 or size % 8:
+                    break
+                pos += size
+                ends.append(pos)
+            if pos == tail:
+                return ends
+            page, pages = self.u64(page + 4032), pages + 1
+        sys.exit("inode %d: log tail %d not found" % (ino, tail))
+
     def first_write(self, ino):
         """Offset of the first file write entry in INO's first log page."""
         page = self.log_head(ino)
@@ -147,6 +169,12 @@ def main():
         e[40:48] = blk
         struct.pack_into("<I", e, 4, entry_csum(e))
         d.write_both(dst, bytes(e))
+    elif op == "rollback":
+        ino, n = int(args[0]), int(args[1])
+        ends = d.entry_ends(ino)
+        if len(ends) <= n:
+            sys.exit("inode %d has only %d log entries" % (ino, len(ends)))
+        d.write(d.inode(ino) + 16, struct.pack("<Q", ends[-1 - n]))
     elif op == "leak":
         n = int(args[0])
         ai = d.inode(2)

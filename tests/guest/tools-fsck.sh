@@ -2,7 +2,8 @@
 # fsck.NOVA on what the kernel wrote: a populated file system (many files
 # and directories, overwrites, appends, truncates, links, renames,
 # removals) is clean after umount; damage done to the device on purpose is
-# found (and, where safe, repaired, after which the kernel mounts it);
+# found (and, where safe, repaired, after which the kernel mounts it; a
+# primary inode slot's rolled-back log tail is repaired from its replica);
 # snapshots' kept blocks are accounted; a copy taken while mounted (a crash
 # image) checks clean and the kernel recovers it. Leaves a
 # compressed copy of the populated image for tests/host/fsck-fuzz.sh.
@@ -92,6 +93,19 @@ t_ok "... a bad log page" grep -q "inode $ino_log: bad log page" "$T/out"
 t_ok "undo" sh -c "$corrupt restore $T/lpage $lhead${mlhead:+ && $corrupt restore $T/mlpage $mlhead}"
 t_is "clean again" "$(status fsck.NOVA -f -n "$D")" 0
 
+# Commit words verified, not trusted (issue 24): the primary slot's log
+# tail lowered by two entries, its replica (format 1.3) intact. The
+# replica's log reaches further: fsck repairs the primary from it and
+# keeps the data only that log maps, rather than the other way round.
+t_ok "roll back the primary log tail of $ino_log by two entries" $corrupt rollback "$ino_log" 2
+t_is "fsck -n: 4" "$(status fsck.NOVA -f -n "$D")" 4
+t_ok "... the replica's log reaches further" grep -qE "inode $ino_log: log head/tail [0-9]+/[0-9]+ of the primary slot disagree with the replica's [0-9]+/[0-9]+, whose log reaches transaction" "$T/out"
+t_ok "... nothing leaked" sh -c "! grep -q leaked $T/out"
+t_diag "$(cat "$T/out")"
+t_is "fsck -y repairs the primary from the replica: 1" "$(status fsck.NOVA -f -y "$D")" 1
+t_is "then clean" "$(status fsck.NOVA -f -n "$D")" 0
+t_is "the file has all 30 appends" "$(mount -t NOVA -o ro "$D" "$M" && tail -n 1 "$M/log"; umount "$M")" "append 30"
+
 # The source block must be live: big's first write was overwritten, so its
 # block is free again (and "double" would only make a used block look free,
 # or a used-twice one, depending on whether the allocator reused it).
@@ -146,6 +160,24 @@ t_is "files written before the crash are there" "$(cat "$M/c20" "$M/n100")" "c20
 t_ok "and it is usable" sh -c "echo new > $M/post && rm $M/n1"
 t_ok "umount" nova_umount
 t_is "clean at the end" "$(status fsck.NOVA -f -n "$D")" 0
+
+# Progress (-C FD as e2fsck takes it): a bar on stdout for 0, lines
+# "PASS CUR MAX DEVICE" on another descriptor, as fsck(8) reads them.
+t_is "fsck -f -n -C 0: exit 0" "$(status fsck.NOVA -f -n -C 0 "$D")" 0
+t_ok "... draws a bar that reaches 100%" grep -q "$D: |========================================| 100.0%" "$T/out"
+t_ok "... and clears it before the summary" sh -c "tail -n 1 $T/out | tr '\r' '\n' | tail -n 1 | grep -q '^$D: clean'"
+t_is "fsck -f -n -C0 (glued, as fsck(8) writes it): exit 0" "$(status fsck.NOVA -f -n -C0 "$D")" 0
+fsck.NOVA -f -n -C 3 "$D" 3> "$T/progress" > /dev/null
+t_ok "-C 3: lines 'PASS CUR MAX DEVICE'" grep -qxE "[1-5] [0-9]+ [0-9]+ $D" "$T/progress"
+t_is "... all of that form" "$(grep -cvxE "[1-5] [0-9]+ [0-9]+ $D" "$T/progress")" 0
+t_ok "... several in pass 2 (the logs)" test "$(grep -c "^2 " "$T/progress")" -gt 2
+t_is "... passes in order, 1 to 5" "$(cut -d' ' -f1 "$T/progress" | uniq | tr -d '\n')" 12345
+t_ok "... progress never goes back" awk '{ p = $1 * 1e12 + ($2 / $3) * 1e9; if (p < last) exit 1; last = p }' "$T/progress"
+t_is "... ends with pass 5 done" "$(tail -n 1 "$T/progress")" "5 1 1 $D"
+t_is "-C 9 (not open): usage error 16" "$(status fsck.NOVA -f -n -C 9 "$D")" 16
+t_ok "... saying so" grep -q "file descriptor 9 is not open" "$T/out"
+t_is "-C x: usage error 16" "$(status fsck.NOVA -n -C x "$D")" 16
+t_diag "fsck(8) -C passes: $(fsck -N -C0 -t NOVA "$D" 2>&1 | tail -n 1)"
 t_diag "files in the first populated tree: $n_files, big file md5 $md5_big"
 rm -rf "$T"
 t_done

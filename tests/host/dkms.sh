@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# dkms.conf builds nova.ko: run 'dkms build' on a private DKMS tree (no
-# install, nothing touches /lib/modules or /usr/src) from the committed tree.
+# dkms.conf builds nova.ko: "make dkms-source" stages the sources into a
+# private DESTDIR (only dkms.conf, module/ sources and uapi/: no build/,
+# no build products), then 'dkms build' on a private DKMS tree (no
+# install, nothing touches /lib/modules or /usr/src) builds from it;
+# BUILD_EXCLUSIVE_KERNEL keeps other kernels (6.12) out.
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
@@ -13,13 +16,30 @@ kver=$(nova_kver)
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 work=$(mktemp -d "${TMPDIR:-/tmp}/nova-dkms.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/src/nova-$ver" "$work/tree"
-# The committed tree, as a DKMS source package would ship it.
-git archive HEAD dkms.conf module uapi | tar -x -C "$work/src/nova-$ver"
-t_ok "dkms add" dkms add --dkmstree "$work/tree" --sourcetree "$work/src" nova/"$ver"
-t_ok "dkms build for $kver" dkms build --dkmstree "$work/tree" --sourcetree "$work/src" \
+mkdir -p "$work/tree"
+src=$work/stage/usr/src/nova-$ver
+
+t_ok "make dkms-source DESTDIR=..." make -s dkms-source DESTDIR="$work/stage"
+t_ok "staged in DESTDIR/usr/src/nova-$ver" test -f "$src/dkms.conf"
+got=$(cd "$src" && find . -type f | sed 's|^\./||' | sort)
+want=$( (echo dkms.conf; git ls-files module uapi) | sort)
+t_is "exactly dkms.conf and the committed module/ and uapi/ files" "$got" "$want"
+t_is "no build products or build/" "$(cd "$src" && find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name build | head -n 3)" ""
+t_ok "declares BUILD_EXCLUSIVE_KERNEL" grep -q '^BUILD_EXCLUSIVE_KERNEL="^6\\\.1\\\."$' "$src/dkms.conf"
+t_ok "the regex takes $kver" sh -c "echo '$kver' | grep -qE '^6\\.1\\.'"
+t_fail "... and not 6.12.0-1-amd64" sh -c "echo 6.12.0-1-amd64 | grep -qE '^6\\.1\\.'"
+t_ok "a second make dkms-source replaces the first" make -s dkms-source DESTDIR="$work/stage"
+
+t_ok "dkms add" dkms add --dkmstree "$work/tree" --sourcetree "$work/stage/usr/src" nova/"$ver"
+t_ok "dkms build for $kver" dkms build --dkmstree "$work/tree" --sourcetree "$work/stage/usr/src" \
 	-k "$kver" nova/"$ver"
 ko=$(find "$work/tree/nova/$ver" -name nova.ko | head -n1)
 t_ok "dkms produced nova.ko" test -s "$ko"
 t_is "built for $kver" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" "$kver"
+out=$(dkms build --dkmstree "$work/tree" --sourcetree "$work/stage/usr/src" \
+	-k 6.12.0-1-amd64 nova/"$ver" 2>&1)
+rc=$?
+t_ok "dkms build for 6.12.0-1-amd64 is refused (rc $rc)" test "$rc" -ne 0
+t_ok "... because of BUILD_EXCLUSIVE" grep -qi 'BUILD_EXCLUSIVE' <<< "$out"
+t_diag "$(head -n 2 <<< "$out")"
 t_done

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * fsck.NOVA on damaged images: thousands of random byte flips and
- * pointer rewrites in the metadata of a fresh and of a populated image
- * (and of NOVA_FUZZ_IMAGE, a real image, if that is set). Every run must
+ * pointer rewrites in the metadata of a fresh, a populated and a populated
+ * replicated (inode replicas, log mirrors) image (and of NOVA_FUZZ_IMAGE,
+ * a real image, if that is set). Every run must
  * end (a watchdog alarm kills a hang), return an fsck(8) status, detect
  * damage to checksummed structures, and after -y either leave a clean
  * file system or say that it could not.
@@ -25,6 +26,7 @@
 #include "test-fsck-image.h"
 
 #define WATCHDOG_SECONDS	20
+#define REPLICA_SLOTS_FUZZED	64	/* replica slots mapped: the first */
 
 static uint64_t rng_state;
 static volatile const char *current = "setup";
@@ -136,6 +138,22 @@ static void map_target(struct target *t)
 		}
 		add_region(t, NOVA_OFF(tb) + NOVA_ITT_OFF, 256, R_TABLE);
 		add_word(t, NOVA_OFF(tb) + NOVA_ITT_OFF);
+	}
+	/*
+	 * Inode replicas (1.3): the log words of the replica slots in use
+	 * (images made here: img_replica_inode() needs im->cpus).
+	 */
+	for (s = 1; s < REPLICA_SLOTS_FUZZED; s++) {
+		const struct nova_inode *ri;
+
+		if (!(le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA) ||
+		    !im->cpus)
+			break;
+		ri = img_replica_inode(im, s);
+		if (!ri->i_valid)
+			continue;
+		add_word(t, (uint64_t)((const uint8_t *)ri - im->buf) + 8);
+		add_word(t, (uint64_t)((const uint8_t *)ri - im->buf) + 16);
 	}
 	/* log pages: every block with a sealed log tail */
 	for (b = NOVA_FIRST_ALLOC_BLOCK; b < im->nblocks - 1; b++) {
@@ -363,6 +381,18 @@ static void make_populated(struct target *t)
 	target_init(t, "populated image");
 }
 
+/* Inode replicas and log mirrors (formats 1.3 and 1.4). */
+static void make_replicated(struct target *t)
+{
+	assert_int_equal(img_make_features(&t->im, 16ULL << 20, 1,
+					   NOVA_FEATURE_META_REPLICA |
+					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_populate(&t->im);
+	img_finish(&t->im);
+	assert_int_equal(img_fsck(&t->im, FSCK_NO_CHANGES, NULL), 0);
+	target_init(t, "replicated image");
+}
+
 static void test_fresh_check(void **state)
 {
 	struct target *t = calloc(1, sizeof(*t));
@@ -402,6 +432,28 @@ static void test_populated_repair(void **state)
 
 	(void)state;
 	make_populated(t);
+	fuzz_repair(t, iters(6000) / 6, true);
+	target_free(t);
+	free(t);
+}
+
+static void test_replicated_check(void **state)
+{
+	struct target *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	make_replicated(t);
+	fuzz_check_only(t, iters(4000));
+	target_free(t);
+	free(t);
+}
+
+static void test_replicated_repair(void **state)
+{
+	struct target *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	make_replicated(t);
 	fuzz_repair(t, iters(6000) / 6, true);
 	target_free(t);
 	free(t);
@@ -449,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_populated_check),
 		cmocka_unit_test(test_fresh_repair),
 		cmocka_unit_test(test_populated_repair),
+		cmocka_unit_test(test_replicated_check),
+		cmocka_unit_test(test_replicated_repair),
 		cmocka_unit_test(test_real_image),
 	};
 	const char *seed = getenv("NOVA_FUZZ_SEED");

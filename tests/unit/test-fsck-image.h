@@ -6,9 +6,12 @@
  * lays them out (module/log.c, dir.c, namei.c), so tests can populate an
  * image and then corrupt one thing at a time.
  *
- * Blocks for logs and data come from the top of the device downwards; on
- * a clean image img_finish() shortens the last saved free range to match,
- * so a populated image stays consistent.
+ * Blocks for logs and data come from the top of the free space downwards;
+ * on a clean image img_finish() shortens the last saved free range to
+ * match, so a populated image stays consistent. With inode replicas
+ * (META_REPLICA) the writers change primary slots only; img_finish() (or
+ * img_sync_replicas()) then copies them to their replicas, as the kernel's
+ * paired stores leave them.
  */
 #ifndef TEST_FSCK_IMAGE_H
 #define TEST_FSCK_IMAGE_H
@@ -105,9 +108,18 @@ static inline int img_make_features(struct img *im, uint64_t size,
 					       NOVA_ALLOC_INO * NOVA_INODE_SIZE);
 		struct nova_free_ranges_entry *fr = img_at(im, le64(ai->i_log_head));
 
+		uint32_t i;
+
 		/* With one free list, mkfs's state fits one page. */
 		im->nsaved = le32(fr->fr_count);
 		memcpy(im->saved, fr->fr_ranges, im->nsaved * sizeof(im->saved[0]));
+		/* Below what mkfs took from the high end (table replicas). */
+		im->low = 0;
+		for (i = 0; i < im->nsaved; i++)
+			if (le64(im->saved[i].r_start) + le64(im->saved[i].r_len) >
+			    im->low)
+				im->low = le64(im->saved[i].r_start) +
+					  le64(im->saved[i].r_len);
 	}
 	return im->inuse ? 0 : -1;
 }
@@ -149,6 +161,56 @@ static inline struct nova_inode *img_inode(struct img *im, uint64_t ino)
 	it = img_at(im, NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) +
 		    loc.cpu * sizeof(*it));
 	return img_at(im, NOVA_OFF(le64(it->it_head)) + nova_slot_off(loc.slot));
+}
+
+/*
+ * The replica of @ino's slot (format 1.3, META_REPLICA; first table block
+ * only, as img_inode()), NULL without inode replicas.
+ */
+static inline struct nova_inode *img_replica_inode(struct img *im, uint64_t ino)
+{
+	uint32_t features = le32(img_sb(im)->s_feature_incompat);
+	const struct nova_inode_table_tail *itt;
+	const struct nova_inode_table *it;
+	struct nova_ino_loc loc;
+	struct nova_layout l;
+
+	if (!(features & NOVA_FEATURE_META_REPLICA))
+		return NULL;
+	if (ino < NOVA_RESERVED_INODES) {
+		nova_layout_compute(im->nblocks, features, &l);
+		return img_at(im, NOVA_OFF(l.meta_replica) +
+			      ino * NOVA_INODE_SIZE);
+	}
+	nova_ino_locate(ino, im->cpus, &loc);
+	it = img_at(im, NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) +
+		    loc.cpu * sizeof(*it));
+	itt = img_at(im, NOVA_OFF(le64(it->it_head)) + NOVA_ITT_OFF);
+	return img_at(im, NOVA_OFF(le64(itt->itt_replica)) +
+		      nova_slot_off(loc.slot));
+}
+
+/*
+ * Inode replicas: copy every primary slot (reserved block, first table
+ * block of each stripe) to its replica, commit words included.
+ */
+static inline void img_sync_replicas(struct img *im)
+{
+	unsigned int cpu;
+
+	if (!img_replica_inode(im, 0))
+		return;
+	memcpy(img_replica_inode(im, 0), img_inode(im, 0), NOVA_BLOCK_SIZE);
+	for (cpu = 0; cpu < im->cpus; cpu++) {
+		const struct nova_inode_table *it = img_at(im,
+			NOVA_OFF(NOVA_INODE_TABLE_PTR_BLOCK) + cpu * sizeof(*it));
+		uint64_t blk = le64(it->it_head);
+		const struct nova_inode_table_tail *itt =
+			img_at(im, NOVA_OFF(blk) + NOVA_ITT_OFF);
+
+		memcpy(img_at(im, NOVA_OFF(le64(itt->itt_replica))),
+		       img_at(im, NOVA_OFF(blk)), NOVA_ITT_OFF);
+	}
 }
 
 /* A new, valid inode (as nova_new_inode() + commit of i_valid). */
@@ -409,6 +471,7 @@ static inline void img_finish(struct img *im)
 	sb->s_data_pages = cpu64(im->data_pages);
 	sb->s_trans_id = cpu64(im->trans + 1);
 	img_sync_super(im);
+	img_sync_replicas(im);
 }
 
 /*

@@ -108,13 +108,26 @@ static void test_ack_missing_attr(void **state)
 
 static void test_ack_no_text_uses_strerror(void **state)
 {
+	struct nl_msg *msg = make_error(-ENOSPC, true, 0, NULL, -1);
+	struct nova_err e;
+
+	(void)state;
+	assert_int_equal(nova_parse_ack(nlmsg_hdr(msg), &e), -ENOSPC);
+	assert_false(e.from_kernel);
+	assert_string_equal(e.msg, strerror(ENOSPC));
+	nlmsg_free(msg);
+}
+
+/* A bare EPERM comes from GENL_ADMIN_PERM: say what is needed. */
+static void test_ack_bare_eperm_says_root(void **state)
+{
 	struct nl_msg *msg = make_error(-EPERM, true, 0, NULL, -1);
 	struct nova_err e;
 
 	(void)state;
 	assert_int_equal(nova_parse_ack(nlmsg_hdr(msg), &e), -EPERM);
 	assert_false(e.from_kernel);
-	assert_string_equal(e.msg, strerror(EPERM));
+	assert_string_equal(e.msg, "permission denied: this command needs root (CAP_SYS_ADMIN/CAP_NET_ADMIN)");
 	nlmsg_free(msg);
 }
 
@@ -478,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_ack_extack_uncapped),
 		cmocka_unit_test(test_ack_missing_attr),
 		cmocka_unit_test(test_ack_no_text_uses_strerror),
+		cmocka_unit_test(test_ack_bare_eperm_says_root),
 		cmocka_unit_test(test_ack_done_with_extack),
 		cmocka_unit_test(test_ack_truncated),
 		cmocka_unit_test(test_decode_stats),

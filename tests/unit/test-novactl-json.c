@@ -76,6 +76,7 @@ static void test_doc_version(void **state)
 static void test_fs_info(void **state)
 {
 	struct nova_fs_info fi = { .format_version = 7, .read_only = true };
+	struct nova_fs_info fi14 = { .format_version = 1 << 16 | 4 };
 	char *mnts[] = { "/mnt/a", "/mnt/b" };
 	struct json_object *o, *a;
 
@@ -84,11 +85,17 @@ static void test_fs_info(void **state)
 	o = nctl_json_fs_info(&fi, mnts, 2);
 	check_id(o);
 	assert_int_equal(u64_member(o, "format_version"), 7);
+	assert_string_equal(json_object_get_string(member(o, "format", json_type_string)), "0.7");
 	assert_true(json_object_get_boolean(member(o, "read_only", json_type_boolean)));
 	a = member(o, "mountpoints", json_type_array);
 	assert_int_equal(json_object_array_length(a), 2);
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 1)),
 			    "/mnt/b");
+	json_object_put(o);
+	fill_id(&fi14.id);
+	o = nctl_json_fs_info(&fi14, mnts, 0);
+	assert_int_equal(u64_member(o, "format_version"), 65540);
+	assert_string_equal(json_object_get_string(member(o, "format", json_type_string)), "1.4");
 	json_object_put(o);
 }
 
