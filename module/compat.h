@@ -35,7 +35,7 @@
 #include <net/genetlink.h>
 
 #define NOVA_KERNEL_AT_LEAST(a, b)	\
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, 0))
+	(KERNEL_VERSION(a, b, 0) <= LINUX_VERSION_CODE)
 
 /* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */
 #if NOVA_KERNEL_AT_LEAST(6, 3)
