@@ -866,6 +866,7 @@ const struct inode_operations nova_file_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
 	.update_time	= nova_update_time,
+	.fiemap		= nova_fiemap,
 };
 
 const struct inode_operations nova_symlink_inode_operations = {

@@ -422,6 +422,8 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
 /* dax.c */
 extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
+int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
+		u64 start, u64 len);
 int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* snapshot.c */
