@@ -858,6 +858,8 @@ const struct file_operations nova_file_operations = {
 	.open			= nova_file_open,
 	.fsync			= nova_fsync,
 	.fallocate		= nova_fallocate,
+	.unlocked_ioctl		= nova_ioctl,
+	.compat_ioctl		= compat_ptr_ioctl,
 	.splice_read		= generic_file_splice_read,
 	.splice_write		= iter_file_splice_write,
 };

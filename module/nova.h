@@ -267,6 +267,11 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
+int nova_set_label(struct super_block *sb, const char *label);
+void nova_get_label(struct super_block *sb, char *buf, size_t len);
+
+/* ioctl.c */
+long nova_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* balloc.c */
