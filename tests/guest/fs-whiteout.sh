@@ -12,7 +12,8 @@
 # opaque directories and redirect_dir (docs/fs.md): its warnings are
 # expected; removing a lower directory that had files removed from it, and
 # making a directory over a removed lower one, fail with EIO (opaque
-# directories need xattrs).
+# directories need xattrs); renaming a lower directory is EXDEV (no
+# redirect_dir).
 # nova-timeout: 300
 # nova-expect-klog: overlayfs: (failed to set xattr on upper|upper fs does not support xattr|\.\.\.falling back to|try mounting with 'userxattr')
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -102,6 +103,8 @@ t_errno "rmdir of that directory needs an opaque xattr: EIO" EIO "$NOVA_SYS" rmd
 t_ok "... the directory stays, empty" eval 'test -d "$O/full" && [ -z "$(ls -A "$O/full")" ]'
 t_errno "mkdir over a removed lower directory needs an opaque xattr: EIO" EIO \
 	"$NOVA_SYS" mkdir "$O/emptydir"
+t_errno "renaming a lower directory needs redirect_dir (xattr): EXDEV" EXDEV \
+	"$NOVA_SYS" rename "$O/keep" "$O/keep2"
 view "$O" > /tmp/ovl.view
 t_ok "the merged view: $(tr '\n' ' ' < /tmp/ovl.view)" test -s /tmp/ovl.view
 t_ok "umount overlay" umount "$O"
