@@ -68,7 +68,7 @@ t_is "no label" "$(lsblk_f LABEL)" ""
 
 # ---- refusals that change nothing ----
 sum=$(sbsum)
-t_is "a 64-byte label is refused (exit 1)" "$("$B/tune.NOVA" -L "$(printf 'x%.0s' $(seq 64))" "$D" 2>/dev/null; echo $?)" 1
+t_is "a 32-byte label is refused (exit 1)" "$("$B/tune.NOVA" -L "$(printf 'x%.0s' $(seq 32))" "$D" 2>/dev/null; echo $?)" 1
 t_is "a bad UUID is refused (exit 1)" "$("$B/tune.NOVA" -U nope "$D" 2>/dev/null; echo $?)" 1
 t_is "no option is a usage error (exit 2)" "$("$B/tune.NOVA" "$D" 2>/dev/null; echo $?)" 2
 t_is "the superblock is untouched" "$(sbsum)" "$sum"
