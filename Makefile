@@ -57,9 +57,15 @@ test-6.12:
 crashtest: all
 	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh
 
-demo: deps
-	$(MAKE) all
-	qemu/demo.sh
+# The demo hides apt's and the compilers' output behind one line; the whole
+# log is build/demo-build.log (shown in part if something fails).
+demo:
+	@mkdir -p $(BUILD)
+	@printf 'nova: installing what is missing and building (log: build/demo-build.log) ... '
+	@{ $(MAKE) deps && $(MAKE) all; } > $(BUILD)/demo-build.log 2>&1 || \
+		{ echo failed; tail -n 30 $(BUILD)/demo-build.log; exit 1; }
+	@echo done
+	@qemu/demo.sh
 
 bench: all
 	bench/run.sh $(BENCH_ARGS)

@@ -5,7 +5,7 @@
 #
 #   mk/install.sh install|uninstall|list [PART...]
 #
-# PARTs: tools (mkfs.NOVA, fsck.NOVA), udev (nova_id and its rule),
+# PARTs: tools (mkfs.NOVA, fsck.NOVA, tune.NOVA), udev (nova_id and its rule),
 # novactl, novad, module-load (the modules-load.d entry); default all.
 # "list" prints the paths install writes (under DESTDIR), one a line.
 #
@@ -53,8 +53,10 @@ files() {
 	tools)
 		echo "0755 $BUILD/bin/mkfs.NOVA $FSSBINDIR/mkfs.NOVA"
 		echo "0755 $BUILD/bin/fsck.NOVA $FSSBINDIR/fsck.NOVA"
+		echo "0755 $BUILD/bin/tune.NOVA $FSSBINDIR/tune.NOVA"
 		echo "0644 $src/docs/man/mkfs.NOVA.8 $MANDIR/man8/mkfs.NOVA.8"
 		echo "0644 $src/docs/man/fsck.NOVA.8 $MANDIR/man8/fsck.NOVA.8"
+		echo "0644 $src/docs/man/tune.NOVA.8 $MANDIR/man8/tune.NOVA.8"
 		;;
 	udev)
 		echo "0755 $BUILD/bin/nova_id $UDEVDIR/nova_id"

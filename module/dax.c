@@ -111,6 +111,85 @@ const struct iomap_ops nova_iomap_ops = {
 };
 
 /*
+ * FIEMAP: the extent (or hole) at @pos, as long as it goes, within
+ * [pos, pos + length). An extent is a run of pages whose blocks are
+ * consecutive on the device and equally shared (or not) with a snapshot,
+ * whichever write entries they came from; a hole runs to the next page
+ * that has a block. NOVA has no unwritten state: fallocate() zeroes the
+ * blocks it gives, so preallocated pages are reported as ordinary data,
+ * also beyond the end of the file (FALLOC_FL_KEEP_SIZE). Addresses are
+ * relative to the block device, as filefrag expects. Caller holds
+ * i_rwsem shared; the log lock keeps page faults from adding blocks
+ * while a run is measured.
+ */
+static int nova_report_begin(struct inode *inode, loff_t pos, loff_t length,
+			     unsigned int flags, struct iomap *iomap,
+			     struct iomap *srcmap)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	pgoff_t pgoff = pos >> PAGE_SHIFT;
+	pgoff_t last = (pos + length - 1) >> PAGE_SHIFT;
+	unsigned long n = 1, next = pgoff;
+	void *prev;
+	bool shown;
+	u64 blk;
+
+	iomap->flags = 0;
+	iomap->bdev = inode->i_sb->s_bdev;
+	iomap->offset = (loff_t)pgoff << PAGE_SHIFT;
+	mutex_lock(&ni->log_lock);
+	blk = nova_file_block(inode, pgoff);
+	if (!blk) {
+		iomap->type = IOMAP_HOLE;
+		iomap->addr = IOMAP_NULL_ADDR;
+		if (xa_find(&ni->pages, &next, last, XA_PRESENT))
+			n = next - pgoff;
+		else
+			n = last - pgoff + 1;
+		mutex_unlock(&ni->log_lock);
+		iomap->length = (loff_t)n << PAGE_SHIFT;
+		return 0;
+	}
+	/* Pages of one write entry share its epoch: ask once per entry. */
+	prev = xa_load(&ni->pages, pgoff);
+	shown = nova_file_shown_block(inode, pgoff) != 0;
+	while (pgoff + n <= last &&
+	       nova_file_block(inode, pgoff + n) == blk + n) {
+		void *v = xa_load(&ni->pages, pgoff + n);
+
+		if (v != prev &&
+		    (nova_file_shown_block(inode, pgoff + n) != 0) != shown)
+			break;
+		prev = v;
+		n++;
+		if (!(n & 1023))
+			cond_resched();
+	}
+	mutex_unlock(&ni->log_lock);
+	iomap->type = IOMAP_MAPPED;
+	iomap->addr = blk << NOVA_BLOCK_SHIFT;
+	iomap->length = (loff_t)n << PAGE_SHIFT;
+	if (shown)
+		iomap->flags |= IOMAP_F_SHARED;
+	return 0;
+}
+
+static const struct iomap_ops nova_report_iomap_ops = {
+	.iomap_begin	= nova_report_begin,
+};
+
+int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
+		u64 start, u64 len)
+{
+	int err;
+
+	inode_lock_shared(inode);
+	err = iomap_fiemap(inode, fi, start, len, &nova_report_iomap_ops);
+	inode_unlock_shared(inode);
+	return err;
+}
+
+/*
  * A write fault on page @pgoff that a snapshot shows: replace it by a
  * copy before it can be mapped writable. Returns 0 or a negative errno.
  */

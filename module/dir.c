@@ -226,4 +226,6 @@ const struct file_operations nova_dir_operations = {
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,
 	.fsync		= nova_dir_fsync,
+	.unlocked_ioctl	= nova_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
 };

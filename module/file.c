@@ -859,6 +859,8 @@ const struct file_operations nova_file_operations = {
 	.open			= nova_file_open,
 	.fsync			= nova_fsync,
 	.fallocate		= nova_fallocate,
+	.unlocked_ioctl		= nova_ioctl,
+	.compat_ioctl		= compat_ptr_ioctl,
 	.splice_read		= nova_splice_read,
 	.splice_write		= iter_file_splice_write,
 };
@@ -867,6 +869,7 @@ const struct inode_operations nova_file_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
+	.fiemap		= nova_fiemap,
 };
 
 const struct inode_operations nova_symlink_inode_operations = {

@@ -55,6 +55,7 @@ struct nova_ctl_fs {
 	struct super_block	*sb;
 	u64			id;		/* mount sequence number */
 	u8			uuid[NOVA_GENL_UUID_LEN];
+	/* FS_IOC_SETFSLABEL changes it: under nova_ctl_label_lock. */
 	char			label[NOVA_GENL_LABEL_LEN];
 	u32			format_version;
 	/*
@@ -65,6 +66,8 @@ struct nova_ctl_fs {
 };
 
 static DEFINE_MUTEX(nova_ctl_lock);
+/* The cached labels (events read them under RCU, without nova_ctl_lock). */
+static DEFINE_SPINLOCK(nova_ctl_label_lock);
 /* CORRUPTION events of a file system not (yet) on the list: mounting. */
 static struct nova_ctl_ratelimit nova_ctl_unlisted_rl = {
 	.lock = __SPIN_LOCK_UNLOCKED(nova_ctl_unlisted_rl.lock),
@@ -178,9 +181,15 @@ static u64 nova_ctl_dev(const struct nova_ctl_fs *fs)
 
 static int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
 {
+	char label[NOVA_GENL_LABEL_LEN];
+	unsigned long flags;
+
+	spin_lock_irqsave(&nova_ctl_label_lock, flags);
+	memcpy(label, fs->label, sizeof(label));
+	spin_unlock_irqrestore(&nova_ctl_label_lock, flags);
 	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, nova_ctl_dev(fs), NOVA_A_PAD) ||
 	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, fs->uuid) ||
-	    nla_put_string(skb, NOVA_A_FS_LABEL, fs->label) ||
+	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
 	    nla_put_string(skb, NOVA_A_FS_BDEV, fs->sb->s_id))
 		return -EMSGSIZE;
 	return 0;
@@ -1595,6 +1604,22 @@ static struct nova_ctl_fs *nova_ctl_find(struct super_block *sb)
 	return NULL;
 }
 
+/* FS_IOC_SETFSLABEL changed the label of @sb to @label. */
+void nova_ctl_fs_relabel(struct super_block *sb, const char *label)
+{
+	struct nova_ctl_fs *fs;
+	unsigned long flags;
+
+	mutex_lock(&nova_ctl_lock);
+	fs = nova_ctl_find(sb);
+	if (fs) {
+		spin_lock_irqsave(&nova_ctl_label_lock, flags);
+		strscpy_pad(fs->label, label, sizeof(fs->label));
+		spin_unlock_irqrestore(&nova_ctl_label_lock, flags);
+	}
+	mutex_unlock(&nova_ctl_lock);
+}
+
 void nova_ctl_fs_mounted(struct super_block *sb)
 {
 	struct nova_fs_stats *st;
@@ -1614,7 +1639,7 @@ void nova_ctl_fs_mounted(struct super_block *sb)
 		nova_warn(sb, "announced to the control plane twice");
 		goto out;
 	}
-	/* Identity does not change while mounted: cache it for lookups. */
+	/* Cache the identity for lookups; only the label may change. */
 	nova_get_stats(fs, st);
 	BUILD_BUG_ON(sizeof(fs->uuid) != sizeof(st->uuid));
 	BUILD_BUG_ON(sizeof(fs->label) != sizeof(st->label));

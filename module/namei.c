@@ -9,6 +9,14 @@
  * the journal transaction leaves no trace; after it, the whole operation.
  * Nothing is deleted in place: a removed name is a new dentry entry.
  *
+ * rename(RENAME_WHITEOUT) (overlayfs) leaves a whiteout, a character
+ * device 0/0, at the old name. Its inode is written like any new inode
+ * (durable, i_valid 0) before the log locks are taken; the old name's
+ * dentry entry then names it instead of removing the name, and its
+ * i_valid = 1 is one more word of the rename's journal transaction. So a
+ * crash leaves either the old name on the moved inode (the whiteout slot
+ * still free) or the new name on it and the whiteout at the old one.
+ *
  * Link counts: a directory's own count travels in its dentry entries;
  * another inode's count changes by a link change entry in its log, except
  * that the last link's removal commits i_valid = 0 instead, so an unlinked
@@ -389,6 +397,7 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 		       struct dentry *new_dentry, unsigned int flags)
 {
 	struct inode *old = d_inode(old_dentry), *new = d_inode(new_dentry);
+	struct inode *whiteout = NULL;
 	struct nova_op op = { .sb = old_dir->i_sb };
 	bool exchange = flags & RENAME_EXCHANGE;
 	bool old_is_dir = S_ISDIR(old->i_mode);
@@ -399,12 +408,22 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 	u64 start = nova_op_start(), otail = 0, ntail = 0;
 	int err;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
 	if (!exchange && new_is_dir && !nova_dir_empty(new))
 		return -ENOTEMPTY;
+	if (flags & RENAME_WHITEOUT) {
+		u64 wtrans;
+
+		/* Written and durable, unpublished: i_valid is in @op. */
+		whiteout = nova_new_inode(idmap, old_dir,
+					  S_IFCHR | WHITEOUT_MODE,
+					  WHITEOUT_DEV, &wtrans);
+		if (IS_ERR(whiteout))
+			return PTR_ERR(whiteout);
+	}
 
 	/* Directory link counts after the operation. */
 	if (exchange) {
@@ -437,7 +456,7 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 	if (!cross)
 		otail = ntail;
 	err = nova_dir_entry(old_dir, old_dentry->d_name.name,
-			     old_dentry->d_name.len, exchange ? new : NULL,
+			     old_dentry->d_name.len, exchange ? new : whiteout,
 			     old_links, op.trans, &otail);
 	if (err)
 		goto out;
@@ -470,11 +489,22 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 		if (err)
 			goto out;
 	}
+	if (whiteout)
+		nova_op_valid(&op, whiteout, 1);
 	nova_op_commit(&op);
 	if (!exchange && new)
 		nova_dropped_link(new, last, nova_get_ctime(new_dir));
 out:
 	nova_unlock_logs(locks, 4);
+	if (whiteout) {
+		/* Found by lookup from now on; no dentry to instantiate. */
+		if (err) {
+			nova_discard_inode(whiteout);
+		} else {
+			unlock_new_inode(whiteout);
+			iput(whiteout);
+		}
+	}
 	nova_op_done(old_dir->i_sb, NOVA_CTL_OP_RENAME, start);
 	return err;
 }

@@ -270,11 +270,16 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
+int nova_set_label(struct super_block *sb, const char *label);
+void nova_get_label(struct super_block *sb, char *buf, size_t len);
+void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
+
+/* ioctl.c */
+long nova_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 /* probe.c */
 const char *nova_probe_device(struct nova_sb_info *sbi);
 const char *nova_probe_foreign(struct nova_sb_info *sbi);
-void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* balloc.c */
 int nova_balloc_init(struct super_block *sb);
@@ -437,6 +442,8 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
 /* dax.c */
 extern const struct address_space_operations nova_dax_aops;
 extern const struct iomap_ops nova_iomap_ops;
+int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
+		u64 start, u64 len);
 int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* snapshot.c */

@@ -110,6 +110,7 @@ struct nova_snapshot_info {
 int nova_ctl_init(void);
 void nova_ctl_exit(void);
 void nova_ctl_fs_mounted(struct super_block *sb);
+void nova_ctl_fs_relabel(struct super_block *sb, const char *label);
 void nova_ctl_fs_unmounting(struct super_block *sb);
 
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st);

@@ -11,7 +11,7 @@
  * allocator and says "clean" again.
  *
  * Lock order: nova_sb_info.sb_mutex is taken alone (mount, remount,
- * unmount), above every other NOVA lock.
+ * unmount, the label ioctls), above every other NOVA lock.
  */
 #include <linux/module.h>
 #include <linux/fs_context.h>
@@ -183,6 +183,38 @@ static int nova_make_clean(struct super_block *sb)
 		nova_write_super(sb, NOVA_STATE_CLEAN);
 	mutex_unlock(&sbi->sb_mutex);
 	return err;
+}
+
+/*
+ * FS_IOC_SETFSLABEL: a new label (shorter than NOVA_LABEL_LEN, checked by
+ * the caller) in both superblock copies, written like every superblock
+ * update (nova_write_super(): primary, fence, replica, fence; each with
+ * its checksum), so a crash leaves the old or the new label in at least
+ * one valid copy and mount takes the primary if it is valid. The state
+ * stays what it is (dirty while mounted read-write). Readers of the DRAM
+ * copy that do not take sb_mutex (statfs-like stats, events) may see a
+ * mix of both labels while it changes.
+ */
+int nova_set_label(struct super_block *sb, const char *label)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	int err;
+
+	mutex_lock(&sbi->sb_mutex);
+	strscpy_pad(sbi->dsb.s_label, label, sizeof(sbi->dsb.s_label));
+	err = nova_write_super(sb, le32_to_cpu(sbi->dsb.s_state));
+	mutex_unlock(&sbi->sb_mutex);
+	return err;
+}
+
+void nova_get_label(struct super_block *sb, char *buf, size_t len)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	mutex_lock(&sbi->sb_mutex);
+	memset(buf, 0, len);
+	memcpy(buf, sbi->dsb.s_label, min(len - 1, sizeof(sbi->dsb.s_label)));
+	mutex_unlock(&sbi->sb_mutex);
 }
 
 /* ---- mount options ---- */

@@ -9,13 +9,15 @@
  * Prints ID_FS_TYPE, ID_FS_USAGE, ID_FS_VERSION, ID_FS_UUID(_ENC) and
  * ID_FS_LABEL(_ENC) as KEY=VALUE lines for IMPORT{program}. The superblock
  * is accepted as the kernel accepts it at mount: the primary (block 0) if
- * it is valid; if it has the NOVA magic but is damaged, the replica in
- * the last block when that is valid and describes a file system as large
- * as the device. A primary without the magic is not NOVA, whatever the
- * last block holds: a surviving replica of a reformatted device must not
- * bring the old file system's UUID back. Nor is a device where another
- * file system's signature sits next to the NOVA magic (libblkid calls
- * that ambivalent and identifies neither).
+ * it is valid; if it is damaged, the replica in the last block when that
+ * is valid and describes a file system as large as the device, and the
+ * primary is a damaged copy by the rule of nova_sb_uuid_matches()
+ * (nova_format.h): a primary without the magic counts only if its UUID
+ * bytes are the replica's, so that a surviving replica of a reformatted
+ * device does not bring the old file system's UUID back. A device where
+ * another file system's signature sits in the first blocks is not NOVA
+ * either (libblkid calls a device with two signatures ambivalent and
+ * identifies neither).
  *
  * Exit status: 0 NOVA found (properties printed), 1 not NOVA or both
  * superblocks damaged (nothing printed), 2 the device cannot be read.
@@ -133,9 +135,10 @@ int main(int argc, char **argv)
 	const char *other;
 	struct nova_dev dev;
 	struct nerr e;
-	char why[160], uuid[37], label[NOVA_LABEL_LEN + 1];
+	char why[160], rwhy[160], uuid[37], label[NOVA_LABEL_LEN + 1];
 	char safe[4 * NOVA_LABEL_LEN + 1], enc[4 * NOVA_LABEL_LEN + 1];
 	uint64_t size;
+	bool magic;
 
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: nova_id DEVICE|FILE\n"
@@ -148,29 +151,34 @@ int main(int argc, char **argv)
 	}
 	size = dev.size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
 	if (size < (uint64_t)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE ||
-	    !read_sb(&dev, 0, &p) || le32(p.s_magic) != NOVA_SUPER_MAGIC) {
+	    !read_sb(&dev, 0, &p)) {
 		ndev_close(&dev);
 		return 1;
 	}
+	magic = le32(p.s_magic) == NOVA_SUPER_MAGIC;
 	other = nova_probe_other_signature(&dev);
 	if (other) {
-		fprintf(stderr, "nova_id: %s: a NOVA superblock and a %s signature: not identifying it\n",
-			argv[1], other);
+		if (magic)
+			fprintf(stderr, "nova_id: %s: a NOVA superblock and a %s signature: not identifying it\n",
+				argv[1], other);
 		ndev_close(&dev);
 		return 1;
 	}
 	sb = &p;
 	if (!nova_sb_valid(&p, size, why, sizeof(why))) {
-		fprintf(stderr, "nova_id: %s: primary superblock: %s\n",
-			argv[1], why);
+		/* Quiet for the many devices that never were NOVA. */
 		if (!read_sb(&dev, size - NOVA_BLOCK_SIZE, &r) ||
-		    !nova_sb_valid(&r, size, why, sizeof(why)) ||
-		    le64(r.s_size) != size) {
-			fprintf(stderr, "nova_id: %s: replica superblock unusable too\n",
-				argv[1]);
+		    !nova_sb_valid(&r, size, rwhy, sizeof(rwhy)) ||
+		    le64(r.s_size) != size ||
+		    (!magic && !nova_sb_uuid_matches(&p, &r))) {
+			if (magic)
+				fprintf(stderr, "nova_id: %s: primary superblock: %s; the replica is unusable too\n",
+					argv[1], why);
 			ndev_close(&dev);
 			return 1;
 		}
+		fprintf(stderr, "nova_id: %s: primary superblock: %s; using the replica\n",
+			argv[1], why);
 		sb = &r;
 	}
 	ndev_close(&dev);

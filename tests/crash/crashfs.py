@@ -2,8 +2,8 @@
 """Crash-test workload, model and checker (guest side, run by step.sh).
 
 The model is the file tree the workload believes is durable: paths mapped
-to directories, symlinks or regular files, and regular files (inodes, so
-hard links share one) described by a recipe of writes and truncations
+to directories, symlinks, whiteouts (rename with RENAME_WHITEOUT) or
+regular files, and regular files (inodes, so hard links share one) described by a recipe of writes and truncations
 whose data comes from seeded pseudo-random bytes. It is stored as JSON in
 /out, which survives the power cut.
 
@@ -27,6 +27,7 @@ whose data comes from seeded pseudo-random bytes. It is stored as JSON in
 """
 import argparse
 import base64
+import ctypes
 import hashlib
 import json
 import mmap
@@ -191,6 +192,8 @@ class Model:
                 if q == s or q.startswith(s + "/"):
                     moved[d + q[len(s):]] = self.paths.pop(q)
             self.paths.update(moved)
+            if op.get("w"):
+                self.paths[s] = {"t": "w"}      # RENAME_WHITEOUT
         else:
             raise ValueError("unknown op %r" % k)
 
@@ -326,8 +329,17 @@ def pick_op(m, rng, wl):
                     m.paths[dst]["t"] == "d" or
                     m.paths[dst].get("i") == m.paths[src].get("i")):
                 continue        # rename(2) onto a hard link does nothing
+            if rng.random() < 0.25:     # leave a whiteout at the old name
+                return {"op": k, "p": dst, "s": src, "w": 1}
             return {"op": k, "p": dst, "s": src}
     return {"op": "mkdir", "p": "d%d" % rng.randrange(1000)}
+
+
+def rename_whiteout(src, dst):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.renameat2(-100, src.encode(), -100, dst.encode(), 4) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e), src)
 
 
 def fsync_path(path, flags=os.O_RDONLY):
@@ -356,7 +368,10 @@ def do_op(root, m, op):
         os.unlink(p)
     elif k == "rename":
         src = os.path.join(root, op["s"])
-        os.rename(src, p)
+        if op.get("w"):
+            rename_whiteout(src, p)
+        else:
+            os.rename(src, p)
         fsync_path(os.path.dirname(src))
     elif k == "write":
         data = gen(op["seed"], op["n"])
@@ -496,6 +511,8 @@ def scan(root):
                 out[rel] = {"t": "d", "nlink": st.st_nlink}
             elif stat.S_ISLNK(st.st_mode):
                 out[rel] = {"t": "l", "s": os.readlink(full)}
+            elif stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
+                out[rel] = {"t": "w"}           # a whiteout
             elif stat.S_ISREG(st.st_mode):
                 with open(full, "rb") as f:
                     data = f.read()

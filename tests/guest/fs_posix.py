@@ -347,8 +347,17 @@ def renames(m):
                 d + "/b/h", d + "/b/full")
     check_errno("rename a dir over a file", errno.ENOTDIR, os.rename,
                 d + "/b/full", d + "/b/h")
-    check_errno("RENAME_WHITEOUT is not supported", errno.EINVAL, rename2,
-                d + "/b/h", d + "/b/h2", 4)
+    write_at(d + "/b/wo", 0, b"wo")
+    rename2(d + "/b/wo", d + "/b/wo2", 4)
+    st = os.lstat(d + "/b/wo")
+    check("RENAME_WHITEOUT leaves a whiteout (char device 0/0, mode 0)",
+          (stat.S_ISCHR(st.st_mode), st.st_rdev, stat.S_IMODE(st.st_mode),
+           st.st_nlink), (True, 0, 0, 1))
+    check("... and moves the file", read_all(d + "/b/wo2"), b"wo")
+    check_errno("RENAME_WHITEOUT with RENAME_EXCHANGE", errno.EINVAL,
+                rename2, d + "/b/wo2", d + "/b/h", 6)
+    os.unlink(d + "/b/wo")
+    os.unlink(d + "/b/wo2")
     long1, long2 = "L" * 250, "M" * 255
     write_at(d + "/" + long1, 0, b"long")
     os.rename(d + "/" + long1, d + "/b/" + long2)

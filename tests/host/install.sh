@@ -20,6 +20,7 @@ want=$(sort <<EOL
 /lib/modules/$kver/updates/nova.ko
 /sbin/fsck.NOVA
 /sbin/mkfs.NOVA
+/sbin/tune.NOVA
 /usr/local/bin/novactl
 /usr/local/lib/modules-load.d/nova.conf
 /usr/local/lib/systemd/system/novad.service
@@ -37,6 +38,7 @@ want=$(sort <<EOL
 /usr/local/share/man/man8/nova_id.8
 /usr/local/share/man/man8/novactl.8
 /usr/local/share/man/man8/novad.8
+/usr/local/share/man/man8/tune.NOVA.8
 EOL
 )
 t_is "the installed files" "$got" "$want"

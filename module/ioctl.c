@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: ioctls of files and directories.
+ *
+ *   FS_IOC_GETFSLABEL   the label, NUL-terminated, in an FSLABEL_MAX buffer
+ *   FS_IOC_SETFSLABEL   change it online (CAP_SYS_ADMIN, a writable
+ *                       mount); at most NOVA_LABEL_LEN - 1 bytes, longer
+ *                       is EINVAL. Both superblock copies are rewritten
+ *                       (nova_set_label()), then the control plane's copy.
+ *
+ * FS_IOC_GETFLAGS/SETFLAGS and FS_IOC_FSGETXATTR/FSSETXATTR reach the
+ * inode's fileattr_get/fileattr_set through the VFS, not this file.
+ *
+ * Lock order: sb_writers (mnt_want_write_file) -> sb_mutex; the control
+ * plane's registry mutex only after both are released (a snapshot holds
+ * it while it freezes the file system).
+ */
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/uaccess.h>
+
+#include "nova.h"
+#include "nova_ctl.h"
+
+static int nova_ioc_getfslabel(struct file *file, char __user *arg)
+{
+	char label[FSLABEL_MAX];
+
+	BUILD_BUG_ON(NOVA_LABEL_LEN >= FSLABEL_MAX);
+	nova_get_label(file_inode(file)->i_sb, label, sizeof(label));
+	if (copy_to_user(arg, label, sizeof(label)))
+		return -EFAULT;
+	return 0;
+}
+
+static int nova_ioc_setfslabel(struct file *file, char __user *arg)
+{
+	struct super_block *sb = file_inode(file)->i_sb;
+	char label[FSLABEL_MAX];
+	int err;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(label, arg, sizeof(label)))
+		return -EFAULT;
+	if (strnlen(label, sizeof(label)) >= NOVA_LABEL_LEN)
+		return -EINVAL;
+	err = mnt_want_write_file(file);
+	if (err)
+		return err;
+	err = nova_set_label(sb, label);
+	mnt_drop_write_file(file);
+	if (!err)
+		nova_ctl_fs_relabel(sb, label);
+	return err;
+}
+
+long nova_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case FS_IOC_GETFSLABEL:
+		return nova_ioc_getfslabel(file, uarg);
+	case FS_IOC_SETFSLABEL:
+		return nova_ioc_setfslabel(file, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
