@@ -47,7 +47,8 @@ test: deps
 
 # The guest tests of the 6.12 lane (any T= works with KERNEL=6.12 too).
 T612 := tests/host/kernels.sh tests/guest/module-load.sh tests/guest/fs-basic.sh \
-	tests/guest/fs-posix.sh tests/guest/genl-proto.sh tests/guest/genl-cli.sh \
+	tests/guest/fs-posix.sh tests/guest/fs-whiteout.sh tests/guest/fs-fiemap.sh \
+	tests/guest/fs-label.sh tests/guest/genl-proto.sh tests/guest/genl-cli.sh \
 	tests/guest/snapshot-basic.sh tests/guest/protect-data.sh tests/boot/crash-basic.sh
 
 test-6.12:
