@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: crc32c without the crypto API, and the one-pass copy that
+ * checksums and builds parity while it writes a data block (csum.h).
+ *
+ * The on-media checksum is crc32c(~0U, buf, len): Castagnoli polynomial,
+ * seed ~0, no final inversion. The x86 crc32 instruction computes the
+ * same CRC update (reflected Castagnoli, no inversions of its own), so a
+ * chain started at ~0 and fed every byte in order ends at that value.
+ * nova_csum_init() checks this against crc32c() when the module loads and
+ * keeps the portable path if they ever disagree.
+ *
+ * The block copy (nova_csum_copy_user_block()) goes over the block
+ * position-major: for each 8-byte word index w of a 512-byte strip, and
+ * for each of the 8 strips s, it loads word w of strip s from the user,
+ * feeds it into strip s's crc chain, XORs it into the parity word, and
+ * stores it to PMEM with movnti; then it stores the parity word. The
+ * eight chains are independent, so the crc32q latency (3 cycles) overlaps
+ * across strips, and the block is read once, from the user's (cached)
+ * buffer, instead of being streamed out and read back from PMEM for the
+ * checksums and again for the parity. User faults end the copy with
+ * -EFAULT; the caller then copies the block the ordinary way, which stops
+ * at the exact faulting byte as before.
+ */
+#include <linux/crc32c.h>
+#include <linux/uaccess.h>
+#include "nova_format.h"
+#include <asm/cpufeature.h>
+
+#include "csum.h"
+
+static bool nova_crc_fast __read_mostly;
+
+#define NOVA_STRIP_WORDS	(NOVA_STRIP_SIZE / sizeof(u64))
+
+#ifdef CONFIG_X86_64
+static __always_inline u32 nova_crc32q(u32 crc, u64 v)
+{
+	u64 c = crc;
+
+	asm("crc32q %1, %0" : "+r" (c) : "rm" (v));
+	return c;
+}
+
+static __always_inline u32 nova_crc32b(u32 crc, u8 v)
+{
+	asm("crc32b %1, %0" : "+r" (crc) : "rm" (v));
+	return crc;
+}
+
+/* A non-temporal 8-byte store: written back by the next sfence. */
+static __always_inline void nova_movnti(u64 *dst, u64 v)
+{
+	asm volatile("movnti %1, %0" : "=m" (*dst) : "r" (v));
+}
+
+static u32 nova_crc32c_x86(u32 crc, const u8 *p, size_t len)
+{
+	while (len && ((unsigned long)p & 7)) {
+		crc = nova_crc32b(crc, *p++);
+		len--;
+	}
+	for (; len >= 8; len -= 8, p += 8)
+		crc = nova_crc32q(crc, *(const u64 *)p);
+	while (len--)
+		crc = nova_crc32b(crc, *p++);
+	return crc;
+}
+
+/* Eight chains, one per strip, word by word across the strips. */
+static void nova_csum_strips_x86(const u64 *b, u32 *csum)
+{
+	u32 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u32 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	unsigned int w;
+
+	BUILD_BUG_ON(NOVA_STRIPS != 8);
+	for (w = 0; w < NOVA_STRIP_WORDS; w++) {
+		c0 = nova_crc32q(c0, b[w]);
+		c1 = nova_crc32q(c1, b[NOVA_STRIP_WORDS + w]);
+		c2 = nova_crc32q(c2, b[2 * NOVA_STRIP_WORDS + w]);
+		c3 = nova_crc32q(c3, b[3 * NOVA_STRIP_WORDS + w]);
+		c4 = nova_crc32q(c4, b[4 * NOVA_STRIP_WORDS + w]);
+		c5 = nova_crc32q(c5, b[5 * NOVA_STRIP_WORDS + w]);
+		c6 = nova_crc32q(c6, b[6 * NOVA_STRIP_WORDS + w]);
+		c7 = nova_crc32q(c7, b[7 * NOVA_STRIP_WORDS + w]);
+	}
+	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
+	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
+}
+
+/*
+ * One word of strip @S: load it from the user (fault: goto @fault), add it
+ * to the strip's chain and the parity, store it to PMEM.
+ */
+#define NOVA_CSUM_WORD(S, c, fault)					\
+	do {								\
+		u64 v;							\
+		unsafe_get_user(v, s + (S) * NOVA_STRIP_WORDS + w, fault); \
+		c = nova_crc32q(c, v);					\
+		p ^= v;							\
+		nova_movnti(d + (S) * NOVA_STRIP_WORDS + w, v);		\
+	} while (0)
+
+static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
+				   u64 *parity)
+{
+	u32 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u32 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	unsigned int w;
+
+	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
+		return -EFAULT;
+	for (w = 0; w < NOVA_STRIP_WORDS; w++) {
+		u64 p = 0;
+
+		NOVA_CSUM_WORD(0, c0, fault);
+		NOVA_CSUM_WORD(1, c1, fault);
+		NOVA_CSUM_WORD(2, c2, fault);
+		NOVA_CSUM_WORD(3, c3, fault);
+		NOVA_CSUM_WORD(4, c4, fault);
+		NOVA_CSUM_WORD(5, c5, fault);
+		NOVA_CSUM_WORD(6, c6, fault);
+		NOVA_CSUM_WORD(7, c7, fault);
+		if (parity)
+			nova_movnti(parity + w, p);
+	}
+	user_access_end();
+	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
+	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+#endif /* CONFIG_X86_64 */
+
+/* crc32c(@crc, @buf, @len), as linux/crc32c.h defines it. */
+u32 nova_crc32c(u32 crc, const void *buf, size_t len)
+{
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast))
+		return nova_crc32c_x86(crc, buf, len);
+#endif
+	return crc32c(crc, buf, len);
+}
+
+/* Is nova_csum_copy_user_block() available (else the caller copies)? */
+bool nova_csum_fast(void)
+{
+	return nova_crc_fast;
+}
+
+/*
+ * Copy the NOVA_BLOCK_SIZE bytes at user @src to PMEM @dst (non-temporal
+ * stores), the strip checksums (seed ~0, as on media) into @csum[8] and,
+ * if @parity is not NULL, the XOR of the 8 strips to PMEM @parity (512
+ * bytes, non-temporal). Durable after the caller's next fence. Returns 0,
+ * or -EFAULT if user memory faulted (@dst then holds part of the block;
+ * @csum and @parity are not valid) or if there is no fast path
+ * (nova_csum_fast()). @dst and @parity must be 8-byte aligned.
+ */
+int nova_csum_copy_user_block(void *dst, const void __user *src, u32 *csum,
+			      u64 *parity)
+{
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast)) {
+		might_fault();
+		return nova_csum_copy_user_x86(dst, src, csum, parity);
+	}
+#endif
+	return -EFAULT;
+}
+
+/* The 8 strip checksums of the block at @block (8-byte aligned). */
+void nova_csum_strips(const void *block, u32 *csum)
+{
+	unsigned int i;
+
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast)) {
+		nova_csum_strips_x86(block, csum);
+		return;
+	}
+#endif
+	for (i = 0; i < NOVA_STRIPS; i++)
+		csum[i] = crc32c(~0U, block + i * NOVA_STRIP_SIZE,
+				 NOVA_STRIP_SIZE);
+}
+
+/*
+ * Module load: use crc32q if the CPU has SSE4.2 and it agrees with
+ * crc32c() on a test pattern (every length and alignment the helpers
+ * handle: head bytes, words, tail bytes, and the strip loop).
+ */
+void nova_csum_init(void)
+{
+#ifdef CONFIG_X86_64
+	static u64 block[NOVA_BLOCK_SIZE / sizeof(u64)];
+	u8 *b = (u8 *)block;
+	u32 fast[NOVA_STRIPS];
+	unsigned int i, off, len;
+	bool ok = true;
+
+	if (!boot_cpu_has(X86_FEATURE_XMM4_2))
+		return;
+	for (i = 0; i < NOVA_BLOCK_SIZE; i++)
+		b[i] = (i * 2654435761U) >> 13;
+	for (off = 0; off < 8 && ok; off++)
+		for (len = 0; len < 80 && ok; len++)
+			ok = nova_crc32c_x86(~0U, b + off, len) ==
+			     crc32c(~0U, b + off, len);
+	nova_csum_strips_x86(block, fast);
+	for (i = 0; i < NOVA_STRIPS && ok; i++)
+		ok = fast[i] == crc32c(~0U, b + i * NOVA_STRIP_SIZE,
+				       NOVA_STRIP_SIZE);
+	if (!ok) {
+		pr_warn("nova: crc32q disagrees with crc32c(); using crc32c()\n");
+		return;
+	}
+	nova_crc_fast = true;
+#endif
+}
