@@ -25,6 +25,7 @@
 #include <linux/crc32c.h>
 #include <linux/uaccess.h>
 #include "nova_format.h"
+#include <asm/asm.h>
 #include <asm/cpufeature.h>
 
 #include "csum.h"
@@ -34,12 +35,11 @@ static bool nova_crc_fast __read_mostly;
 #define NOVA_STRIP_WORDS	(NOVA_STRIP_SIZE / sizeof(u64))
 
 #ifdef CONFIG_X86_64
-static __always_inline u32 nova_crc32q(u32 crc, u64 v)
+/* The chains are u64 (crc32q zeroes the upper half): no conversions. */
+static __always_inline u64 nova_crc32q(u64 crc, u64 v)
 {
-	u64 c = crc;
-
-	asm("crc32q %1, %0" : "+r" (c) : "rm" (v));
-	return c;
+	asm("crc32q %1, %0" : "+r" (crc) : "rm" (v));
+	return crc;
 }
 
 static __always_inline u32 nova_crc32b(u32 crc, u8 v)
@@ -52,6 +52,17 @@ static __always_inline u32 nova_crc32b(u32 crc, u8 v)
 static __always_inline void nova_movnti(u64 *dst, u64 v)
 {
 	asm volatile("movnti %1, %0" : "=m" (*dst) : "r" (v));
+}
+
+/*
+ * The same, XORing @v into *@p in the same statement: @v is then dead
+ * once stored, rather than kept live by the compiler for a parity XOR it
+ * moves to the end of the row (which spilled the crc chains).
+ */
+static __always_inline void nova_movnti_xor(u64 *dst, u64 v, u64 *p)
+{
+	asm volatile("movnti %2, %0\n\txorq %2, %1"
+		     : "=m" (*dst), "+r" (*p) : "r" (v));
 }
 
 static u32 nova_crc32c_x86(u32 crc, const u8 *p, size_t len)
@@ -70,8 +81,8 @@ static u32 nova_crc32c_x86(u32 crc, const u8 *p, size_t len)
 /* Eight chains, one per strip, word by word across the strips. */
 static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 {
-	u32 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
-	u32 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
 	unsigned int w;
 
 	BUILD_BUG_ON(NOVA_STRIPS != 8);
@@ -90,48 +101,80 @@ static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 }
 
 /*
- * One word of strip @S: load it from the user (fault: goto @fault), add it
- * to the strip's chain and the parity, store it to PMEM.
+ * Load 8 bytes from user memory (inside user_access_begin/end). A fault
+ * that the page fault handler cannot resolve sets *@err to -EFAULT and
+ * goes on (the value is then garbage); the caller checks *@err after
+ * each half block. A fault is the rare case (the handler pages memory in
+ * where it can), so no branch per load as unsafe_get_user()'s asm goto
+ * would add.
  */
-#define NOVA_CSUM_WORD(S, c, fault)					\
+static __always_inline u64 nova_get_user64(const u64 __user *p, int *err)
+{
+	u64 v;
+
+	asm volatile("1:	movq %[mem], %[val]\n"
+		     "2:\n"
+		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err])
+		     : [err] "+r" (*err), [val] "=r" (v)
+		     : [mem] "m" (*p));
+	return v;
+}
+
+/*
+ * One word of strip @S: load it from the user, add it to the strip's
+ * chain and to the parity word @p, store it to PMEM.
+ */
+#define NOVA_CSUM_WORD(S, c)						\
 	do {								\
-		u64 v;							\
-		unsafe_get_user(v, s + (S) * NOVA_STRIP_WORDS + w, fault); \
+		u64 v = nova_get_user64(s + (S) * NOVA_STRIP_WORDS + w, &err); \
 		c = nova_crc32q(c, v);					\
-		p ^= v;							\
-		nova_movnti(d + (S) * NOVA_STRIP_WORDS + w, v);		\
+		nova_movnti_xor(d + (S) * NOVA_STRIP_WORDS + w, v, &p);	\
+	} while (0)
+
+/*
+ * Strips @S to @S + 3 of the block, word by word: four chains at a time,
+ * not eight, because eight chains with the pointers, the parity word and
+ * the loaded word need more registers than x86-64 has and GCC then keeps
+ * the chains on the stack (two more memory accesses per word). Four
+ * chains still hide crc32q's 3-cycle latency. The parity of the row goes
+ * to @pbuf after the first half and to PMEM after the second.
+ */
+#define NOVA_CSUM_HALF(S, ca, cb, cc, cd)				\
+	do {								\
+		for (w = 0; w < NOVA_STRIP_WORDS; w++) {		\
+			u64 p = (S) ? pbuf[w] : 0;			\
+									\
+			NOVA_CSUM_WORD((S), ca);			\
+			NOVA_CSUM_WORD((S) + 1, cb);			\
+			NOVA_CSUM_WORD((S) + 2, cc);			\
+			NOVA_CSUM_WORD((S) + 3, cd);			\
+			if (!(S))					\
+				pbuf[w] = p;				\
+			else if (parity)				\
+				nova_movnti(parity + w, p);		\
+		}							\
 	} while (0)
 
 static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
 				   u64 *parity)
 {
-	u32 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
-	u32 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	u64 pbuf[NOVA_STRIP_WORDS];
+	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
 	unsigned int w;
+	int err = 0;
 
 	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
 		return -EFAULT;
-	for (w = 0; w < NOVA_STRIP_WORDS; w++) {
-		u64 p = 0;
-
-		NOVA_CSUM_WORD(0, c0, fault);
-		NOVA_CSUM_WORD(1, c1, fault);
-		NOVA_CSUM_WORD(2, c2, fault);
-		NOVA_CSUM_WORD(3, c3, fault);
-		NOVA_CSUM_WORD(4, c4, fault);
-		NOVA_CSUM_WORD(5, c5, fault);
-		NOVA_CSUM_WORD(6, c6, fault);
-		NOVA_CSUM_WORD(7, c7, fault);
-		if (parity)
-			nova_movnti(parity + w, p);
-	}
+	NOVA_CSUM_HALF(0, c0, c1, c2, c3);
+	if (likely(!err))
+		NOVA_CSUM_HALF(4, c4, c5, c6, c7);
 	user_access_end();
+	if (err)
+		return err;
 	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
 	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
 	return 0;
-fault:
-	user_access_end();
-	return -EFAULT;
 }
 #endif /* CONFIG_X86_64 */
 
