@@ -54,17 +54,6 @@ static __always_inline void nova_movnti(u64 *dst, u64 v)
 	asm volatile("movnti %1, %0" : "=m" (*dst) : "r" (v));
 }
 
-/*
- * The same, XORing @v into *@p in the same statement: @v is then dead
- * once stored, rather than kept live by the compiler for a parity XOR it
- * moves to the end of the row (which spilled the crc chains).
- */
-static __always_inline void nova_movnti_xor(u64 *dst, u64 v, u64 *p)
-{
-	asm volatile("movnti %2, %0\n\txorq %2, %1"
-		     : "=m" (*dst), "+r" (*p) : "r" (v));
-}
-
 static u32 nova_crc32c_x86(u32 crc, const u8 *p, size_t len)
 {
 	while (len && ((unsigned long)p & 7)) {
@@ -101,35 +90,21 @@ static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 }
 
 /*
- * Load 8 bytes from user memory (inside user_access_begin/end). A fault
- * that the page fault handler cannot resolve sets *@err to -EFAULT and
- * goes on (the value is then garbage); the caller checks *@err after
- * each half block. A fault is the rare case (the handler pages memory in
- * where it can), so no branch per load as unsafe_get_user()'s asm goto
- * would add.
- */
-static __always_inline u64 nova_get_user64(const u64 __user *p, int *err)
-{
-	u64 v;
-
-	asm volatile("1:	movq %[mem], %[val]\n"
-		     "2:\n"
-		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err])
-		     : [err] "+r" (*err), [val] "=r" (v)
-		     : [mem] "m" (*p));
-	return v;
-}
-
-/*
- * One word of strip @S: load it from the user, add it to the strip's
- * chain and to the parity word @p, store it to PMEM.
+ * One word of strip @S, in one asm statement (as separate statements GCC
+ * copied each chain to another register and back around the crc32q):
+ * load it from the user, add it to the strip's chain @c and to the parity
+ * word p, store it to PMEM with movnti.
  */
 #define NOVA_CSUM_WORD(S, c)						\
-	do {								\
-		u64 v = nova_get_user64(s + (S) * NOVA_STRIP_WORDS + w, &err); \
-		c = nova_crc32q(c, v);					\
-		nova_movnti_xor(d + (S) * NOVA_STRIP_WORDS + w, v, &p);	\
-	} while (0)
+	asm volatile("1:	movq %[mem], %[v]\n"			\
+		     "2:	crc32q %[v], %[crc]\n"			\
+		     "	movnti %[v], %[dst]\n"				\
+		     "	xorq %[v], %[par]\n"				\
+		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err]) \
+		     : [err] "+r" (err), [v] "=&r" (v), [crc] "+r" (c),	\
+		       [par] "+r" (p),					\
+		       [dst] "=m" (d[(S) * NOVA_STRIP_WORDS + w])	\
+		     : [mem] "m" (s[(S) * NOVA_STRIP_WORDS + w]))
 
 /*
  * Strips @S to @S + 3 of the block, word by word: four chains at a time,
@@ -142,7 +117,7 @@ static __always_inline u64 nova_get_user64(const u64 __user *p, int *err)
 #define NOVA_CSUM_HALF(S, ca, cb, cc, cd)				\
 	do {								\
 		for (w = 0; w < NOVA_STRIP_WORDS; w++) {		\
-			u64 p = (S) ? pbuf[w] : 0;			\
+			u64 p = (S) ? pbuf[w] : 0, v;			\
 									\
 			NOVA_CSUM_WORD((S), ca);			\
 			NOVA_CSUM_WORD((S) + 1, cb);			\
@@ -159,8 +134,14 @@ static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
 				   u64 *parity)
 {
 	u64 pbuf[NOVA_STRIP_WORDS];
-	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
-	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	/*
+	 * Fixed registers for the chains of each half: left to itself GCC
+	 * moved every chain to a scratch register and back around its asm.
+	 */
+	register u64 c0 asm("r12") = ~0U, c1 asm("r13") = ~0U;
+	register u64 c2 asm("r14") = ~0U, c3 asm("r15") = ~0U;
+	register u64 c4 asm("r8") = ~0U, c5 asm("r9") = ~0U;
+	register u64 c6 asm("r10") = ~0U, c7 asm("r11") = ~0U;
 	unsigned int w;
 	int err = 0;
 
