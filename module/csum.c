@@ -90,21 +90,39 @@ static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 }
 
 /*
+ * _ASM_EXTABLE_TYPE_REG(from, to, EX_TYPE_EFAULT_REG, reg) with the
+ * operands as strings: a fault at @from that the page fault handler
+ * cannot resolve sets register @reg to -EFAULT and resumes at @to.
+ */
+#define NOVA_EXTABLE_EFAULT(from, to, reg)				\
+	" .pushsection \"__ex_table\",\"a\"\n"				\
+	" .balign 4\n"							\
+	" .long (" from ") - .\n"					\
+	" .long (" to ") - .\n"						\
+	DEFINE_EXTABLE_TYPE_REG						\
+	"extable_type_reg reg=" reg ", type="				\
+	__stringify(EX_TYPE_EFAULT_REG) "\n"				\
+	UNDEFINE_EXTABLE_TYPE_REG					\
+	" .popsection\n"
+
+/*
  * One word of strip @S, in one asm statement (as separate statements GCC
  * copied each chain to another register and back around the crc32q):
  * load it from the user, add it to the strip's chain @c and to the parity
  * word p, store it to PMEM with movnti.
  */
 #define NOVA_CSUM_WORD(S, c)						\
-	asm volatile("1:	movq %[mem], %[v]\n"			\
-		     "2:	crc32q %[v], %[crc]\n"			\
-		     "	movnti %[v], %[dst]\n"				\
-		     "	xorq %[v], %[par]\n"				\
-		     _ASM_EXTABLE_TYPE_REG(1b, 2b, EX_TYPE_EFAULT_REG, %[err]) \
-		     : [err] "+r" (err), [v] "=&r" (v), [crc] "+r" (c),	\
-		       [par] "+r" (p),					\
-		       [dst] "=m" (d[(S) * NOVA_STRIP_WORDS + w])	\
-		     : [mem] "m" (s[(S) * NOVA_STRIP_WORDS + w]))
+	({								\
+		asm volatile("1:	movq %[mem], %[v]\n"		\
+			     "2:	crc32q %[v], %[crc]\n"		\
+			     "	movnti %[v], %[dst]\n"			\
+			     "	xorq %[v], %[par]\n"			\
+			     NOVA_EXTABLE_EFAULT("1b", "2b", "%[err]")	\
+			     : [err] "+r" (err), [v] "=&r" (v),		\
+			       [crc] "+r" (c), [par] "+r" (p),		\
+			       [dst] "=m" (d[(S) * NOVA_STRIP_WORDS + w]) \
+			     : [mem] "m" (s[(S) * NOVA_STRIP_WORDS + w])); \
+	})
 
 /*
  * Strips @S to @S + 3 of the block, word by word: four chains at a time,
