@@ -11,14 +11,15 @@
  * keeps the portable path if they ever disagree.
  *
  * The block copy (nova_csum_copy_user_block()) goes over the block
- * position-major: for each 8-byte word index w of a 512-byte strip, and
- * for each of the 8 strips s, it loads word w of strip s from the user,
- * feeds it into strip s's crc chain, XORs it into the parity word, and
- * stores it to PMEM with movnti; then it stores the parity word. The
- * eight chains are independent, so the crc32q latency (3 cycles) overlaps
- * across strips, and the block is read once, from the user's (cached)
- * buffer, instead of being streamed out and read back from PMEM for the
- * checksums and again for the parity. User faults end the copy with
+ * position-major, in two halves of four strips: for each 8-byte word
+ * index w of a 512-byte strip, and for each strip s of the half, it loads
+ * word w of strip s from the user, feeds it into strip s's crc chain,
+ * XORs it into the row's parity word and stores it to PMEM with movnti
+ * (four instructions per word); after the second half it stores the
+ * parity word. The chains are independent, so the crc32q latency
+ * (3 cycles) overlaps across strips, and the block is read once, from
+ * the user's (cached) buffer, instead of being streamed out and read back
+ * from PMEM for the checksums and again for the parity. User faults end the copy with
  * -EFAULT; the caller then copies the block the ordinary way, which stops
  * at the exact faulting byte as before.
  */
