@@ -105,6 +105,9 @@ fs_make() {
 	return 0
 }
 
+# ns per operation: instructions per operation in the reference mode.
+BENCH_NS_OP=
+[ "$BENCH_MODE" != reference ] || BENCH_NS_OP=1
 fio_common=(--ioengine=psync --group_reporting --output-format=json)
 
 # fio_run FS WORKLOAD JOBS ARGS...: one fio run, its records appended.
@@ -114,7 +117,8 @@ fio_run() {
 	f=$raw/$fs-$wl-j$jobs.json
 	log "$fs: fio $wl, $jobs job(s)"
 	if fio "${fio_common[@]}" --numjobs="$jobs" --output="$f" "$@" > "$f.err" 2>&1; then
-		results fio --fs "$fs" --workload "$wl" --jobs "$jobs" "$f" >> "$rec" ||
+		results fio --fs "$fs" --workload "$wl" --jobs "$jobs" \
+			${BENCH_NS_OP:+--ns-op} "$f" >> "$rec" ||
 			unavailable "$fs" "$wl" "fio output not understood (raw/${f##*/})"
 	else
 		unavailable "$fs" "$wl" "fio failed: $(tail -n 3 "$f.err" | tr '\n' ' ')"
@@ -144,6 +148,8 @@ fio_fs() {
 		fio_run "$fs" seqread-2m "$j" "${data[@]}" "${timed[@]}" --rw=read --bs=2M
 		fio_run "$fs" randwrite-4k "$j" "${data[@]}" "${timed[@]}" --rw=randwrite --bs=4k
 		fio_run "$fs" randread-4k "$j" "${data[@]}" "${timed[@]}" --rw=randread --bs=4k
+		# The reference mode measures the data rows only.
+		[ "$BENCH_MODE" != reference ] || continue
 		fio_run "$fs" append-fsync-4k "$j" --directory="$d" --name=append \
 			--size="$BENCH_FIO_SIZE" "${timed[@]}" --rw=write --bs=4k \
 			--file_append=1 --fsync=1
@@ -196,6 +202,20 @@ raw_device() {
 	done
 }
 
+# The crc32c implementation the crypto API hands out (highest priority
+# among the registered ones; libcrc32c and NOVA's log and data checksums
+# without the crc32q loop go through it), and whether the CPU has SSE4.2
+# (NOVA's inline crc32q loop, module/csum.c, needs it).
+crc32c_driver() {
+	local d
+	modprobe -q crc32c_intel 2>/dev/null
+	modprobe -q crc32c_generic 2>/dev/null
+	d=$(awk '/^name/ { n = $3 } /^driver/ { d = $3 } /^priority/ { p = $3 }
+		/^$/ { if (n == "crc32c" && p > best) { best = p; bd = d }; n = "" }
+		END { if (bd != "") printf "%s (priority %d)", bd, best }' /proc/crypto)
+	echo "${d:-none registered}, sse4_2 $(grep -qw sse4_2 /proc/cpuinfo && echo yes || echo no)"
+}
+
 guest_info() {
 	{
 		echo "kernel=$(uname -r)"
@@ -210,16 +230,19 @@ guest_info() {
 		echo "mem_kib=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 		echo "pmem_bytes=$(blockdev --getsize64 /dev/pmem0)"
 		echo "nova_module=$(modinfo -F srcversion "$top/module/nova.ko" 2>/dev/null)"
+		echo "crc32c=$(crc32c_driver)"
 	} > "$out/guest-info"
 }
 
 phase_main() {
 	local fs reason start ceiling_fs nova_ok=0
 	guest_info
-	log "raw device ceiling"
-	raw_device
+	if [ "$BENCH_MODE" != reference ]; then
+		log "raw device ceiling"
+		raw_device
+	fi
 	ceiling_fs=$(for fs in $BENCH_FS; do case $fs in ext4-dax|xfs-dax) echo "$fs" ;; esac; done | head -n1)
-	[ -n "$ceiling_fs" ] || unavailable memcpy "*" "needs ext4-dax or xfs-dax in the run (a DAX file to map)"
+	[ -n "$ceiling_fs" ] || [ "$BENCH_MODE" = reference ] || unavailable memcpy "*" "needs ext4-dax or xfs-dax in the run (a DAX file to map)"
 	for fs in $BENCH_FS; do
 		start=$(cut -d' ' -f1 /proc/uptime)
 		log "$fs: mkfs and mount"
@@ -233,12 +256,14 @@ phase_main() {
 		fi
 		[ "$fs" != nova ] || nova_ok=1
 		fio_fs "$fs"
-		if [ "$fs" = "$ceiling_fs" ]; then
-			log "$fs: memcpy ceiling through a DAX mapping"
-			memcpy_ceiling
+		if [ "$BENCH_MODE" != reference ]; then
+			if [ "$fs" = "$ceiling_fs" ]; then
+				log "$fs: memcpy ceiling through a DAX mapping"
+				memcpy_ceiling
+			fi
+			meta_fs "$fs"
+			mount_fs "$fs"
 		fi
-		meta_fs "$fs"
-		mount_fs "$fs"
 		umount -q "$mnt" 2>/dev/null
 		touch "$out/done-$fs"
 		log "$fs: done in $(awk -v s="$start" '{ printf "%.0f", $1 - s }' /proc/uptime) s"

@@ -25,6 +25,8 @@
 #                  it in the output directory as the test runs do)
 #   --icount[=SPEC]  run QEMU with -icount SPEC (default shift=auto),
 #                  single-threaded TCG, as bench/run.sh --icount does
+#   --reference    as bench/run.sh --reference: -icount shift=0,sleep=off
+#                  on one vCPU, so samples count guest instructions
 #   --out DIR      default build/bench/profile-<stamp>
 #
 # Prints, per file system, fio's IOPS and bandwidth and the symbols with
@@ -34,7 +36,7 @@ set -euo pipefail
 cd "$nova_top"
 
 fs_list="nova ext4-dax" workload=randwrite-4k jobs=1 runtime=5 size=64M out= prefill=0 pmem_dir=
-icount= pmem_size=1G
+icount= pmem_size=1G smp=2
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--fs) fs_list=$(tr ',' ' ' <<< "$2"); shift ;;
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--prefill) prefill=1 ;;
 	--icount) icount=shift=auto ;;
 	--icount=*) icount=${1#--icount=} ;;
+	--reference) icount=shift=0,sleep=off smp=1 ;;
 	--pmem-dir) pmem_dir=$2; shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) nova_die "profile: unknown argument $1 (see --help)" ;;
@@ -99,7 +102,7 @@ if [ -n "$icount" ]; then
 fi
 echo "icount: ${icount:-off}" > "$out/accel"
 qemu/run-guest.sh --script bench/profile-guest.sh --out "$out" --pmem-size "$pmem_size" \
-	--mem 2048 --timeout 1200 "${pmem_args[@]}" "${qemu_args[@]}"
+	--smp "$smp" --mem 2048 --timeout 1200 "${pmem_args[@]}" "${qemu_args[@]}"
 [ -f "$out/profile-done" ] || nova_die "profile: the guest run did not finish: see $out/console.log"
 
 for fs in $fs_list; do

@@ -13,7 +13,9 @@ or, when a figure does not exist, {"fs": ..., "workload": ..., "na": REASON}
 Subcommands:
   value   --fs --workload --jobs --metric --value --unit --better
   na      --fs --workload --reason
-  fio     --fs --workload --jobs FIO_JSON      records of one fio run
+  fio     --fs --workload --jobs [--ns-op] FIO_JSON   records of one fio run
+          (--ns-op adds the mean latency per operation in ns, which is
+          guest instructions under bench/run.sh --reference)
   driver  --fs [--workload W] DRIVER_JSONL     records of nova-bench-meta
   report  --records F --info F --md F --json F [--plot-data F]
   check   --records F | --json F               exit 1 unless well formed
@@ -40,6 +42,8 @@ BASELINES = ["ext4-dax", "xfs-dax"]
 
 # Rows, in order: workload, metric. Unknown ones go last, sorted.
 ROW_ORDER = [
+    ("randwrite-4k", "ns_op"), ("seqwrite-2m", "ns_op"), ("seqread-2m", "ns_op"),
+    ("randread-4k", "ns_op"),
     ("seqwrite-2m", "bw"), ("seqread-2m", "bw"),
     ("randwrite-4k", "iops"), ("randread-4k", "iops"),
     ("append-fsync-4k", "iops"),
@@ -88,7 +92,7 @@ def percentile(lat, pct):
     return None
 
 
-def parse_fio(path, fs, workload, jobs):
+def parse_fio(path, fs, workload, jobs, ns_op=False):
     data = load_json_lenient(path)
     job = data["jobs"][0]
     if job.get("error"):
@@ -103,6 +107,12 @@ def parse_fio(path, fs, workload, jobs):
                        "MiB/s", "higher"))
     else:
         out.append(rec(fs, workload, jobs, "iops", side["iops"], "IOPS", "higher"))
+    if ns_op:
+        # fio's lat_ns: from issuing the pread/pwrite to its return.
+        mean = (side.get("lat_ns") or {}).get("mean")
+        if not mean:
+            raise ValueError("fio gave no mean latency")
+        out.append(rec(fs, workload, jobs, "ns_op", mean, "ns", "lower"))
     if workload.startswith("append-fsync"):
         for pct, name in ((50.0, "p50"), (99.0, "p99")):
             w = percentile(side.get("clat_ns"), pct)
@@ -171,7 +181,7 @@ def row_key_order(key):
         return (len(ROW_ORDER), 0, wl + metric, jobs)
 
 
-METRIC_TITLE = {"bw": "MiB/s", "iops": "IOPS", "ops": None,
+METRIC_TITLE = {"ns_op": "ns/op (= instructions)", "bw": "MiB/s", "iops": "IOPS", "ops": None,
                 "write_p50": "write p50 µs", "write_p99": "write p99 µs",
                 "fsync_p50": "fsync p50 µs", "fsync_p99": "fsync p99 µs",
                 "mount_ms": "mount ms", "umount_ms": "umount ms"}
@@ -268,6 +278,8 @@ def markdown(info, rows, na):
     facts = [
         ("guest kernel", info.get("kernel")), ("QEMU", info.get("qemu")),
         ("accelerator", info.get("accel")), ("guest", info.get("guest")),
+        ("crc32c (crypto API choice in the guest; SSE4.2 for NOVA's crc32q loop)",
+         info.get("crc32c")),
         ("NVDIMM", info.get("pmem")), ("NVDIMM backing (host)", info.get("backing")),
         ("fio", info.get("fio")),
         ("host", info.get("host")),
@@ -280,6 +292,16 @@ def markdown(info, rows, na):
         if v:
             out.append("- %s: %s" % (k, v))
     out.append("")
+    if info.get("mode") == "reference":
+        out.append("Reference mode: QEMU -icount shift=0,sleep=off on one vCPU, so one "
+                   "guest nanosecond is one executed guest instruction and the ns/op rows "
+                   "(fio's mean latency of one pread/pwrite) count instructions per "
+                   "operation, independent of the host and of how slowly QEMU emulates "
+                   "an instruction. They are deterministic up to timer interrupts. Read "
+                   "rows: under icount each iteration of `rep movsb` counts as one "
+                   "instruction, so DAX reads on every file system are charged about one "
+                   "instruction per byte copied.")
+        out.append("")
     out.append("Absolute figures from one guest boot on one emulated NVDIMM (QEMU TCG: "
                "software emulation, so only ratios between columns mean anything). "
                "↑ higher is better, ↓ lower is better. Ratios are NOVA divided by the "
@@ -407,6 +429,7 @@ def main(argv):
     fi.add_argument("--fs", required=True)
     fi.add_argument("--workload", required=True)
     fi.add_argument("--jobs", type=int, required=True)
+    fi.add_argument("--ns-op", action="store_true")
     fi.add_argument("file")
     d = sub.add_parser("driver")
     d.add_argument("--fs", required=True)
@@ -428,7 +451,7 @@ def main(argv):
         elif a.cmd == "na":
             emit([{"fs": a.fs, "workload": a.workload, "na": " ".join(a.reason.split())}])
         elif a.cmd == "fio":
-            emit(parse_fio(a.file, a.fs, a.workload, a.jobs))
+            emit(parse_fio(a.file, a.fs, a.workload, a.jobs, a.ns_op))
         elif a.cmd == "driver":
             emit(parse_driver(a.file, a.fs, a.workload))
         elif a.cmd == "report":

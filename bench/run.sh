@@ -2,11 +2,19 @@
 # NOVA side by side with ext4-dax and xfs-dax, in one guest boot on one
 # emulated NVDIMM (make bench). See docs/bench.md.
 #
-# usage: bench/run.sh [--quick|--full] [--icount[=SPEC]] [--fs LIST] [options]
+# usage: bench/run.sh [--quick|--full|--reference] [--icount[=SPEC]] [--fs LIST] [options]
 #
 #   --quick            about 5 minutes of guest time (default)
 #   --full             bigger sizes, longer runs, recovery after power cuts
 #                      (up to about 45 minutes)
+#   --reference        deterministic instruction counts: -icount
+#                      shift=0,sleep=off on ONE vCPU, so a guest nanosecond
+#                      is one executed instruction; only the 1-job data
+#                      rows (2 MiB sequential write and read, 4 KiB random
+#                      overwrite and read), reported as ns (= guest
+#                      instructions) per operation and their ratios;
+#                      nova, nova-noprot and ext4-dax unless --fs says
+#                      otherwise (a few minutes)
 #   --icount[=SPEC]    run QEMU with -icount SPEC (default shift=auto),
 #                      single-threaded TCG
 #   --fs LIST          comma-separated subset of
@@ -32,16 +40,17 @@ set -euo pipefail
 . "$(dirname "$0")/../qemu/lib.sh"
 cd "$nova_top"
 
-mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax"
+mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax" fs_given=0 smp=2
 off_opts=protection=off work= results_dir=$nova_top/bench/results copy=1
 pmem_base=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
 	--full) mode=full ;;
+	--reference) mode=reference ;;
 	--icount) icount=shift=auto ;;
 	--icount=*) icount=${1#--icount=} ;;
-	--fs) fs_list=$(tr ',' ' ' <<< "$2"); shift ;;
+	--fs) fs_list=$(tr ',' ' ' <<< "$2") fs_given=1; shift ;;
 	--nova-off-opts) off_opts=$2; shift ;;
 	--work) work=$2; shift ;;
 	--results) results_dir=$2; shift ;;
@@ -52,6 +61,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if [ "$mode" = reference ]; then
+	# One vCPU: with two, icount round-robins them on a 100 ms virtual
+	# kick and every cross-CPU wait burns 10^8 instructions.
+	[ -z "$icount" ] || nova_die "bench: --reference sets -icount itself (shift=0,sleep=off)"
+	icount=shift=0,sleep=off smp=1
+	[ "$fs_given" = 1 ] || fs_list="nova nova-noprot ext4-dax"
+fi
 for fs in $fs_list; do
 	case "$fs" in
 	nova|nova-noprot|ext4-dax|xfs-dax) ;;
@@ -64,7 +80,16 @@ fs_list=$(for fs in ext4-dax xfs-dax nova nova-noprot; do
 	[[ " $fs_list " != *" $fs "* ]] || echo "$fs"; done | xargs)
 
 # Mode defaults (environment wins).
-if [ "$mode" = quick ]; then
+if [ "$mode" = reference ]; then
+	# fio runtimes are virtual seconds here: 10^9 instructions each.
+	: "${BENCH_PMEM_SIZE:=1G}" "${BENCH_MEM:=2048}"
+	: "${BENCH_FIO_SIZE:=64M}" "${BENCH_FIO_RUNTIME:=1}" "${BENCH_JOBS:=1}"
+	: "${BENCH_META_N:=0}" "${BENCH_META_BYTES:=1024}"
+	: "${BENCH_TREE_DEPTH:=0}" "${BENCH_TREE_FANOUT:=0}"
+	: "${BENCH_MIX_FILES:=0}" "${BENCH_MIX_SECONDS:=0}" "${BENCH_MIX_PROCS:=}"
+	: "${BENCH_MOUNT_REPEATS:=0}" "${BENCH_RECOVERY_COUNTS:=}"
+	: "${BENCH_TIMEOUT:=1500}"
+elif [ "$mode" = quick ]; then
 	: "${BENCH_PMEM_SIZE:=1G}" "${BENCH_MEM:=2048}"
 	: "${BENCH_FIO_SIZE:=64M}" "${BENCH_FIO_RUNTIME:=3}" "${BENCH_JOBS:=1 2}"
 	: "${BENCH_META_N:=2000}" "${BENCH_META_BYTES:=1024}"
@@ -87,7 +112,8 @@ build=$(nova_build_dir)
 [ -n "$work" ] || work=$build/bench/$(date +%Y%m%d-%H%M%S)-$mode
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-label=$mode${icount:+-icount}
+label=$mode
+[ "$mode" = reference ] || label=$mode${icount:+-icount}
 log() { echo "bench: $*" >&2; }
 
 # The NVDIMM backing. A sparse file on disk makes the first store to each
@@ -141,6 +167,7 @@ if [ -n "$icount" ]; then
 	qemu_args=(--qemu-arg -icount --qemu-arg "$icount"
 		   --append "tsc=reliable lpj=$(( 1000000000 / ${hz:-250} ))")
 fi
+qemu_args+=(--smp "$smp")
 
 # write_env DIR PHASE [PLAN]
 write_env() {
@@ -266,6 +293,7 @@ info = {
     "qemu": "$qemu_version",
     "accel": "TCG, " + ("-icount $icount, single thread" if "$icount" else "multi-threaded") + ", no KVM",
     "guest": "$(ginfo cpus) vCPUs ($(ginfo cpu)), $BENCH_MEM MiB RAM",
+    "crc32c": "$(ginfo crc32c)",
     "pmem": "one fsdax NVDIMM of $BENCH_PMEM_SIZE (/dev/pmem0), every file system made on all of it",
     "backing": "$backing",
     "fio": "$(ginfo fio), ioengine=psync; file systems buffered (DAX), raw device O_DIRECT",

@@ -18,8 +18,10 @@
  *
  * A crash leaves either the old or the new contents of the range. With
  * data protection, the new blocks' strip checksums and parity are written
- * in step 3, after the head and tail are filled and before the tail
- * commit (protect.c), so they are part of the same atomic step.
+ * in step 1 for the pages the copy fills (computed while copying,
+ * protect.c and csum.c) and in step 3 for the partial head and tail pages
+ * once they are filled, all before the tail commit, so they are part of
+ * the same atomic step.
  *
  * Lock order: i_rwsem -> invalidate_lock -> log_lock -> allocator.
  */
@@ -453,9 +455,15 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 		mutex_unlock(&ni->log_lock);
 		goto out_unlock;
 	}
-	/* Checksums and parity of the new pages, durable before the tail. */
-	for (i = 0; i < n; i++)
-		nova_protect_blocks(sb, ext[i].blk, ext[i].nr);
+	/*
+	 * Checksums and parity of the new pages, durable before the tail: the
+	 * copy protected every page it filled (nova_write_batch()); the head
+	 * and tail pages, completed just now, are left.
+	 */
+	if (head)
+		nova_protect_blocks(sb, ext[0].blk, 1);
+	if (tail_off && (!head || n > 1 || ext[0].nr > 1))
+		nova_protect_blocks(sb, ext[n - 1].blk + ext[n - 1].nr - 1, 1);
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
@@ -514,7 +522,6 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 				struct iov_iter *from)
 {
 	struct super_block *sb = inode->i_sb;
-	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_wextent ext[NOVA_WRITE_EXTENTS];
 	size_t count = iov_iter_count(from), done = 0;
 	ssize_t ret;
@@ -532,8 +539,9 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 		if (err)
 			break;
 		bytes = min_t(size_t, count - done, got * PAGE_SIZE - off);
-		copied = _copy_from_iter_flushcache(nova_block(sbi, blk) + off,
-						    bytes, from);
+		/* With protection, checksums and parity on the way. */
+		copied = nova_copy_from_iter_protected(sb, blk, off, bytes,
+						       from);
 		if (!copied) {
 			nova_free_blocks(sb, blk, got, NOVA_BLOCK_DATA);
 			err = -EFAULT;
@@ -598,18 +606,12 @@ out:
 	return ret;
 }
 
-/* The page buffer of a read that needs repairs, allocated on first use. */
-static int nova_read_repair_buf(void **buf)
-{
-	if (!*buf)
-		*buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	return *buf ? 0 : -ENOMEM;
-}
-
 /*
- * Verified pages (nova_block_intact()) are copied straight from PMEM;
- * only a page that fails the check goes through a DRAM buffer, where
- * nova_read_verified() repairs it.
+ * With verification, each page goes through nova_read_iter_verified(),
+ * which reads PMEM once and checks each strip before the user gets it;
+ * only a page that fails the check goes through a DRAM page buffer, where
+ * nova_read_verified() repairs it. Without, pages are copied straight
+ * from PMEM (copy_mc: poison fails the read, no machine check).
  */
 static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -639,13 +641,10 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 		n = min(n, iov_iter_count(to));
 		err = 0;
-		if (blk && verify && !nova_block_intact(inode->i_sb, blk)) {
-			/* Checked, repaired if need be, then copied out. */
-			err = nova_read_repair_buf(&buf);
-			if (!err)
-				err = nova_read_verified(inode, blk,
-							 pos & PAGE_MASK, buf);
-			copied = err ? 0 : copy_to_iter(buf + off, n, to);
+		if (blk && verify) {
+			copied = nova_read_iter_verified(inode, blk,
+							 pos & PAGE_MASK, off,
+							 n, to, &buf, &err);
 		} else if (blk) {
 			copied = _copy_mc_to_iter(nova_block(sbi, blk) + off, n,
 						  to);

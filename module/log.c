@@ -18,9 +18,9 @@
  * whose log it appends to (nova_lock_logs() takes several in inode number
  * order); page allocation takes nova_free_list.lock below it.
  */
-#include <linux/crc32c.h>
 #include <linux/sort.h>
 
+#include "csum.h"
 #include "nova.h"
 #include "pmem.h"
 #include "scrub.h"
@@ -40,7 +40,7 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 
 /*
  * Entries up to this size (every file write entry) are checksummed as one
- * copy on the stack with the excluded fields cleared: one crc32c() call
+ * copy on the stack with the excluded fields cleared: one crc call
  * instead of seven on every write and every log walk.
  */
 #define NOVA_ENTRY_CRC_COPY	128
@@ -57,7 +57,7 @@ static u32 nova_entry_crc_copy(const void *entry, unsigned int size)
 	if (h->e_type == NOVA_LOG_FILE_WRITE &&
 	    size >= sizeof(struct nova_file_write_entry))
 		((struct nova_file_write_entry *)buf)->fw_dead_pages = 0;
-	return crc32c(~0U, buf, size);
+	return nova_crc32c(~0U, buf, size);
 }
 
 /*
@@ -73,18 +73,18 @@ static u32 nova_entry_crc(const void *entry, unsigned int size)
 
 	if (size <= NOVA_ENTRY_CRC_COPY)
 		return nova_entry_crc_copy(entry, size);
-	crc = crc32c(crc, p, 1);
-	crc = crc32c(crc, zero, 1);
-	crc = crc32c(crc, p + 2, 2);
-	crc = crc32c(crc, zero, 4);
+	crc = nova_crc32c(crc, p, 1);
+	crc = nova_crc32c(crc, zero, 1);
+	crc = nova_crc32c(crc, p + 2, 2);
+	crc = nova_crc32c(crc, zero, 4);
 	if (p[0] == NOVA_LOG_FILE_WRITE &&
 	    size >= sizeof(struct nova_file_write_entry)) {
 		hint = offsetof(struct nova_file_write_entry, fw_dead_pages);
-		crc = crc32c(crc, p + 8, hint - 8);
-		crc = crc32c(crc, zero, 4);
-		crc = crc32c(crc, p + hint + 4, size - hint - 4);
+		crc = nova_crc32c(crc, p + 8, hint - 8);
+		crc = nova_crc32c(crc, zero, 4);
+		crc = nova_crc32c(crc, p + hint + 4, size - hint - 4);
 	} else {
-		crc = crc32c(crc, p + 8, size - 8);
+		crc = nova_crc32c(crc, p + 8, size - 8);
 	}
 	return crc;
 }

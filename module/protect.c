@@ -5,31 +5,36 @@
  * replica high) and the block has one parity strip, the XOR of its 8
  * strips (uapi/nova_format.h, docs/protection.md).
  *
- * Writing (nova_protect_blocks(), nova_protect_strips()): file data is
- * copy-on-write, so the new blocks are private until the write entry's
- * log tail is committed. Their checksums and parity are computed from
- * what is on PMEM and written with the data, before the caller's commit:
+ * Writing: file data is copy-on-write, so the new blocks are private
+ * until the write entry's log tail is committed. write(2) checksums each
+ * block it fills while copying it from the user (csum.c, one pass: copy,
+ * 8 crc32c chains and parity; nova_copy_from_iter_protected()); other
+ * writers, and blocks that path cannot take, compute checksums and parity
+ * from what is on PMEM (nova_protect_blocks(), nova_protect_strips()).
+ * Either way they are written with the data, before the caller's commit:
  *
- *	data (flushed) -> primary checksums (flushed) -> fence ->
- *	replica checksums + parity (flushed) -> [caller] fence -> tail
+ *	data, checksums (both copies), parity -> [caller] fence -> tail
  *
  * A crash before the tail store leaves the old blocks, the old checksums
  * (the slots written belong to blocks nothing references yet) and the old
- * parity; after it, all of the new ones. The fence between the two
- * checksum copies matters only for in-place updates (the bytes past the
- * end of file, nova_zero_eof_tail()): a torn update leaves one copy that
+ * parity; after it, all of the new ones. In-place updates (the bytes past
+ * the end of file, nova_zero_eof_tail(), nova_protect_strips()) fence
+ * between the two checksum copies: a torn update leaves one copy that
  * matches the data, and a strip matching either copy is good.
  *
- * Reading (nova_block_intact(), then nova_read_verified() if it is not):
- * a block is copied strip by strip with copy_mc_to_kernel(), so poisoned
- * media becomes a bad strip rather than a machine check, and each strip
- * is compared with both checksum copies.
+ * Reading (nova_read_iter_verified()): each strip a read touches is
+ * copied out of PMEM with copy_mc_to_kernel() into a strip buffer, so
+ * poisoned media becomes a bad strip rather than a machine check, checked
+ * against the checksum there and copied on to the user; parity is not
+ * read. On any mismatch the page goes through nova_read_verified(), which
+ * compares every strip with both checksum copies.
  * One bad strip is rebuilt from parity and the other seven, checked
  * against the checksums and written back; a checksum copy that disagrees
  * with good data is rewritten from the data. Two or more bad strips (or a
  * bad strip whose rebuild does not match) fail the read with -EIO and are
  * reported once per page, rate-limited; wrong data is never returned. A
- * parity strip that disagrees with eight good strips is rewritten.
+ * parity strip that disagrees with eight good strips is rewritten (found
+ * by the scrub, nova_block_intact(), or a read that needed the full check).
  *
  * Writable shared mappings store to the blocks behind our back, so a file
  * mapped writable is unprotected: its inode number is in the
@@ -43,11 +48,12 @@
  * the same bytes. In-place changes of a block's contents (writers) hold
  * i_rwsem exclusively and log_lock.
  */
-#include <linux/crc32c.h>
 #include <linux/nova_genl.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/xarray.h>
 
+#include "csum.h"
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
@@ -105,6 +111,19 @@ static void nova_write_parity(struct nova_sb_info *sbi, unsigned long blk)
 	nova_pmem_memcpy(nova_parity_slot(sbi, blk), p, sizeof(p));
 }
 
+/* Both checksum copies of new block @blk (no fence between them). */
+static void nova_write_csums(struct nova_sb_info *sbi, unsigned long blk,
+			     const u32 *crc)
+{
+	__le32 c[NOVA_STRIPS];
+	unsigned int i;
+
+	for (i = 0; i < NOVA_STRIPS; i++)
+		c[i] = cpu_to_le32(crc[i]);
+	nova_pmem_memcpy(nova_csum_slot(sbi, blk, 0), c, sizeof(c));
+	nova_pmem_memcpy(nova_csum_slot(sbi, blk, 1), c, sizeof(c));
+}
+
 /*
  * Recompute the checksums of strips [@from, @to) and the parity of block
  * @blk from its contents on PMEM. Durable after the caller's next fence.
@@ -145,23 +164,89 @@ void nova_protect_blocks(struct super_block *sb, unsigned long blk,
 			 unsigned long n)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	__le32 c[NOVA_STRIPS];
+	u32 c[NOVA_STRIPS];
 	unsigned long b;
-	unsigned int i;
 
 	if (!nova_prot_csum(sb))
 		return;
 	for (b = blk; b < blk + n; b++) {
-		const u8 *data = nova_block(sbi, b);
-
-		for (i = 0; i < NOVA_STRIPS; i++)
-			c[i] = cpu_to_le32(nova_strip_crc(data +
-							  i * NOVA_STRIP_SIZE));
-		nova_pmem_memcpy(nova_csum_slot(sbi, b, 0), c, sizeof(c));
-		nova_pmem_memcpy(nova_csum_slot(sbi, b, 1), c, sizeof(c));
+		nova_csum_strips(nova_block(sbi, b), c);
+		nova_write_csums(sbi, b, c);
 		if (nova_prot_parity(sbi))
 			nova_write_parity(sbi, b);
 	}
+}
+
+/*
+ * One whole new block @blk from a user buffer in one pass: copy, strip
+ * checksums and parity together (csum.c). False if that cannot be done
+ * here (no crc32q, a kernel or page-vector source, a block that spans two
+ * user segments, a fault): the caller copies the block the ordinary way.
+ */
+static bool nova_copy_block_protected(struct nova_sb_info *sbi,
+				      unsigned long blk, struct iov_iter *from)
+{
+	const void __user *src;
+	u32 c[NOVA_STRIPS];
+
+	if (!nova_csum_fast() || iov_iter_count(from) < NOVA_BLOCK_SIZE)
+		return false;
+	if (iter_is_ubuf(from))
+		src = from->ubuf + from->iov_offset;
+	else if (iter_is_iovec(from) &&
+		 from->iov->iov_len - from->iov_offset >= NOVA_BLOCK_SIZE)
+		src = from->iov->iov_base + from->iov_offset;
+	else
+		return false;
+	if (nova_csum_copy_user_block(nova_block(sbi, blk), src, c,
+				      nova_prot_parity(sbi) ?
+				      nova_parity_slot(sbi, blk) : NULL))
+		return false;
+	iov_iter_advance(from, NOVA_BLOCK_SIZE);
+	nova_write_csums(sbi, blk, c);
+	return true;
+}
+
+/*
+ * The write path's copy: @bytes from @from into the new (private) blocks
+ * from @blk, starting @off bytes into the first. With data protection,
+ * every block the copy fills completely is protected on the way, in one
+ * pass where nova_copy_block_protected() can, else copied and then
+ * protected from PMEM; a block filled only in part (the head and tail of
+ * an unaligned write, or where the copy faulted) is protected by the
+ * caller once it has filled the rest (nova_protect_blocks()). Durable
+ * after the caller's next fence. Returns the bytes copied, short only on
+ * a fault, exactly as _copy_from_iter_flushcache().
+ */
+size_t nova_copy_from_iter_protected(struct super_block *sb,
+				     unsigned long blk, unsigned int off,
+				     size_t bytes, struct iov_iter *from)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u8 *dst = nova_block(sbi, blk);
+	size_t done = 0, n, got;
+
+	if (!nova_prot_csum(sb))
+		return _copy_from_iter_flushcache(dst + off, bytes, from);
+	while (done < bytes) {
+		size_t at = off + done;
+		unsigned long b = blk + (at >> PAGE_SHIFT);
+		bool whole = !(at & (PAGE_SIZE - 1)) &&
+			     bytes - done >= PAGE_SIZE;
+
+		if (whole && nova_copy_block_protected(sbi, b, from)) {
+			done += PAGE_SIZE;
+			continue;
+		}
+		n = min_t(size_t, bytes - done, PAGE_SIZE - (at & ~PAGE_MASK));
+		got = _copy_from_iter_flushcache(dst + at, n, from);
+		done += got;
+		if (got < n)
+			break;
+		if (whole)
+			nova_protect_blocks(sb, b, 1);
+	}
+	return done;
 }
 
 /* ---- verification and repair ---- */
@@ -397,6 +482,76 @@ bool nova_block_intact(struct super_block *sb, unsigned long blk)
 		return false;
 	atomic64_add(NOVA_STRIPS, &sbi->prot_verified);
 	return true;
+}
+
+/*
+ * A verified read of bytes [@off, @off + @n) of file page @pos (block
+ * @blk) into @to, reading PMEM once: strip by strip, each strip the read
+ * touches is copied into a strip buffer with copy_mc (poison is a failed
+ * copy, not a machine check), its crc32c computed there and compared
+ * with the checksum, and only then copied to the user from the buffer,
+ * which is still in the cache. The parity strip is not read at all on
+ * this path: it is needed only to rebuild a bad strip. A true single pass
+ * from PMEM into the user buffer would lose copy_mc's machine-check
+ * safety (and hand the user bytes before they were checked); the strip
+ * buffer costs a copy within the cache instead of a second pass over
+ * PMEM. Damage in strips the read does not touch, or in the parity, is
+ * left to the reads that do and to the scrub (nova_block_intact()).
+ *
+ * Checksum copies that differ, a bad or poisoned strip: the rest of the
+ * page goes through nova_read_verified() (parity rebuild, repair, events)
+ * into *@buf, a page allocated on first use (the caller frees it).
+ * Returns the bytes copied: @n, or less with *@err 0 if the user buffer
+ * faulted, or 0 with *@err set if the page cannot be read (strips
+ * already handed to the user are taken back: the page fails as a whole).
+ */
+size_t nova_read_iter_verified(struct inode *inode, unsigned long blk,
+			       loff_t pos, unsigned int off, size_t n,
+			       struct iov_iter *to, void **buf, int *err)
+{
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	u64 strip[NOVA_STRIP_SIZE / sizeof(u64)];
+	const u8 *data = nova_block(sbi, blk);
+	unsigned int at = off, end = off + n, s, len, checked = 0;
+	__le32 c[2][NOVA_STRIPS];
+	size_t got;
+
+	*err = 0;
+	if (nova_pmem_read(c[0], nova_csum_slot(sbi, blk, 0), sizeof(c[0])) ||
+	    nova_pmem_read(c[1], nova_csum_slot(sbi, blk, 1), sizeof(c[1])) ||
+	    memcmp(c[0], c[1], sizeof(c[0])))
+		goto slow;
+	while (at < end) {
+		s = at >> NOVA_STRIP_SHIFT;
+		if (nova_pmem_read(strip, data + (s << NOVA_STRIP_SHIFT),
+				   sizeof(strip)) ||
+		    nova_strip_crc(strip) != le32_to_cpu(c[0][s]))
+			goto slow;
+		checked++;
+		len = min(end, (s + 1) << NOVA_STRIP_SHIFT) - at;
+		got = copy_to_iter((u8 *)strip + (at & (NOVA_STRIP_SIZE - 1)),
+				   len, to);
+		at += got;
+		if (got < len)
+			break;
+	}
+	atomic64_add(checked, &sbi->prot_verified);
+	return at - off;
+
+slow:
+	/* nova_read_verified() counts the whole page. */
+	if (!*buf)
+		*buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!*buf)
+		*err = -ENOMEM;
+	else
+		*err = nova_read_verified(inode, blk, pos, *buf);
+	if (*err) {
+		/* The page fails as a whole, as it did before any copy. */
+		iov_iter_revert(to, at - off);
+		return 0;
+	}
+	return at - off + copy_to_iter(*buf + at, end - at, to);
 }
 
 /* Reads of this file are not verified (see the top of the file). */

@@ -28,6 +28,7 @@
 
 struct super_block;
 struct inode;
+struct iov_iter;
 
 struct nova_verify_result {
 	u32 checked;		/* strips (data) or slots (inodes) checked */
@@ -59,6 +60,12 @@ bool nova_prot_skip_verify(struct inode *inode);
 bool nova_block_intact(struct super_block *sb, unsigned long blk);
 int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 		       void *buf);
+size_t nova_read_iter_verified(struct inode *inode, unsigned long blk,
+			       loff_t pos, unsigned int off, size_t n,
+			       struct iov_iter *to, void **buf, int *err);
+size_t nova_copy_from_iter_protected(struct super_block *sb,
+				     unsigned long blk, unsigned int off,
+				     size_t bytes, struct iov_iter *from);
 int nova_prot_load(struct super_block *sb);
 bool nova_prot_was_mapped(struct super_block *sb, u64 ino);
 void nova_prot_clear_mapped(struct super_block *sb);

@@ -28,6 +28,7 @@
 #include <linux/exportfs.h>
 
 #include "badblocks.h"
+#include "csum.h"
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
@@ -38,7 +39,7 @@ static struct kmem_cache *nova_inode_cachep;
 
 u32 nova_crc(const void *buf, size_t len)
 {
-	return crc32c(~0U, buf, len);
+	return nova_crc32c(~0U, buf, len);
 }
 
 /* Pin every on-media size and offset that tools and old images rely on. */
@@ -1076,6 +1077,7 @@ static int __init nova_init(void)
 	int err;
 
 	nova_check_ondisk_layout();
+	nova_csum_init();
 	err = nova_ctl_init();
 	if (err)
 		return err;

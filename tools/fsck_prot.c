@@ -128,7 +128,7 @@ void fsck_check_protection(struct fsck *f)
 		r = prot_block(f, b);
 		if (r == 1) {
 			n.repairable++;
-			fsck_info(f, 0, "inode %llu: data block %llu: damaged strip, checksum or parity (the kernel repairs it when the page is read)",
+			fsck_info(f, 0, "inode %llu: data block %llu: damaged strip, checksum or parity (repairable: a read of the page repairs a strip or checksum, novactl scrub start also parity)",
 				  (unsigned long long)f->bowner[b],
 				  (unsigned long long)b);
 		} else if (r == 2) {

@@ -20,6 +20,9 @@ so the next mount sees exactly what is on the medium.
       print the device offset of a checksummed byte of inode INO's slot
       (i_generation), of its first log entry (e_csum) or of its first log
       page's tail (lt_csum)
+  protect-media.py check DEV BLOCK
+      exit 0 if both checksum copies of BLOCK's strips are crc32c of the
+      strips and its parity strip is their XOR, else say what differs
   protect-media.py flipat DEV OFFSET
       invert the byte at OFFSET
   protect-media.py slot DEV INO [COPY]
@@ -150,6 +153,26 @@ def main():
         off, _ = obj_off(lay, kind, blk, byte, copy)
         b = pread(fd, off, 1)
         pwrite(fd, off, bytes([b[0] ^ 0xFF]))
+    elif cmd == "check":
+        blk = int(sys.argv[3])
+        data = pread(fd, blk * BS, BS)
+        want = b"".join(struct.pack("<I", crc32c(data[i:i + STRIP]))
+                        for i in range(0, BS, STRIP))
+        bad = []
+        for copy in (0, 1):
+            off, _ = obj_off(lay, "csum", blk, 0, copy)
+            if pread(fd, off, 32) != want:
+                bad.append("checksum copy %d" % copy)
+        if lay["parity"]:
+            par = bytearray(STRIP)
+            for i in range(0, BS, STRIP):
+                for j, b in enumerate(data[i:i + STRIP]):
+                    par[j] ^= b
+            off, _ = obj_off(lay, "parity", blk, 0, 0)
+            if pread(fd, off, STRIP) != bytes(par):
+                bad.append("parity")
+        if bad:
+            sys.exit("block %d: wrong %s" % (blk, ", ".join(bad)))
     elif cmd == "read":
         kind, blk = sys.argv[3], int(sys.argv[4])
         copy = int(sys.argv[5]) if len(sys.argv) > 5 else 0

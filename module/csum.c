@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: crc32c without the crypto API, and the one-pass copy that
+ * checksums and builds parity while it writes a data block (csum.h).
+ *
+ * The on-media checksum is crc32c(~0U, buf, len): Castagnoli polynomial,
+ * seed ~0, no final inversion. The x86 crc32 instruction computes the
+ * same CRC update (reflected Castagnoli, no inversions of its own), so a
+ * chain started at ~0 and fed every byte in order ends at that value.
+ * nova_csum_init() checks this against crc32c() when the module loads and
+ * keeps the portable path if they ever disagree.
+ *
+ * The block copy (nova_csum_copy_user_block()) goes over the block
+ * position-major, in two halves of four strips: for each 8-byte word
+ * index w of a 512-byte strip, and for each strip s of the half, it loads
+ * word w of strip s from the user, feeds it into strip s's crc chain,
+ * XORs it into the row's parity word and stores it to PMEM with movnti
+ * (four instructions per word); after the second half it stores the
+ * parity word. The chains are independent, so the crc32q latency
+ * (3 cycles) overlaps across strips, and the block is read once, from
+ * the user's (cached) buffer, instead of being streamed out and read back
+ * from PMEM for the checksums and again for the parity. User faults end the copy with
+ * -EFAULT; the caller then copies the block the ordinary way, which stops
+ * at the exact faulting byte as before.
+ */
+#include <linux/crc32c.h>
+#include <linux/uaccess.h>
+#include "nova_format.h"
+#include <asm/asm.h>
+#include <asm/cpufeature.h>
+
+#include "csum.h"
+
+static bool nova_crc_fast __read_mostly;
+
+#define NOVA_STRIP_WORDS	(NOVA_STRIP_SIZE / sizeof(u64))
+
+#ifdef CONFIG_X86_64
+/* The chains are u64 (crc32q zeroes the upper half): no conversions. */
+static __always_inline u64 nova_crc32q(u64 crc, u64 v)
+{
+	asm("crc32q %1, %0" : "+r" (crc) : "rm" (v));
+	return crc;
+}
+
+static __always_inline u32 nova_crc32b(u32 crc, u8 v)
+{
+	asm("crc32b %1, %0" : "+r" (crc) : "rm" (v));
+	return crc;
+}
+
+/* A non-temporal 8-byte store: written back by the next sfence. */
+static __always_inline void nova_movnti(u64 *dst, u64 v)
+{
+	asm volatile("movnti %1, %0" : "=m" (*dst) : "r" (v));
+}
+
+static u32 nova_crc32c_x86(u32 crc, const u8 *p, size_t len)
+{
+	while (len && ((unsigned long)p & 7)) {
+		crc = nova_crc32b(crc, *p++);
+		len--;
+	}
+	for (; len >= 8; len -= 8, p += 8)
+		crc = nova_crc32q(crc, *(const u64 *)p);
+	while (len--)
+		crc = nova_crc32b(crc, *p++);
+	return crc;
+}
+
+/* Eight chains, one per strip, word by word across the strips. */
+static void nova_csum_strips_x86(const u64 *b, u32 *csum)
+{
+	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	unsigned int w;
+
+	BUILD_BUG_ON(NOVA_STRIPS != 8);
+	for (w = 0; w < NOVA_STRIP_WORDS; w++) {
+		c0 = nova_crc32q(c0, b[w]);
+		c1 = nova_crc32q(c1, b[NOVA_STRIP_WORDS + w]);
+		c2 = nova_crc32q(c2, b[2 * NOVA_STRIP_WORDS + w]);
+		c3 = nova_crc32q(c3, b[3 * NOVA_STRIP_WORDS + w]);
+		c4 = nova_crc32q(c4, b[4 * NOVA_STRIP_WORDS + w]);
+		c5 = nova_crc32q(c5, b[5 * NOVA_STRIP_WORDS + w]);
+		c6 = nova_crc32q(c6, b[6 * NOVA_STRIP_WORDS + w]);
+		c7 = nova_crc32q(c7, b[7 * NOVA_STRIP_WORDS + w]);
+	}
+	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
+	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
+}
+
+/*
+ * _ASM_EXTABLE_TYPE_REG(from, to, EX_TYPE_EFAULT_REG, reg) with the
+ * operands as strings: a fault at @from that the page fault handler
+ * cannot resolve sets register @reg to -EFAULT and resumes at @to.
+ */
+#define NOVA_EXTABLE_EFAULT(from, to, reg)				\
+	" .pushsection \"__ex_table\",\"a\"\n"				\
+	" .balign 4\n"							\
+	" .long (" from ") - .\n"					\
+	" .long (" to ") - .\n"						\
+	DEFINE_EXTABLE_TYPE_REG						\
+	"extable_type_reg reg=" reg ", type="				\
+	__stringify(EX_TYPE_EFAULT_REG) "\n"				\
+	UNDEFINE_EXTABLE_TYPE_REG					\
+	" .popsection\n"
+
+/*
+ * One word of strip @S, in one asm statement (as separate statements GCC
+ * copied each chain to another register and back around the crc32q):
+ * load it from the user, add it to the strip's chain @c and to the parity
+ * word p, store it to PMEM with movnti.
+ */
+#define NOVA_CSUM_WORD(S, c)						\
+	({								\
+		asm volatile("1:	movq %[mem], %[v]\n"		\
+			     "2:	crc32q %[v], %[crc]\n"		\
+			     "	movnti %[v], %[dst]\n"			\
+			     "	xorq %[v], %[par]\n"			\
+			     NOVA_EXTABLE_EFAULT("1b", "2b", "%[err]")	\
+			     : [err] "+r" (err), [v] "=&r" (v),		\
+			       [crc] "+r" (c), [par] "+r" (p),		\
+			       [dst] "=m" (d[(S) * NOVA_STRIP_WORDS + w]) \
+			     : [mem] "m" (s[(S) * NOVA_STRIP_WORDS + w])); \
+	})
+
+/*
+ * Strips @S to @S + 3 of the block, word by word: four chains at a time,
+ * not eight, because eight chains with the pointers, the parity word and
+ * the loaded word need more registers than x86-64 has and GCC then keeps
+ * the chains on the stack (two more memory accesses per word). Four
+ * chains still hide crc32q's 3-cycle latency. The parity of the row goes
+ * to @pbuf after the first half and to PMEM after the second.
+ */
+#define NOVA_CSUM_HALF(S, ca, cb, cc, cd)				\
+	do {								\
+		for (w = 0; w < NOVA_STRIP_WORDS; w++) {		\
+			u64 p = (S) ? pbuf[w] : 0, v;			\
+									\
+			NOVA_CSUM_WORD((S), ca);			\
+			NOVA_CSUM_WORD((S) + 1, cb);			\
+			NOVA_CSUM_WORD((S) + 2, cc);			\
+			NOVA_CSUM_WORD((S) + 3, cd);			\
+			if (!(S))					\
+				pbuf[w] = p;				\
+			else if (parity)				\
+				nova_movnti(parity + w, p);		\
+		}							\
+	} while (0)
+
+static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
+				   u64 *parity)
+{
+	u64 pbuf[NOVA_STRIP_WORDS];
+	/*
+	 * Fixed registers for the chains of each half: left to itself GCC
+	 * moved every chain to a scratch register and back around its asm.
+	 */
+	register u64 c0 asm("r12") = ~0U, c1 asm("r13") = ~0U;
+	register u64 c2 asm("r14") = ~0U, c3 asm("r15") = ~0U;
+	register u64 c4 asm("r8") = ~0U, c5 asm("r9") = ~0U;
+	register u64 c6 asm("r10") = ~0U, c7 asm("r11") = ~0U;
+	unsigned int w;
+	int err = 0;
+
+	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
+		return -EFAULT;
+	NOVA_CSUM_HALF(0, c0, c1, c2, c3);
+	if (likely(!err))
+		NOVA_CSUM_HALF(4, c4, c5, c6, c7);
+	user_access_end();
+	if (err)
+		return err;
+	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
+	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
+	return 0;
+}
+#endif /* CONFIG_X86_64 */
+
+/* crc32c(@crc, @buf, @len), as linux/crc32c.h defines it. */
+u32 nova_crc32c(u32 crc, const void *buf, size_t len)
+{
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast))
+		return nova_crc32c_x86(crc, buf, len);
+#endif
+	return crc32c(crc, buf, len);
+}
+
+/* Is nova_csum_copy_user_block() available (else the caller copies)? */
+bool nova_csum_fast(void)
+{
+	return nova_crc_fast;
+}
+
+/*
+ * Copy the NOVA_BLOCK_SIZE bytes at user @src to PMEM @dst (non-temporal
+ * stores), the strip checksums (seed ~0, as on media) into @csum[8] and,
+ * if @parity is not NULL, the XOR of the 8 strips to PMEM @parity (512
+ * bytes, non-temporal). Durable after the caller's next fence. Returns 0,
+ * or -EFAULT if user memory faulted (@dst then holds part of the block;
+ * @csum and @parity are not valid) or if there is no fast path
+ * (nova_csum_fast()). @dst and @parity must be 8-byte aligned.
+ */
+int nova_csum_copy_user_block(void *dst, const void __user *src, u32 *csum,
+			      u64 *parity)
+{
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast)) {
+		might_fault();
+		return nova_csum_copy_user_x86(dst, src, csum, parity);
+	}
+#endif
+	return -EFAULT;
+}
+
+/* The 8 strip checksums of the block at @block (8-byte aligned). */
+void nova_csum_strips(const void *block, u32 *csum)
+{
+	unsigned int i;
+
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast)) {
+		nova_csum_strips_x86(block, csum);
+		return;
+	}
+#endif
+	for (i = 0; i < NOVA_STRIPS; i++)
+		csum[i] = crc32c(~0U, block + i * NOVA_STRIP_SIZE,
+				 NOVA_STRIP_SIZE);
+}
+
+/*
+ * Module load: use crc32q if the CPU has SSE4.2 and it agrees with
+ * crc32c() on a test pattern (every length and alignment the helpers
+ * handle: head bytes, words, tail bytes, and the strip loop).
+ */
+void nova_csum_init(void)
+{
+#ifdef CONFIG_X86_64
+	static u64 block[NOVA_BLOCK_SIZE / sizeof(u64)];
+	u8 *b = (u8 *)block;
+	u32 fast[NOVA_STRIPS];
+	unsigned int i, off, len;
+	bool ok = true;
+
+	if (!boot_cpu_has(X86_FEATURE_XMM4_2))
+		return;
+	for (i = 0; i < NOVA_BLOCK_SIZE; i++)
+		b[i] = (i * 2654435761U) >> 13;
+	for (off = 0; off < 8 && ok; off++)
+		for (len = 0; len < 80 && ok; len++)
+			ok = nova_crc32c_x86(~0U, b + off, len) ==
+			     crc32c(~0U, b + off, len);
+	nova_csum_strips_x86(block, fast);
+	for (i = 0; i < NOVA_STRIPS && ok; i++)
+		ok = fast[i] == crc32c(~0U, b + i * NOVA_STRIP_SIZE,
+				       NOVA_STRIP_SIZE);
+	if (!ok) {
+		pr_warn("nova: crc32q disagrees with crc32c(); using crc32c()\n");
+		return;
+	}
+	nova_crc_fast = true;
+#endif
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA: crc32c and the data-protection copy loops (csum.c).
+ *
+ * Every checksum NOVA puts on media is crc32c (Castagnoli) seeded with
+ * ~0 and NOT inverted at the end: what crc32c(~0U, buf, len) returns.
+ * These helpers compute exactly that value, so media written by either
+ * implementation reads back with the other.
+ *
+ * On x86-64 with SSE4.2 they use the crc32q instruction inline: it works
+ * on general registers, so there is no FPU section and no crypto API call
+ * (libcrc32c goes through a shash descriptor, and crc32c-intel takes
+ * kernel_fpu_begin()/end() for every buffer of 512 bytes or more).
+ * Elsewhere they fall back to crc32c().
+ *
+ *  - nova_crc32c(): crc32c() for the small metadata checksums (log
+ *    entries, tails, journals, the superblock).
+ *  - nova_csum_copy_user_block(): copy one 4 KiB block from user memory
+ *    to PMEM with non-temporal stores, computing its 8 strip checksums
+ *    and its XOR parity strip on the way (one pass; parity stored with
+ *    non-temporal stores too). Durable after the caller's next fence.
+ *  - nova_csum_strips(): the 8 strip checksums of a block in memory.
+ */
+#ifndef _NOVA_CSUM_H
+#define _NOVA_CSUM_H
+
+#include <linux/types.h>
+
+u32 nova_crc32c(u32 crc, const void *buf, size_t len);
+bool nova_csum_fast(void);
+int nova_csum_copy_user_block(void *dst, const void __user *src, u32 *csum,
+			      u64 *parity);
+void nova_csum_strips(const void *block, u32 *csum);
+void nova_csum_init(void);
+
+#endif /* _NOVA_CSUM_H */
