@@ -22,6 +22,8 @@
  *    (nova_freeze_super, nova_thaw_super);
  *  - a genl dump's parsed attributes moved into genl_dumpit_info.info in
  *    6.2 (nova_genl_dump_attrs);
+ *  - iov_iter's iovec array became private (__iov) behind iter_iov() in
+ *    6.4 (nova_iter_iov);
  *  - export_operations without ->encode_fh got the 32-bit inode encoder by
  *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH).
  */
@@ -32,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/version.h>
 #include <linux/exportfs.h>
+#include <linux/uio.h>
 #include <net/genetlink.h>
 
 #define NOVA_KERNEL_AT_LEAST(a, b)	\
@@ -214,5 +217,15 @@ nova_genl_dump_attrs(const struct genl_dumpit_info *info)
 #else
 #define NOVA_EXPORT_ENCODE_FH	.encode_fh = NULL
 #endif
+
+/* 6.4: the current iovec of an ITER_IOVEC is read through iter_iov(). */
+static inline const struct iovec *nova_iter_iov(const struct iov_iter *iter)
+{
+#if NOVA_KERNEL_AT_LEAST(6, 4)
+	return iter_iov(iter);
+#else
+	return iter->iov;
+#endif
+}
 
 #endif /* _NOVA_COMPAT_H */

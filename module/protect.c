@@ -194,8 +194,8 @@ static bool nova_copy_block_protected(struct nova_sb_info *sbi,
 	if (iter_is_ubuf(from))
 		src = from->ubuf + from->iov_offset;
 	else if (iter_is_iovec(from) &&
-		 from->iov->iov_len - from->iov_offset >= NOVA_BLOCK_SIZE)
-		src = from->iov->iov_base + from->iov_offset;
+		 nova_iter_iov(from)->iov_len - from->iov_offset >= NOVA_BLOCK_SIZE)
+		src = nova_iter_iov(from)->iov_base + from->iov_offset;
 	else
 		return false;
 	if (nova_csum_copy_user_block(nova_block(sbi, blk), src, c,
