@@ -90,5 +90,6 @@ int mkfs_check_device(struct nova_dev *d, const struct mkfs_opts *o,
 int nova_parse_uuid(const char *s, uint8_t uuid[16]);
 void nova_format_uuid(const uint8_t uuid[16], char out[37]);
 int nova_random_bytes(void *buf, size_t len);
+int nova_uuid_from_arg(const char *arg, uint8_t uuid[16], struct nerr *e);
 
 #endif

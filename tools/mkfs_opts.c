@@ -51,6 +51,25 @@ int nova_parse_uuid(const char *s, uint8_t uuid[16])
 	return 0;
 }
 
+/* The UUID an -U argument asks for: NULL or "random" draws a version 4 one. */
+int nova_uuid_from_arg(const char *arg, uint8_t uuid[16], struct nerr *e)
+{
+	if (arg && strcmp(arg, "random")) {
+		if (!nova_parse_uuid(arg, uuid))
+			return 0;
+		nerr_set(e, "bad UUID '%s': expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx or 'random'",
+			 arg);
+		return -EINVAL;
+	}
+	if (nova_random_bytes(uuid, 16)) {
+		nerr_set(e, "cannot read /dev/urandom for a UUID");
+		return -EIO;
+	}
+	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);	/* v4 */
+	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);	/* RFC 4122 */
+	return 0;
+}
+
 void nova_format_uuid(const uint8_t u[16], char out[37])
 {
 	snprintf(out, 37,
@@ -158,6 +177,7 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		     struct nerr *e)
 {
 	struct timespec now;
+	int err;
 
 	memset(p, 0, sizeof(*p));
 	if (o->label) {
@@ -170,18 +190,9 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		}
 		memcpy(p->label, o->label, len);
 	}
-	if (!o->uuid || !strcmp(o->uuid, "random")) {
-		if (nova_random_bytes(p->uuid, sizeof(p->uuid))) {
-			nerr_set(e, "cannot read /dev/urandom for a UUID");
-			return -EIO;
-		}
-		p->uuid[6] = (uint8_t)((p->uuid[6] & 0x0f) | 0x40);	/* v4 */
-		p->uuid[8] = (uint8_t)((p->uuid[8] & 0x3f) | 0x80);	/* RFC 4122 */
-	} else if (nova_parse_uuid(o->uuid, p->uuid)) {
-		nerr_set(e, "bad UUID '%s': expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx or 'random'",
-			 o->uuid);
-		return -EINVAL;
-	}
+	err = nova_uuid_from_arg(o->uuid, p->uuid, e);
+	if (err)
+		return err;
 	if (o->cpus) {
 		if (o->cpus > NOVA_MAX_CPUS) {
 			nerr_set(e, "-c %ld: CPU stripes must be 1..%u", o->cpus,

@@ -81,26 +81,6 @@ static int parse_args(int argc, char **argv, struct tune_opts *o)
 	return 0;
 }
 
-/* The new UUID from -U, version 4 when random. */
-static int new_uuid(const char *arg, uint8_t uuid[16])
-{
-	if (strcmp(arg, "random")) {
-		if (nova_parse_uuid(arg, uuid)) {
-			fprintf(stderr, "tune.NOVA: bad UUID '%s': expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx or 'random'\n",
-				arg);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (nova_random_bytes(uuid, 16)) {
-		fprintf(stderr, "tune.NOVA: cannot read /dev/urandom for a UUID\n");
-		return -EIO;
-	}
-	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x40);
-	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
-	return 0;
-}
-
 /* Both copies valid and equal, or a message saying why not. */
 static int read_supers(struct nova_dev *d, struct nova_super_block *sb)
 {
@@ -178,8 +158,10 @@ int main(int argc, char **argv)
 			o.label, strlen(o.label), NOVA_LABEL_LEN - 1);
 		return 1;
 	}
-	if (o.uuid && new_uuid(o.uuid, uuid))
+	if (o.uuid && nova_uuid_from_arg(o.uuid, uuid, &e)) {
+		fprintf(stderr, "tune.NOVA: %s\n", e.msg);
 		return 1;
+	}
 	if (ndev_open(&dev, o.path, (o.label || o.uuid) ?
 		      NDEV_WRITE | NDEV_EXCL : 0, &e)) {
 		fprintf(stderr, "tune.NOVA: %s\n", e.msg);
