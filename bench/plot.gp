@@ -22,7 +22,8 @@ set ylabel "speedup (log scale)"
 set grid ytics
 set key top right
 set bmargin 17
-set rmargin 10
+# Rotated labels run right of their bar: room for the last ones.
+set rmargin 24
 plot datafile using 2:xtic(1) title "vs ext4-dax", \
      '' using 3 title "vs xfs-dax", \
      1 with lines lc rgb "black" dt 2 notitle
