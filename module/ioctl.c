@@ -6,7 +6,9 @@
  *   FS_IOC_SETFSLABEL   change it online (CAP_SYS_ADMIN, a writable
  *                       mount); at most NOVA_LABEL_LEN - 1 bytes, longer
  *                       is EINVAL. Both superblock copies are rewritten
- *                       (nova_set_label()), then the control plane's copy.
+ *                       (nova_set_label()), then the control plane's copy;
+ *                       a change uevent on the block device lets udev
+ *                       move its /dev/disk/by-label link (nova_id).
  *
  * FS_IOC_GETFLAGS/SETFLAGS and FS_IOC_FSGETXATTR/FSSETXATTR reach the
  * inode's fileattr_get/fileattr_set through the VFS, not this file.
@@ -15,7 +17,9 @@
  * plane's registry mutex only after both are released (a snapshot holds
  * it while it freezes the file system).
  */
+#include <linux/blkdev.h>
 #include <linux/fs.h>
+#include <linux/kobject.h>
 #include <linux/mount.h>
 #include <linux/uaccess.h>
 
@@ -50,9 +54,12 @@ static int nova_ioc_setfslabel(struct file *file, char __user *arg)
 		return err;
 	err = nova_set_label(sb, label);
 	mnt_drop_write_file(file);
-	if (!err)
-		nova_ctl_fs_relabel(sb, label);
-	return err;
+	if (err)
+		return err;
+	nova_ctl_fs_relabel(sb, label);
+	/* Best effort: the label is changed whether or not udev hears it. */
+	kobject_uevent(&sb->s_bdev->bd_device.kobj, KOBJ_CHANGE);
+	return 0;
 }
 
 long nova_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

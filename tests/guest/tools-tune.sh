@@ -48,7 +48,15 @@ t_ok "fsck.NOVA -n clean" fsck.NOVA -f -n "$D"
 t_ok "mount LABEL=after" mount -t NOVA LABEL=after "$M"
 t_is "the data is there" "$(cat "$M/f")" kept
 t_ok "/proc/mounts shows label=after" grep -q "label=after" /proc/mounts
+# online (FS_IOC_SETFSLABEL): the kernel's change uevent moves the link
+t_ok "xfs_io label -s online" xfs_io -c "label -s online" "$M"
+udevadm settle -t 30
+t_ok "by-label/online appears without a trigger" \
+	wait_for 10 test "$(readlink -f /dev/disk/by-label/online 2>/dev/null)" = "$D"
+t_ok "by-label/after is gone" test ! -e /dev/disk/by-label/after
 t_ok "umount" umount "$M"
+t_ok "tune.NOVA -L after (offline again)" "$B/tune.NOVA" -L after "$D"
+settle
 
 # ---- the UUID ----
 t_ok "tune.NOVA -U random" "$B/tune.NOVA" -U random "$D"
