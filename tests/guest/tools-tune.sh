@@ -52,7 +52,7 @@ t_ok "/proc/mounts shows label=after" grep -q "label=after" /proc/mounts
 t_ok "xfs_io label -s online" xfs_io -c "label -s online" "$M"
 udevadm settle -t 30
 t_ok "by-label/online appears without a trigger" \
-	wait_for 10 test "$(readlink -f /dev/disk/by-label/online 2>/dev/null)" = "$D"
+	wait_for 10 sh -c "test \"\$(readlink -f /dev/disk/by-label/online)\" = $D"
 t_ok "by-label/after is gone" test ! -e /dev/disk/by-label/after
 t_ok "umount" umount "$M"
 t_ok "tune.NOVA -L after (offline again)" "$B/tune.NOVA" -L after "$D"
