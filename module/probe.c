@@ -41,6 +41,26 @@ static bool nova_probe_replica(struct nova_sb_info *sbi)
 				sizeof(magic), &magic);
 }
 
+/*
+ * The first signature of uapi/nova_probe.h found at the start of the
+ * device, NOVA's own left out with @skip_nova; NULL if none.
+ */
+static const char *nova_probe_table(struct nova_sb_info *sbi, bool skip_nova)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE < NOVA_PROBE_BYTES);
+	for (i = 0; i < ARRAY_SIZE(nova_signatures); i++) {
+		const struct nova_signature *s = &nova_signatures[i];
+
+		if (skip_nova && !strcmp(s->name, "NOVA"))
+			continue;
+		if (nova_probe_match(sbi, s->off, s->len, s->magic))
+			return s->name;
+	}
+	return NULL;
+}
+
 /**
  * nova_probe_foreign() - is another file system's signature at the start?
  * @sbi: the file system, its device mapped
@@ -50,16 +70,7 @@ static bool nova_probe_replica(struct nova_sb_info *sbi)
  */
 const char *nova_probe_foreign(struct nova_sb_info *sbi)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(nova_signatures); i++) {
-		const struct nova_signature *s = &nova_signatures[i];
-
-		if (strcmp(s->name, "NOVA") &&
-		    nova_probe_match(sbi, s->off, s->len, s->magic))
-			return s->name;
-	}
-	return NULL;
+	return nova_probe_table(sbi, true);
 }
 
 /**
@@ -71,18 +82,11 @@ const char *nova_probe_foreign(struct nova_sb_info *sbi)
  */
 const char *nova_probe_device(struct nova_sb_info *sbi)
 {
-	unsigned int i;
-
-	BUILD_BUG_ON(NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE < NOVA_PROBE_BYTES);
 	/* The start of the device first: it says what was made last. */
-	for (i = 0; i < ARRAY_SIZE(nova_signatures); i++) {
-		const struct nova_signature *s = &nova_signatures[i];
+	const char *found = nova_probe_table(sbi, false);
 
-		if (nova_probe_match(sbi, s->off, s->len, s->magic))
-			return s->name;
-	}
-	/* A NOVA whose primary superblock is damaged or zeroed. */
-	if (nova_probe_replica(sbi))
-		return "NOVA";
-	return NULL;
+	/* Else a NOVA whose primary superblock is damaged or zeroed. */
+	if (!found && nova_probe_replica(sbi))
+		found = "NOVA";
+	return found;
 }
