@@ -18,6 +18,11 @@
 #   --kill-on REGEX    cut the power (SIGKILL QEMU) once REGEX appears on
 #   --kill-delay SECS  the console, after SECS more seconds (default 0)
 #   --timeout SECS     hard wall-clock limit for the whole boot (default 1800)
+#   --root-overlay F   boot the root disk through the qcow2 overlay F
+#                      (made over the cached image on first use) and keep
+#                      it, so what a boot changes in / is there on the
+#                      next boot with the same F (tests that reboot);
+#                      default: changes are discarded (snapshot=on)
 #   --append ARGS      extra kernel command line
 #   --live             copy the guest console to stdout while it runs
 #   --qemu-arg ARG     pass ARG (one word) to QEMU; repeat for more words,
@@ -32,7 +37,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out= mode=tests script= init=pid1 smp=2 mem=2048 npmem=1 pmem_size=1G
-pmem_dir= kill_on= kill_delay=0 timeout=1800 append= live=0
+pmem_dir= kill_on= kill_delay=0 timeout=1800 append= live=0 root_overlay=
 tests=() qemu_extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--kill-delay) kill_delay=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--append) append="$append $2"; shift ;;
+	--root-overlay) root_overlay=$2; shift ;;
 	--live) live=1 ;;
 	--qemu-arg) qemu_extra+=("$2"); shift ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed -e '/^set -e/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -65,6 +71,20 @@ initrd=/boot/initrd.img-$kver
 [ -r "$kernel" ] && [ -r "$initrd" ] || nova_die "no $kernel / $initrd: run 'make deps'"
 [ -f "$nova_top/module/nova.ko" ] || nova_die "module/nova.ko is not built: run 'make'"
 rootfs=$("$nova_top/qemu/build-rootfs.sh")
+root_drive="file=$rootfs,if=virtio,format=raw,snapshot=on"
+if [ -n "$root_overlay" ]; then
+	# The overlay names its backing image; one made over an older image
+	# (a new rootfs recipe) would show a mix: start it again.
+	if [ -f "$root_overlay" ] &&
+	   [ "$(qemu-img info --output=json "$root_overlay" |
+		python3 -c 'import json,sys; print(json.load(sys.stdin).get("backing-filename",""))')" != "$rootfs" ]; then
+		rm -f "$root_overlay"
+	fi
+	[ -f "$root_overlay" ] ||
+		qemu-img create -q -f qcow2 -b "$rootfs" -F raw "$root_overlay" ||
+		nova_die "cannot create the root overlay $root_overlay"
+	root_drive="file=$root_overlay,if=virtio,format=qcow2"
+fi
 
 [ -n "$out" ] || out=$build/test-results/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$out/results"
@@ -128,7 +148,7 @@ qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "$tcg" -cpu max
 	-smp "$smp" -m "${mem}M,slots=$(( npmem > 0 ? npmem : 1 )),maxmem=${maxmem}M"
 	"${pmem_args[@]}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-drive "$root_drive"
 	-virtfs "local,path=$nova_top,mount_tag=nova,security_model=none,readonly=on"
 	-virtfs "local,path=$out,mount_tag=out,security_model=none"
 	-nic none -no-reboot "${qemu_extra[@]}")
