@@ -487,6 +487,30 @@ bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen);
 int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
 			      void *arg);
 
+/* What only snapshots hold, for the scrub. */
+struct nova_snap_pos {
+	u64 snap;			/* id of the snapshot being visited */
+	u64 skip;			/* blocks of its runs visited */
+};
+
+typedef int (*nova_held_block_fn)(struct super_block *sb, unsigned long blk,
+				  void *arg);
+
+int nova_snapshot_visit_runs(struct super_block *sb, struct nova_snap_pos *pos,
+			     unsigned int max, nova_held_block_fn fn, void *arg);
+int nova_snapshot_kept_inode(struct super_block *sb, u64 idx, u64 *ino,
+			     u32 *gen);
+int nova_snapshot_with_kept_inode(struct super_block *sb, u64 ino, u32 gen,
+				  int (*fn)(struct super_block *sb, u64 ino,
+					    void *arg),
+				  void *arg);
+int nova_snapshot_walk_log(struct super_block *sb, nova_entry_fn entry_fn,
+			   nova_page_fn page_fn, void *arg, unsigned int flags,
+			   u64 *head, u64 *tail);
+/* snap_reclaim.c */
+int nova_snap_inode_pages(struct super_block *sb, u64 ino, u32 gen,
+			  struct xarray *pages);
+
 /* A mount showing a snapshot does not replay entries written after it. */
 static inline bool nova_snapshot_hides(struct nova_sb_info *sbi,
 				       const struct nova_log_entry_header *h)

@@ -641,7 +641,7 @@ int nova_verify_inode_data(struct inode *inode, bool repair,
 	return err;
 }
 
-int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
+int nova_verify_inode(struct super_block *sb, u64 ino, bool kept, bool repair,
 		      struct nova_verify_result *res)
 {
 	struct nova_inode *pi = nova_get_pinode(sb, ino), *good;
@@ -658,7 +658,7 @@ int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
 		res->unrecoverable++;
 		return -EIO;
 	}
-	if (le64_to_cpu(copy.i_valid) != 1)
+	if (le64_to_cpu(copy.i_valid) != !kept)
 		return -ENOENT;
 	res->checked++;
 	/*

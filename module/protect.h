@@ -13,7 +13,10 @@
  *    the block owned by its file while this runs (hold the owning inode's
  *    log_lock, as nova_verify_inode_data() does); a block that changes
  *    owner meanwhile could otherwise be "repaired" with stale contents.
- *  - nova_verify_inode(): check an inode slot's checksum.
+ *  - nova_verify_inode(): check an inode slot's checksum: a live slot, or
+ *    with @kept the slot of a removed inode a snapshot keeps (i_valid 0;
+ *    its static part is as it was; the caller holds the snapshot table
+ *    lock so it stays kept).
  *  - nova_inject(): flip one byte of a chosen object (module parameter
  *    inject=1 only; the caller checks it with nova_inject_enabled()).
  *
@@ -40,7 +43,7 @@ struct nova_verify_result {
 
 int nova_verify_data_block(struct super_block *sb, u64 blocknr, bool repair,
 			   struct nova_verify_result *res);
-int nova_verify_inode(struct super_block *sb, u64 ino, bool repair,
+int nova_verify_inode(struct super_block *sb, u64 ino, bool kept, bool repair,
 		      struct nova_verify_result *res);
 int nova_verify_inode_data(struct inode *inode, bool repair,
 			   struct nova_verify_result *res);

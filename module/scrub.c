@@ -6,7 +6,11 @@
  * against its checksum: the superblock and its replica, the per-CPU
  * journal pointers and inode-table heads, the tail of every inode table
  * block, every valid inode slot, every page of every inode log (page tail
- * and each committed entry) and every data block a file maps. A bad
+ * and each committed entry) and every data block a file maps; then what
+ * only snapshots hold: the snapshot log, the data blocks kept for
+ * snapshots, and the slot, log and data of every removed inode a snapshot
+ * still shows (snapshot.c hands them over under its table lock, so none
+ * is freed while it is read). A bad
  * superblock copy is rewritten from the DRAM copy; data and inodes are
  * repaired by the verification helpers of the core where it can (replica,
  * parity). Every bad object is counted, listed (the first
@@ -41,8 +45,9 @@
  *   inode references before it exits.
  *
  * Lock order: s_umount (shared, trylock) -> nova_sb_info.sb_mutex (alone,
- * for a superblock repair) | nova_inode_info.log_lock -> whatever the
- * core's verification helpers take. nova_scrub.lock (spinlock) is
+ * for a superblock repair) | nova_inode_info.log_lock | nova_snap_table.lock
+ * (what only snapshots hold) -> whatever the core's verification helpers
+ * take (no lock: they allocate and read and write PMEM). nova_scrub.lock (spinlock) is
  * innermost; nova_scrub.ctl_mutex is taken only by the control plane,
  * never by the thread.
  */
@@ -68,6 +73,9 @@ enum nova_scrub_stage {
 	NOVA_SCRUB_STAGE_FIXED,		/* superblocks, journals, table heads */
 	NOVA_SCRUB_STAGE_ROOT,		/* the root directory */
 	NOVA_SCRUB_STAGE_TABLES,	/* every inode of the inode tables */
+	NOVA_SCRUB_STAGE_SNAP_LOG,	/* the snapshot log */
+	NOVA_SCRUB_STAGE_KEPT_RUNS,	/* data blocks only snapshots keep */
+	NOVA_SCRUB_STAGE_KEPT_INODES,	/* removed inodes snapshots show */
 	NOVA_SCRUB_STAGE_DONE,
 };
 
@@ -78,6 +86,8 @@ struct nova_scrub_cursor {
 	u64 idx;			/* slot index within the stripe */
 	pgoff_t pgoff;			/* next data page of that inode */
 	bool meta_done;			/* that inode's slot and log checked */
+	struct nova_snap_pos runs;	/* KEPT_RUNS: where in the runs */
+	u64 kept;			/* KEPT_INODES: index in the list */
 };
 
 struct nova_scrub {
@@ -89,6 +99,7 @@ struct nova_scrub {
 
 	/* what is being checked, for nova_scrub_note() (thread only) */
 	u64 ctx_ino;
+	u32 ctx_gen;			/* of a removed inode (KEPT_INODES) */
 	u64 ctx_off;
 	u32 ctx_kind;
 	u32 ctx_notes;
@@ -483,6 +494,27 @@ static void nova_scrub_locate(struct nova_sb_info *sbi, struct nova_scrub_walk *
 }
 
 /*
+ * Account for a walk of log @head..@tail of @ino that ended with @err:
+ * what it checked, and where it stopped if it found damage. @both: it
+ * read both copies of a mirrored log (the byte total counts mirrors too).
+ */
+static void nova_scrub_walked(struct nova_scrub *s, struct nova_scrub_walk *w,
+			      int err, u64 ino, u64 head, u64 tail, bool both)
+{
+	struct nova_sb_info *sbi = NOVA_SB(s->sb);
+	u32 kind;
+	u64 off;
+
+	if (err == -EFSCORRUPTED) {
+		nova_scrub_locate(sbi, w, head, tail, &kind, &off);
+		nova_scrub_found(s, ino, kind, off, false);
+	}
+	nova_scrub_add(s, &s->st.meta_checked, w->pages + w->entries);
+	nova_scrub_scanned(s, w->pages * NOVA_BLOCK_SIZE *
+			   (both && nova_log_mirrored(sbi, ino) ? 2 : 1));
+}
+
+/*
  * The log of @inode, under its log_lock. With log mirrors (1.4) the walk
  * checks both copies of every tail and entry and rewrites a bad one from
  * the other, counting and listing it (nova_scrub_count(), the CORRUPTION
@@ -490,11 +522,8 @@ static void nova_scrub_locate(struct nova_sb_info *sbi, struct nova_scrub_walk *
  */
 static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 {
-	struct nova_sb_info *sbi = NOVA_SB(s->sb);
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct nova_scrub_walk w = { .s = s };
-	u32 kind;
-	u64 off;
 	int err;
 
 	lockdep_assert_held(&ni->log_lock);
@@ -503,15 +532,8 @@ static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 	err = nova_log_walk(s->sb, inode->i_ino, ni->log_head, ni->log_tail,
 			    nova_scrub_entry, nova_scrub_page, &w,
 			    NOVA_WALK_BOTH);
-	if (err == -EFSCORRUPTED) {
-		nova_scrub_locate(sbi, &w, ni->log_head, ni->log_tail, &kind,
-				  &off);
-		nova_scrub_found(s, inode->i_ino, kind, off, false);
-	}
-	nova_scrub_add(s, &s->st.meta_checked, w.pages + w.entries);
-	/* Both copies were read (the byte total counts mirrors too). */
-	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE *
-			   (nova_log_mirrored(sbi, inode->i_ino) ? 2 : 1));
+	nova_scrub_walked(s, &w, err, inode->i_ino, ni->log_head, ni->log_tail,
+			  true);
 }
 
 /*
@@ -656,8 +678,11 @@ static int nova_scrub_block(struct nova_scrub *s, unsigned long blk, u8 *buf)
 	return 0;
 }
 
-/* The slot of a live inode (and its replica, where the core keeps one). */
-static void nova_scrub_slot(struct nova_scrub *s, u64 ino)
+/*
+ * The slot of a live inode, or with @kept of a removed one a snapshot
+ * keeps (and its replica, where the core keeps one).
+ */
+static void nova_scrub_slot(struct nova_scrub *s, u64 ino, bool kept)
 {
 	struct nova_inode *pi = nova_get_pinode(s->sb, ino);
 	struct nova_verify_result res = { };
@@ -669,7 +694,7 @@ static void nova_scrub_slot(struct nova_scrub *s, u64 ino)
 	s->ctx_kind = NOVA_CORRUPT_INODE;
 	s->ctx_off = nova_off(NOVA_SB(s->sb), pi);
 	s->ctx_notes = 0;
-	err = nova_verify_inode(s->sb, ino, true, &res);
+	err = nova_verify_inode(s->sb, ino, kept, true, &res);
 	if (err && err != -EIO)
 		return;		/* freed meanwhile (ENOENT) */
 	nova_scrub_verified(s, &res);
@@ -704,14 +729,13 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 	struct nova_sb_info *sbi = NOVA_SB(s->sb);
 	struct nova_inode *pi = nova_get_pinode(s->sb, ino), *copy = buf;
 	struct nova_scrub_walk w = { .s = s };
-	u64 head, tail, off;
-	u32 kind;
+	u64 head, tail;
 	int err;
 
 	if (!pi || !nova_scrub_read(sbi, copy, nova_off(sbi, pi),
 				    NOVA_INODE_SIZE))
 		return;
-	nova_scrub_slot(s, ino);
+	nova_scrub_slot(s, ino, false);
 	if (le32_to_cpu(copy->i_csum) != nova_inode_crc(copy) ||
 	    le64_to_cpu(copy->i_ino) != ino)
 		return;		/* the slot is what is wrong */
@@ -721,12 +745,7 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 		return;
 	err = nova_log_walk_raw(s->sb, ino, head, tail, nova_scrub_entry,
 				nova_scrub_page, &w);
-	if (err == -EFSCORRUPTED) {
-		nova_scrub_locate(sbi, &w, head, tail, &kind, &off);
-		nova_scrub_found(s, ino, kind, off, false);
-	}
-	nova_scrub_add(s, &s->st.meta_checked, w.pages + w.entries);
-	nova_scrub_scanned(s, w.pages * NOVA_BLOCK_SIZE);
+	nova_scrub_walked(s, &w, err, ino, head, tail, false);
 }
 
 /*
@@ -822,7 +841,7 @@ static int nova_scrub_inode(struct nova_scrub *s, u64 ino, void *buf)
 	}
 	if (!s->cur.meta_done) {
 		mutex_lock(&NOVA_I(inode)->log_lock);
-		nova_scrub_slot(s, ino);
+		nova_scrub_slot(s, ino, false);
 		nova_scrub_log_words(s, inode);
 		nova_scrub_log(s, inode);
 		mutex_unlock(&NOVA_I(inode)->log_lock);
@@ -835,13 +854,200 @@ static int nova_scrub_inode(struct nova_scrub *s, u64 ino, void *buf)
 	return err;
 }
 
+/* ---- what only snapshots hold ---- */
+
+/*
+ * The snapshot log, both copies of every page and entry, under the
+ * snapshot table lock (nova_snapshot_walk_log()).
+ */
+static int nova_scrub_snap_log(struct nova_scrub *s)
+{
+	struct nova_scrub_walk w = { .s = s };
+	u64 head = 0, tail = 0;
+	int err;
+
+	err = nova_scrub_enter(s);
+	if (err)
+		return err;
+	s->ctx_ino = NOVA_SNAPSHOT_INO;
+	s->ctx_kind = NOVA_CORRUPT_LOG_ENTRY;
+	err = nova_snapshot_walk_log(s->sb, nova_scrub_entry, nova_scrub_page,
+				     &w, NOVA_WALK_BOTH, &head, &tail);
+	nova_scrub_walked(s, &w, err, NOVA_SNAPSHOT_INO, head, tail, true);
+	nova_scrub_leave(s);
+	return 0;
+}
+
+/* What the snapshot-side walkers hand each block or inode to. */
+struct nova_scrub_held {
+	struct nova_scrub *s;
+	u8 *buf;			/* one block */
+	u64 ino;			/* a removed inode, or 0 (a run) */
+	struct xarray pages;		/* the removed inode's pages */
+	int n;				/* blocks checked by this call */
+};
+
+/*
+ * One block only snapshots hold (snapshot table lock held, so it stays
+ * theirs). A kept run belongs to no file: its findings name the block's
+ * device offset under inode 0.
+ */
+static int nova_scrub_held_block(struct super_block *sb, unsigned long blk,
+				 void *arg)
+{
+	struct nova_scrub_held *h = arg;
+	struct nova_scrub *s = h->s;
+
+	if (!h->ino) {
+		s->ctx_ino = 0;
+		s->ctx_off = (u64)blk << NOVA_BLOCK_SHIFT;
+	}
+	s->ctx_kind = NOVA_CORRUPT_DATA;
+	s->ctx_notes = 0;
+	return nova_scrub_block(s, blk, h->buf);
+}
+
+/* Up to NOVA_SCRUB_BATCH blocks of the kept runs of live snapshots. */
+static int nova_scrub_kept_runs(struct nova_scrub *s, void *buf)
+{
+	struct nova_scrub_held h = { .s = s, .buf = buf };
+	int n;
+
+	if (!nova_prot_csum(s->sb)) {
+		s->cur.runs.snap = U64_MAX;
+		return 0;
+	}
+	n = nova_scrub_enter(s);
+	if (n)
+		return n;
+	n = nova_snapshot_visit_runs(s->sb, &s->cur.runs, NOVA_SCRUB_BATCH,
+				     nova_scrub_held_block, &h);
+	nova_scrub_leave(s);
+	if (n < 0)
+		return n;
+	nova_scrub_add(s, &s->st.data_checked, n);
+	nova_scrub_scanned(s, (u64)n * NOVA_BLOCK_SIZE);
+	return 0;
+}
+
+/* A removed inode's slot and log (snapshot table lock held). */
+static int nova_scrub_kept_meta(struct super_block *sb, u64 ino, void *arg)
+{
+	struct nova_scrub_held *h = arg;
+	struct nova_scrub *s = h->s;
+	struct nova_inode *pi = nova_get_pinode(sb, ino);
+	struct nova_scrub_walk w = { .s = s };
+	u64 head, tail;
+	int err;
+
+	nova_scrub_slot(s, ino, true);
+	if (!pi)
+		return 0;
+	head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	tail = le64_to_cpu(READ_ONCE(pi->i_log_tail));
+	if (!head)
+		return 0;
+	s->ctx_kind = NOVA_CORRUPT_LOG_ENTRY;
+	err = nova_log_walk(sb, ino, head, tail, nova_scrub_entry,
+			    nova_scrub_page, &w, NOVA_WALK_BOTH);
+	nova_scrub_walked(s, &w, err, ino, head, tail, true);
+	return 0;
+}
+
+/* Its page map, once per visit (snapshot table lock held). */
+static int nova_scrub_kept_map(struct super_block *sb, u64 ino, void *arg)
+{
+	struct nova_scrub_held *h = arg;
+
+	return nova_snap_inode_pages(sb, ino, h->s->ctx_gen, &h->pages);
+}
+
+/* Up to NOVA_SCRUB_BATCH of its pages from s->cur.pgoff (table lock held). */
+static int nova_scrub_kept_batch(struct super_block *sb, u64 ino, void *arg)
+{
+	struct nova_scrub_held *h = arg;
+	struct nova_scrub *s = h->s;
+	unsigned long idx;
+	void *v;
+	int err;
+
+	h->n = 0;
+	xa_for_each_start(&h->pages, idx, v, s->cur.pgoff) {
+		s->ctx_ino = ino;
+		s->ctx_off = (u64)idx << PAGE_SHIFT;
+		err = nova_scrub_held_block(sb, xa_to_value(v), h);
+		if (err)
+			return err;
+		s->cur.pgoff = idx + 1;
+		if (++h->n == NOVA_SCRUB_BATCH)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Removed inode @ino of generation @gen that a live snapshot shows: slot
+ * and log once, then its data in batches, each under the snapshot table
+ * lock and only while the inode is still kept (a snapshot deleted
+ * meanwhile may have handed it to the reclaim worker: then it is done).
+ * Resumable at s->cur.pgoff like a live inode.
+ */
+static int nova_scrub_kept_inode(struct nova_scrub *s, u64 ino, u32 gen,
+				 void *buf)
+{
+	struct nova_scrub_held h = { .s = s, .buf = buf, .ino = ino };
+	int err;
+
+	s->ctx_gen = gen;
+	s->ctx_ino = ino;
+	if (!s->cur.meta_done) {
+		err = nova_scrub_enter(s);
+		if (err)
+			return err;
+		err = nova_snapshot_with_kept_inode(s->sb, ino, gen,
+						    nova_scrub_kept_meta, &h);
+		nova_scrub_leave(s);
+		if (err)
+			return err == -ESTALE ? 0 : err;
+		nova_scrub_add(s, &s->st.inodes_scanned, 1);
+		s->cur.meta_done = true;
+	}
+	if (!nova_prot_csum(s->sb))
+		return 0;
+	xa_init(&h.pages);
+	err = nova_snapshot_with_kept_inode(s->sb, ino, gen,
+					    nova_scrub_kept_map, &h);
+	while (!err) {
+		err = nova_scrub_enter(s);
+		if (err)
+			break;
+		err = nova_snapshot_with_kept_inode(s->sb, ino, gen,
+						    nova_scrub_kept_batch, &h);
+		nova_scrub_leave(s);
+		nova_scrub_add(s, &s->st.data_checked, h.n);
+		nova_scrub_scanned(s, (u64)h.n * NOVA_BLOCK_SIZE);
+		if (err || h.n < NOVA_SCRUB_BATCH)
+			break;
+		if (!nova_scrub_throttle(s))
+			err = -EINTR;
+	}
+	xa_destroy(&h.pages);
+	/* Gone, or its log unreadable (the meta walk reported that). */
+	return err == -ESTALE || err == -EFSCORRUPTED ? 0 : err;
+}
+
 /* ---- the pass ---- */
 
-/* What the pass will read: metadata, and data if it has checksums. */
+/*
+ * What the pass will read: metadata, and data if it has checksums. An
+ * estimate made at the start (the file system changes meanwhile); a
+ * finished pass sets the total to what it read.
+ */
 static u64 nova_scrub_total(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 bytes = 2 * NOVA_SB_SIZE, used = 1;	/* the root */
+	/* the root; the tables' counts include removed inodes kept */
+	u64 bytes = 2 * NOVA_SB_SIZE, used = 1;
 	unsigned int cpu;
 
 	bytes += (u64)sbi->cpus * (sizeof(struct nova_journal_ptr) +
@@ -909,7 +1115,7 @@ static int nova_scrub_step(struct nova_scrub *s, void *buf)
 		c->cpu = 0;
 		c->idx = U64_MAX;	/* nova_scrub_next_slot() makes it 0 */
 		if (!nova_scrub_next_slot(s))
-			c->stage = NOVA_SCRUB_STAGE_DONE;
+			c->stage = NOVA_SCRUB_STAGE_SNAP_LOG;
 		break;
 	case NOVA_SCRUB_STAGE_TABLES:
 		err = nova_scrub_inode(s, NOVA_FIRST_INO +
@@ -917,8 +1123,43 @@ static int nova_scrub_step(struct nova_scrub *s, void *buf)
 		if (err)
 			return err;
 		if (!nova_scrub_next_slot(s))
-			c->stage = NOVA_SCRUB_STAGE_DONE;
+			c->stage = NOVA_SCRUB_STAGE_SNAP_LOG;
 		break;
+	case NOVA_SCRUB_STAGE_SNAP_LOG:
+		err = nova_scrub_snap_log(s);
+		if (err)
+			return err;
+		c->stage = NOVA_SCRUB_STAGE_KEPT_RUNS;
+		c->runs.snap = 0;
+		c->runs.skip = 0;
+		break;
+	case NOVA_SCRUB_STAGE_KEPT_RUNS:
+		err = nova_scrub_kept_runs(s, buf);
+		if (err)
+			return err;
+		if (c->runs.snap == U64_MAX) {
+			c->stage = NOVA_SCRUB_STAGE_KEPT_INODES;
+			c->kept = 0;
+			c->pgoff = 0;
+			c->meta_done = false;
+		}
+		break;
+	case NOVA_SCRUB_STAGE_KEPT_INODES: {
+		u64 ino;
+		u32 gen;
+
+		if (nova_snapshot_kept_inode(s->sb, c->kept, &ino, &gen)) {
+			c->stage = NOVA_SCRUB_STAGE_DONE;
+			break;
+		}
+		err = nova_scrub_kept_inode(s, ino, gen, buf);
+		if (err)
+			return err;
+		c->kept++;
+		c->pgoff = 0;
+		c->meta_done = false;
+		break;
+	}
 	case NOVA_SCRUB_STAGE_DONE:
 		break;
 	}
@@ -951,6 +1192,8 @@ static int nova_scrub_thread(void *arg)
 		s->st.err = err == -EROFS ? EROFS : 0;
 	} else {
 		s->st.state = NOVA_SCRUB_FINISHED;
+		if (!err)
+			s->st.bytes_total = s->st.bytes_scanned;
 		s->st.err = -err;
 		s->st.finish_ns = ktime_get_real_ns();
 		s->st.passes++;

@@ -166,6 +166,32 @@ static u64 nova_snap_symlink_block(struct nova_inode *pi)
 }
 
 /*
+ * The data pages removed inode @ino (generation @gen) maps at the end of
+ * its log, into @pages (pgoff -> xa_mk_value(block); the caller
+ * initialises and destroys it). For the scrub, under the table lock
+ * (nova_snapshot_with_kept_inode()). -EFSCORRUPTED if the slot does not
+ * match or the log cannot be read.
+ */
+int nova_snap_inode_pages(struct super_block *sb, u64 ino, u32 gen,
+			  struct xarray *pages)
+{
+	struct nova_snap_inode ki = { .ino = ino, .gen = gen };
+	struct nova_snap_reclaim r;
+	unsigned long idx;
+	void *v;
+	int err;
+
+	err = nova_snap_reclaim_get(sb, &ki, &r);
+	xa_for_each(&r.pages, idx, v) {
+		if (err)
+			break;
+		err = xa_err(xa_store(pages, idx, v, GFP_KERNEL));
+	}
+	nova_snap_reclaim_put(&r);
+	return err;
+}
+
+/*
  * Blocks reclaiming removed inode @ki would free (data, log, symlink
  * target), counted once by replaying its log and then cached: a kept
  * inode's log and pages do not change. Table lock held. An unreadable

@@ -28,6 +28,9 @@
  * { nova_snap_reclaimq.lock (leaf), nova_sb_info.sb_mutex ->
  * nova_free_list.lock }.
  * nova_snapshot_keep() runs under the log_lock of the file it frees from.
+ * The scrub reads and repairs what only snapshots hold under the table lock
+ * (nova_snapshot_visit_runs(), nova_snapshot_with_kept_inode()), taking no
+ * other lock inside it.
  */
 #include <linux/fs.h>
 #include <linux/fs_context.h>
@@ -938,7 +941,7 @@ int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
 {
 	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
 	struct nova_snap_inode *ki, *tmp;
-	struct nova_inode *pi;
+	struct nova_inode *pi, *good;
 	u64 valid;
 	int err;
 
@@ -946,9 +949,16 @@ int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
 		pi = nova_get_pinode(sb, ki->ino);
 		if (!pi || ki->ino < NOVA_FIRST_INO)
 			goto bad;
+		/*
+		 * A damaged slot is read from its replica (and rewritten
+		 * from it on a writable mount), as nova_iget() does.
+		 */
+		if (nova_inode_check(sb, pi, ki->ino, true, &good) ==
+		    NOVA_SLOT_BAD)
+			goto bad;
 		valid = le64_to_cpu(READ_ONCE(pi->i_valid));
-		if (le64_to_cpu(pi->i_ino) != ki->ino ||
-		    le32_to_cpu(pi->i_generation) != ki->gen || valid > 1)
+		if (le64_to_cpu(good->i_ino) != ki->ino ||
+		    le32_to_cpu(good->i_generation) != ki->gen || valid > 1)
 			goto bad;
 		if (valid) {
 			list_del(&ki->list);
@@ -1383,4 +1393,136 @@ bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch)
 	ok = !s || s->epoch < epoch;
 	mutex_unlock(&t->lock);
 	return ok;
+}
+
+/* ---- what only snapshots hold, for the scrub ---- */
+
+/*
+ * Visit up to @max blocks of the kept runs of live snapshots, from @pos
+ * (snapshot by id, then blocks of its runs in list order), calling @fn
+ * for each with the table lock held: a run leaves a snapshot's list only
+ * under that lock (to an older snapshot or the reclaim queue), so no block
+ * visited can be freed while @fn looks at it. A run handed to an older
+ * snapshot meanwhile is not visited again in this pass; the next pass
+ * finds it. Returns the blocks visited (fewer than @max: the end, with
+ * pos->snap set to U64_MAX) or @fn's error.
+ */
+int nova_snapshot_visit_runs(struct super_block *sb, struct nova_snap_pos *pos,
+			     unsigned int max, nova_held_block_fn fn, void *arg)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_keep *k;
+	struct nova_snapshot *s;
+	unsigned long seen, i;
+	unsigned int n = 0;
+	int err = 0;
+
+	if (!t)
+		return 0;
+	mutex_lock(&t->lock);
+	list_for_each_entry(s, &t->live, list) {
+		if (s->id < pos->snap)
+			continue;
+		if (s->id > pos->snap) {
+			pos->snap = s->id;
+			pos->skip = 0;
+		}
+		seen = 0;
+		list_for_each_entry(k, &s->keep, list) {
+			if (seen + k->count <= pos->skip) {
+				seen += k->count;
+				continue;
+			}
+			for (i = pos->skip - seen; i < k->count; i++) {
+				err = fn(sb, k->blk + i, arg);
+				if (err)
+					goto out;
+				pos->skip++;
+				if (++n == max)
+					goto out;
+			}
+			seen += k->count;
+		}
+	}
+	pos->snap = U64_MAX;
+out:
+	mutex_unlock(&t->lock);
+	return err ?: n;
+}
+
+/*
+ * The removed inode at position @idx of the kept list (the order is the
+ * list's: an inode added or dropped meanwhile may shift the others by
+ * one), in @ino and @gen. -ENOENT past the end.
+ */
+int nova_snapshot_kept_inode(struct super_block *sb, u64 idx, u64 *ino,
+			     u32 *gen)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_inode *ki;
+	int err = -ENOENT;
+
+	if (!t)
+		return err;
+	mutex_lock(&t->lock);
+	list_for_each_entry(ki, &t->inodes, list) {
+		if (idx--)
+			continue;
+		*ino = ki->ino;
+		*gen = ki->gen;
+		err = 0;
+		break;
+	}
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
+ * Call @fn with the table lock held if removed inode @ino of generation
+ * @gen is still kept by a live snapshot (so its slot, log and pages stay
+ * as they are while @fn reads them); -ESTALE if it is not any more.
+ */
+int nova_snapshot_with_kept_inode(struct super_block *sb, u64 ino, u32 gen,
+				  int (*fn)(struct super_block *sb, u64 ino,
+					    void *arg),
+				  void *arg)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_inode *ki;
+	int err;
+
+	if (!t)
+		return -ESTALE;
+	mutex_lock(&t->lock);
+	ki = nova_snap_find_inode(t, ino);
+	err = ki && ki->gen == gen ? fn(sb, ino, arg) : -ESTALE;
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
+ * Walk the snapshot log itself (NOVA_SNAPSHOT_INO) with the table lock
+ * held, which every writer of that log holds: @entry_fn, @page_fn and
+ * @flags as for nova_log_walk(); its head and committed tail in @head and
+ * @tail. Nothing to walk: 0.
+ */
+int nova_snapshot_walk_log(struct super_block *sb, nova_entry_fn entry_fn,
+			   nova_page_fn page_fn, void *arg, unsigned int flags,
+			   u64 *head, u64 *tail)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_snap_table *t = sbi->snaps;
+	struct nova_inode *pi = nova_snap_pi(sbi);
+	int err = 0;
+
+	if (!t)
+		return 0;
+	mutex_lock(&t->lock);
+	*head = le64_to_cpu(READ_ONCE(pi->i_log_head));
+	*tail = t->tail;
+	if (*head)
+		err = nova_log_walk(sb, NOVA_SNAPSHOT_INO, *head, *tail,
+				    entry_fn, page_fn, arg, flags);
+	mutex_unlock(&t->lock);
+	return err;
 }
