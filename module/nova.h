@@ -457,7 +457,7 @@ void nova_snapshot_reclaim_drain(struct super_block *sb);
 int nova_snapshot_claim(struct super_block *sb, unsigned long *used,
 			u64 *data_pages);
 int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
-			 u64 id);
+			 u64 id, const char *name);
 unsigned int nova_snapshot_count(struct super_block *sb);
 bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
 bool nova_snapshot_shows(struct super_block *sb, u64 born);

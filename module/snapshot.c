@@ -606,22 +606,27 @@ int nova_snapshot_claim(struct super_block *sb, unsigned long *used,
 }
 
 /*
- * Select the snapshot a mount shows (-o snapshot=ID). Every entry written
- * after its epoch is then hidden from the log replay.
+ * Select the snapshot a mount shows (-o snapshot=ID, or by @name if @id
+ * is 0). Every entry written after its epoch is then hidden from the log
+ * replay.
  */
 int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
-			 u64 id)
+			 u64 id, const char *name)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_snapshot *s = nova_snap_find(sbi->snaps, id);
+	struct nova_snapshot *s = id ? nova_snap_find(sbi->snaps, id) :
+				  nova_snap_find_name(sbi->snaps, name);
 
 	if (!s) {
-		errorfc(fc, "%s: no snapshot %llu", sb->s_id, id);
+		if (id)
+			errorfc(fc, "%s: no snapshot %llu", sb->s_id, id);
+		else
+			errorfc(fc, "%s: no snapshot named %s", sb->s_id, name);
 		return -ENOENT;
 	}
 	sbi->view_epoch = s->epoch;
-	sbi->view_id = id;
-	nova_info(sb, "showing snapshot %llu (epoch %llu), read-only", id,
+	sbi->view_id = s->id;
+	nova_info(sb, "showing snapshot %llu (epoch %llu), read-only", s->id,
 		  s->epoch);
 	return 0;
 }

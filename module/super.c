@@ -232,8 +232,15 @@ struct nova_fs_context {
 	bool no_verify;			/* -o verify=off */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
-	u64 snapshot;			/* -o snapshot=ID, 0: the live fs */
+	u64 snapshot;			/* -o snapshot=ID, 0: by name or live */
+	char snapshot_name[NOVA_SNAPSHOT_NAME_LEN];	/* -o snapshot=NAME */
 };
+
+/* A snapshot was asked for (by id or by name). */
+static bool nova_ctx_snapshot(const struct nova_fs_context *ctx)
+{
+	return ctx->snapshot || ctx->snapshot_name[0];
+}
 
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
@@ -274,9 +281,34 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_enum("verify", Opt_verify, nova_param_onoff),
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
-	fsparam_u64("snapshot", Opt_snapshot),
+	fsparam_string("snapshot", Opt_snapshot),
 	{}
 };
+
+/*
+ * snapshot=ID or snapshot=NAME: names are never all digits (snapshot.c),
+ * so digits are an id.
+ */
+static int nova_parse_snapshot(struct fs_context *fc,
+			       struct nova_fs_context *ctx, const char *arg)
+{
+	ctx->snapshot = 0;
+	ctx->snapshot_name[0] = 0;
+	if (!*arg)
+		return invalfc(fc, "snapshot=: give a snapshot id or name");
+	if (!kstrtou64(arg, 10, &ctx->snapshot)) {
+		if (!ctx->snapshot)
+			return invalfc(fc, "snapshot=0: snapshot ids start at 1");
+		return 0;
+	}
+	if (strspn(arg, "0123456789") == strlen(arg))
+		return invalfc(fc, "snapshot=%s: not a valid snapshot id", arg);
+	if (strlen(arg) >= NOVA_SNAPSHOT_NAME_LEN)
+		return invalfc(fc, "snapshot=: a snapshot name has at most %d bytes",
+			       NOVA_SNAPSHOT_NAME_LEN - 1);
+	strscpy(ctx->snapshot_name, arg, sizeof(ctx->snapshot_name));
+	return 0;
+}
 
 static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
@@ -318,10 +350,7 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->label_set = true;
 		break;
 	case Opt_snapshot:
-		if (!result.uint_64)
-			return invalfc(fc, "snapshot=0: snapshot ids start at 1");
-		ctx->snapshot = result.uint_64;
-		break;
+		return nova_parse_snapshot(fc, ctx, param->string);
 	}
 	return 0;
 }
@@ -853,8 +882,9 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		err = nova_prot_load(sb);
 	if (err)
 		return err;
-	if (ctx->snapshot) {
-		err = nova_snapshot_select(sb, fc, ctx->snapshot);
+	if (nova_ctx_snapshot(ctx)) {
+		err = nova_snapshot_select(sb, fc, ctx->snapshot,
+					   ctx->snapshot_name);
 		if (err)
 			return err;
 	}
@@ -934,6 +964,23 @@ static int nova_check_fixed_options(struct fs_context *fc,
 }
 
 /*
+ * The id of the snapshot @ctx asks for on mounted @sb (a name is looked up
+ * among its live snapshots), 0 for the live file system, U64_MAX for a
+ * name no live snapshot has.
+ */
+static u64 nova_ctx_snapshot_id(struct super_block *sb,
+				const struct nova_fs_context *ctx)
+{
+	struct nova_snapshot_info info;
+
+	if (!ctx->snapshot_name[0])
+		return ctx->snapshot;
+	if (nova_snapshot_lookup(sb, 0, ctx->snapshot_name, &info))
+		return U64_MAX;
+	return info.id;
+}
+
+/*
  * A mount of a device that was already mounted shares its super block
  * (nova_fill_super() did not run): it must ask for what is mounted.
  */
@@ -950,7 +997,7 @@ static int nova_check_shared_mount(struct fs_context *fc,
 		return -EBUSY;
 	}
 	shown = sbi->view_epoch == NOVA_EPOCH_LIVE ? 0 : sbi->view_id;
-	if (shown != ctx->snapshot) {
+	if (shown != nova_ctx_snapshot_id(sb, ctx)) {
 		if (shown)
 			errorfc(fc, "%s: snapshot %llu of this device is mounted; unmount it first",
 				sb->s_id, shown);
@@ -975,10 +1022,9 @@ static int nova_get_tree(struct fs_context *fc)
 	struct super_block *sb;
 	int err;
 
-	if (ctx->snapshot && !(fc->sb_flags & SB_RDONLY))
-		return invalfc(fc, "snapshot=%llu: a snapshot can only be mounted read-only (-o ro)",
-			       ctx->snapshot);
-	if (ctx->snapshot && ctx->init)
+	if (nova_ctx_snapshot(ctx) && !(fc->sb_flags & SB_RDONLY))
+		return invalfc(fc, "snapshot: a snapshot can only be mounted read-only (-o ro)");
+	if (nova_ctx_snapshot(ctx) && ctx->init)
 		return invalfc(fc, "snapshot and init exclude each other");
 	err = get_tree_bdev(fc, nova_fill_super);
 	if (err)
@@ -1007,8 +1053,9 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (err)
 		return err;
 	sbi->verify = !ctx->no_verify;
-	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
-			      ctx->snapshot != sbi->view_id))
+	if (nova_ctx_snapshot(ctx) && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
+				       nova_ctx_snapshot_id(sb, ctx) !=
+				       sbi->view_id))
 		return invalfc(fc, "snapshot= cannot be changed on remount");
 	if (sbi->view_epoch != NOVA_EPOCH_LIVE && !want_ro)
 		return invalfc(fc, "snapshot %llu is mounted: a snapshot is read-only",

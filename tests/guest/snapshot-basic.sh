@@ -112,6 +112,25 @@ t_ok "umount" nova_umount
 t_ok "the snapshot survives a second clean mount" mount -t NOVA -o snapshot=1,ro "$NOVA_PMEM" "$S"
 t_is "... with the same contents" "$(sums "$S")" "$(cat /tmp/snap1.sums)"
 t_ok "umount the snapshot" umount "$S"
+
+# --- by name ---
+t_ok "mount -o snapshot=first,ro (by name)" mount -t NOVA -o snapshot=first,ro "$NOVA_PMEM" "$S"
+t_is "... the same snapshot" "$(sums "$S")" "$(cat /tmp/snap1.sums)"
+t_ok "/proc/mounts names it by id" grep -q " $S NOVA ro,.*snapshot=1" /proc/mounts
+t_ok "a second mount by id shares it" mount -t NOVA -o snapshot=1,ro "$NOVA_PMEM" /mnt
+t_ok "... and umount" umount /mnt
+t_ok "a second mount by name shares it" mount -t NOVA -o snapshot=first,ro "$NOVA_PMEM" /mnt
+t_ok "... and umount" umount /mnt
+t_ok "remount keeping the name" mount -o remount,ro,snapshot=first "$S"
+t_fail "a mount of another name is refused while it is mounted" \
+	mount -t NOVA -o snapshot=nosuch,ro "$NOVA_PMEM" /mnt
+t_ok "umount the snapshot" umount "$S"
+t_fail "an unknown name is refused" mount -t NOVA -o snapshot=nosuch,ro "$NOVA_PMEM" "$S"
+t_ok "... saying so" sh -c "dmesg | grep -q 'no snapshot named nosuch'"
+t_fail "snapshot=0 is refused" mount -t NOVA -o snapshot=0,ro "$NOVA_PMEM" "$S"
+t_fail "snapshot= (empty) is refused" mount -t NOVA -o snapshot=,ro "$NOVA_PMEM" "$S"
+t_fail "a name too long is refused" mount -t NOVA -o "snapshot=$(printf 'n%.0s' $(seq 64)),ro" "$NOVA_PMEM" "$S"
+t_fail "snapshot=NAME without ro is refused" mount -t NOVA -o snapshot=first "$NOVA_PMEM" "$S"
 t_ok "mount the live fs" nova_mount
 
 # --- delete and reclaim ---
