@@ -520,7 +520,8 @@ static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 	    le32_to_cpu(s->s_blocksize) != NOVA_BLOCK_SIZE ||
 	    size % NOVA_BLOCK_SIZE || size > dev_size ||
 	    size < (u64)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE ||
-	    !cpus || cpus > NOVA_MAX_CPUS)
+	    !cpus || cpus > NOVA_MAX_CPUS ||
+	    !nova_sb_state_known(le32_to_cpu(s->s_state)))
 		return NOVA_SB_BAD;
 	if (le32_to_cpu(s->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
 		return NOVA_SB_FEATURES;

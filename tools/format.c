@@ -204,7 +204,7 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		    (unsigned long long)size, (unsigned long long)dev_size);
 	if (cpus < 1 || cpus > NOVA_MAX_CPUS)
 		BAD("bad number of CPU stripes %u", cpus);
-	if (state != NOVA_STATE_CLEAN && state != NOVA_STATE_DIRTY)
+	if (!nova_sb_state_known(state))
 		BAD("bad state %u", state);
 	if (le32(sb->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
 		BAD("unknown incompatible features 0x%x",

@@ -59,6 +59,15 @@
 #define NOVA_STATE_CLEAN	1	/* unmounted cleanly, saved state valid */
 #define NOVA_STATE_DIRTY	2	/* mounted read-write or crashed */
 
+/*
+ * Any other state is a damaged superblock copy (kernel and fsck.NOVA
+ * alike): the checksum covers s_state, so only a bad writer gets here.
+ */
+static inline int nova_sb_state_known(__u32 state)
+{
+	return state == NOVA_STATE_CLEAN || state == NOVA_STATE_DIRTY;
+}
+
 #define NOVA_LABEL_LEN		32
 #define NOVA_SB_SIZE		512
 

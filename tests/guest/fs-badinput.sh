@@ -115,6 +115,19 @@ xor_byte 0 0x01
 t_ok "restored: mounts from the primary" mnt "$NOVA_PMEM" ""
 t_ok "umount" umount "$M"
 
+# A superblock state that is neither clean nor dirty (checksum intact):
+# kernel and fsck.NOVA both call it damaged (it used to mount, recovering
+# as if dirty, while fsck refused it). In the primary only: the replica
+# stands in; in both copies: refused.
+python3 "$NOVA_TOP/tests/guest/protect-media.py" sb "$NOVA_PMEM" state=7
+t_errno "state 7 in both copies: refused as damaged" EUCLEAN mnt "$NOVA_PMEM" ""
+out=$(fsck.NOVA -n "$NOVA_PMEM" 2>&1)
+t_is "fsck.NOVA -n finds it damaged too (exit 4)" "$?" 4
+t_ok "... naming the state" grep -q "bad state 7" <<< "$out"
+python3 "$NOVA_TOP/tests/guest/protect-media.py" sb "$NOVA_PMEM" state=2
+t_ok "state 2 (dirty) again: mounts" mnt "$NOVA_PMEM" ""
+t_ok "umount" umount "$M"
+
 # A device reformatted with ext4 whose last block still holds NOVA's
 # replica: the replica must not bring the old NOVA back.
 dd if="$NOVA_PMEM" of=/tmp/replica bs=4096 skip=$((devsize / 4096 - 1)) count=1 status=none

@@ -32,7 +32,7 @@ so the next mount sees exactly what is on the medium.
   protect-media.py set64 DEV OFFSET VALUE
       read or write the little-endian 64-bit word at OFFSET (a commit word:
       i_log_head is at slot + 8, i_log_tail at slot + 16)
-  protect-media.py sb DEV minor=N|incompat=N|clear-layout ...
+  protect-media.py sb DEV minor=N|incompat=N|state=N|clear-layout ...
       rewrite both superblock copies with the changes, resealed
 """
 import json
@@ -222,6 +222,8 @@ def main():
                 struct.pack_into("<H", sb, 10, int(change[6:]))
             elif change.startswith("incompat="):
                 struct.pack_into("<I", sb, 36, int(change[9:], 0))
+            elif change.startswith("state="):
+                struct.pack_into("<I", sb, 28, int(change[6:], 0))
             elif change == "clear-layout":
                 sb[168:224] = bytes(56)
             else:
