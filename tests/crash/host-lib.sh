@@ -118,8 +118,10 @@ crash_boot() {
 #       guest's checks, the kernel log watchdog, how the boot ended) and
 #       sets crash_cut (1: stopped at the fault-injection crash point) and
 #       crash_where (the function of the barrier it stopped at).
-#       Results: $crash_work/NAME/.
+#       Results: $crash_work/NAME/. Extra qemu/run-guest.sh options for
+#       every boot: the array crash_guest_args (e.g. --systemd).
 crash_guest_prev=
+crash_guest_args=()
 
 crash_guest_boot() {
 	local name=$1 guest=$2 carry=$3 out=$crash_work/$1 base rc tap nf np
@@ -135,7 +137,7 @@ crash_guest_boot() {
 		done
 	fi
 	qemu/run-guest.sh --out "$out" --pmem-dir "$crash_pmem" --timeout 900 \
-		"$guest" > "$out/run.txt" 2>&1
+		"${crash_guest_args[@]}" "$guest" > "$out/run.txt" 2>&1
 	rc=$?
 	tap=$out/results/01-$base.guest.tap
 	nf=$(grep -c '^not ok' "$tap" 2>/dev/null)
