@@ -123,8 +123,8 @@ static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
 	/* The epoch check: a snapshot may still show the old page. */
 	if (!nova_snapshot_keep(inode, blk, le64_to_cpu(fw->hdr.e_epoch_id)))
 		nova_run_add(inode->i_sb, run, blk);
+	/* A hint: a plain store, never flushed (nova_log_invalidate()). */
 	fw->fw_dead_pages = cpu_to_le32(dead);
-	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
 	if (dead >= le32_to_cpu(fw->fw_num_pages))
 		nova_log_invalidate(inode, xa_to_value(v));
 }

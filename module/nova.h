@@ -370,6 +370,8 @@ u32 nova_inode_crc(const struct nova_inode *pi);
 struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
 __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
 void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);
+void nova_pi_commit_tail(struct nova_sb_info *sbi, struct nova_inode *pi,
+			 u64 tail);
 void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi);
 void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 			   u64 ino, bool after_crash, u64 *head, u64 *tail);
