@@ -110,16 +110,35 @@ BENCH_NS_OP=
 [ "$BENCH_MODE" != reference ] || BENCH_NS_OP=1
 fio_common=(--ioengine=psync --group_reporting --output-format=json)
 
+# NOVA's persistence counters (module/stats.c): fences and write-back
+# calls since the module was loaded, "-" when not there.
+nova_counters() {
+	local p=/sys/module/nova/parameters
+	if [ -r $p/fences ] && [ -r $p/flushes ]; then
+		echo "$(cat $p/fences) $(cat $p/flushes)"
+	else
+		echo "- -"
+	fi
+}
+
 # fio_run FS WORKLOAD JOBS ARGS...: one fio run, its records appended.
+# On NOVA also fences and write-backs per operation (pwrite/pread).
 fio_run() {
-	local fs=$1 wl=$2 jobs=$3 f
+	local fs=$1 wl=$2 jobs=$3 f c0 c1
 	shift 3
 	f=$raw/$fs-$wl-j$jobs.json
 	log "$fs: fio $wl, $jobs job(s)"
+	c0=$(nova_counters)
 	if fio "${fio_common[@]}" --numjobs="$jobs" --output="$f" "$@" > "$f.err" 2>&1; then
+		c1=$(nova_counters)
 		results fio --fs "$fs" --workload "$wl" --jobs "$jobs" \
 			${BENCH_NS_OP:+--ns-op} "$f" >> "$rec" ||
 			unavailable "$fs" "$wl" "fio output not understood (raw/${f##*/})"
+		case "$fs" in
+		nova*)	[ "${c0% *}" = - ] ||
+			results fio-counters --fs "$fs" --workload "$wl" \
+				--jobs "$jobs" --before "$c0" --after "$c1" "$f" >> "$rec" ;;
+		esac
 	else
 		unavailable "$fs" "$wl" "fio failed: $(tail -n 3 "$f.err" | tr '\n' ' ')"
 	fi

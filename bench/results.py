@@ -44,6 +44,8 @@ BASELINES = ["ext4-dax", "xfs-dax"]
 ROW_ORDER = [
     ("randwrite-4k", "ns_op"), ("seqwrite-2m", "ns_op"), ("seqread-2m", "ns_op"),
     ("randread-4k", "ns_op"),
+    ("randwrite-4k", "fences_op"), ("randwrite-4k", "flushes_op"),
+    ("seqwrite-2m", "fences_op"), ("seqwrite-2m", "flushes_op"),
     ("seqwrite-2m", "bw"), ("seqread-2m", "bw"),
     ("randwrite-4k", "iops"), ("randread-4k", "iops"),
     ("append-fsync-4k", "iops"),
@@ -124,6 +126,22 @@ def parse_fio(path, fs, workload, jobs, ns_op=False):
     return out
 
 
+def parse_fio_counters(path, fs, workload, jobs, before, after):
+    """NOVA's fences and write-back calls per operation of a write run:
+    the difference of the module's counters (nova_counters in guest.sh)
+    over the run, divided by fio's I/O count. Read runs give none."""
+    if "write" not in workload:
+        return []
+    side = load_json_lenient(path)["jobs"][0]["write"]
+    ios = side.get("total_ios")
+    if not ios:
+        raise ValueError("fio gave no I/O count")
+    b = [int(x) for x in before.split()]
+    e = [int(x) for x in after.split()]
+    return [rec(fs, workload, jobs, "fences_op", (e[0] - b[0]) / ios, "fences", "lower"),
+            rec(fs, workload, jobs, "flushes_op", (e[1] - b[1]) / ios, "calls", "lower")]
+
+
 DRIVER_UNITS = {"readdir": "entries/s", "tree_create": "dirs/s", "tree_delete": "dirs/s"}
 
 
@@ -181,7 +199,8 @@ def row_key_order(key):
         return (len(ROW_ORDER), 0, wl + metric, jobs)
 
 
-METRIC_TITLE = {"ns_op": "ns/op (= instructions)", "bw": "MiB/s", "iops": "IOPS", "ops": None,
+METRIC_TITLE = {"ns_op": "ns/op (= instructions)",
+                "fences_op": "fences/op", "flushes_op": "write-back calls/op", "bw": "MiB/s", "iops": "IOPS", "ops": None,
                 "write_p50": "write p50 µs", "write_p99": "write p99 µs",
                 "fsync_p50": "fsync p50 µs", "fsync_p99": "fsync p99 µs",
                 "mount_ms": "mount ms", "umount_ms": "umount ms"}
@@ -431,6 +450,13 @@ def main(argv):
     fi.add_argument("--jobs", type=int, required=True)
     fi.add_argument("--ns-op", action="store_true")
     fi.add_argument("file")
+    fc = sub.add_parser("fio-counters")
+    fc.add_argument("--fs", required=True)
+    fc.add_argument("--workload", required=True)
+    fc.add_argument("--jobs", type=int, required=True)
+    fc.add_argument("--before", required=True)
+    fc.add_argument("--after", required=True)
+    fc.add_argument("file")
     d = sub.add_parser("driver")
     d.add_argument("--fs", required=True)
     d.add_argument("--workload")
@@ -452,6 +478,8 @@ def main(argv):
             emit([{"fs": a.fs, "workload": a.workload, "na": " ".join(a.reason.split())}])
         elif a.cmd == "fio":
             emit(parse_fio(a.file, a.fs, a.workload, a.jobs, a.ns_op))
+        elif a.cmd == "fio-counters":
+            emit(parse_fio_counters(a.file, a.fs, a.workload, a.jobs, a.before, a.after))
         elif a.cmd == "driver":
             emit(parse_driver(a.file, a.fs, a.workload))
         elif a.cmd == "report":

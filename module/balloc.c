@@ -8,6 +8,12 @@
  * so concurrent writers rarely share a lock. Freed ranges go back to the
  * region that contains them and merge with their neighbours.
  *
+ * The hot paths do not allocate or sum: each list keeps one spare range
+ * node (a node that a take or a merge empties is kept there, and a free
+ * that needs a new node uses it), and the free total is also kept in a
+ * per-CPU counter (free_blocks) that the data reserve check reads; the
+ * exact per-list sum is taken only near the reserve.
+ *
  * The trees are not on PMEM. On a clean unmount they are written to the log
  * of the reserved inode NOVA_ALLOC_INO and read back by the next mount.
  *
@@ -37,9 +43,31 @@ static unsigned int nova_list_of(struct nova_sb_info *sbi, unsigned long blk)
 	return min_t(unsigned long, l, sbi->nr_lists - 1);
 }
 
-/* Insert [start, end) into @fl, merging with neighbours. Lock held. */
-static int nova_insert_range(struct nova_free_list *fl, unsigned long start,
-			     unsigned long end, struct nova_range_node **spare)
+/* A range node no longer in @fl's tree: kept as the spare or freed. */
+static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
+{
+	if (!fl->spare)
+		fl->spare = r;
+	else
+		kfree(r);
+}
+
+/* @n blocks more (or fewer, negative) are free in @fl. Lock held. */
+static void nova_list_free_add(struct nova_sb_info *sbi,
+			       struct nova_free_list *fl, long n)
+{
+	fl->free += n;
+	percpu_counter_add(&sbi->free_blocks, n);
+}
+
+/*
+ * Insert [start, end) into @fl, merging with neighbours. A range that
+ * merges with neither needs a node: @fl's spare; -ENOMEM (nothing
+ * changed) if there is none. Lock held.
+ */
+static int nova_insert_range(struct nova_sb_info *sbi,
+			     struct nova_free_list *fl, unsigned long start,
+			     unsigned long end)
 {
 	struct rb_node **link = &fl->root.rb_node, *parent = NULL;
 	struct nova_range_node *prev = NULL, *next = NULL, *r;
@@ -61,38 +89,52 @@ static int nova_insert_range(struct nova_free_list *fl, unsigned long start,
 	if (prev && prev->end == start && next && next->start == end) {
 		prev->end = next->end;
 		rb_erase(&next->node, &fl->root);
-		kfree(next);
+		nova_drop_node(fl, next);
 		fl->nr_ranges--;
 	} else if (prev && prev->end == start) {
 		prev->end = end;
 	} else if (next && next->start == end) {
 		next->start = start;
 	} else {
-		r = *spare;
-		*spare = NULL;
+		if (!fl->spare)
+			return -ENOMEM;
+		r = fl->spare;
+		fl->spare = NULL;
 		r->start = start;
 		r->end = end;
 		rb_link_node(&r->node, parent, link);
 		rb_insert_color(&r->node, &fl->root);
 		fl->nr_ranges++;
 	}
-	fl->free += end - start;
+	nova_list_free_add(sbi, fl, end - start);
 	return 0;
 }
 
-/* Free [start, start + n) that lies within one list's region. */
+/*
+ * Free [start, start + n) that lies within one list's region. Allocates
+ * only when the range needs a node and the list has no spare.
+ */
 static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
 			     unsigned long start, unsigned long n)
 {
 	struct nova_free_list *fl = &sbi->free_lists[l];
-	struct nova_range_node *spare;
+	struct nova_range_node *node = NULL;
 	int err;
 
-	spare = kmalloc(sizeof(*spare), GFP_NOFS | __GFP_NOFAIL);
-	spin_lock(&fl->lock);
-	err = nova_insert_range(fl, start, start + n, &spare);
-	spin_unlock(&fl->lock);
-	kfree(spare);
+	for (;;) {
+		spin_lock(&fl->lock);
+		if (node && !fl->spare) {
+			fl->spare = node;
+			node = NULL;
+		}
+		err = nova_insert_range(sbi, fl, start, start + n);
+		spin_unlock(&fl->lock);
+		if (err != -ENOMEM)
+			break;
+		kfree(node);
+		node = kmalloc(sizeof(*node), GFP_NOFS | __GFP_NOFAIL);
+	}
+	kfree(node);
 	return err;
 }
 
@@ -162,7 +204,8 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
  * upper half goes into *@spare). Returns false if @blk is not free. Lock
  * held.
  */
-static bool nova_remove_block(struct nova_free_list *fl, unsigned long blk,
+static bool nova_remove_block(struct nova_sb_info *sbi,
+			      struct nova_free_list *fl, unsigned long blk,
 			      struct nova_range_node **spare)
 {
 	struct rb_node *p = fl->root.rb_node, **link, *parent;
@@ -179,7 +222,7 @@ static bool nova_remove_block(struct nova_free_list *fl, unsigned long blk,
 	}
 	if (!p)
 		return false;
-	fl->free--;
+	nova_list_free_add(sbi, fl, -1);
 	if (r->start == blk) {
 		r->start++;
 	} else if (r->end == blk + 1) {
@@ -205,7 +248,7 @@ static bool nova_remove_block(struct nova_free_list *fl, unsigned long blk,
 	if (!nova_range_len(r)) {
 		rb_erase(&r->node, &fl->root);
 		fl->nr_ranges--;
-		kfree(r);
+		nova_drop_node(fl, r);
 	}
 	return true;
 }
@@ -227,14 +270,15 @@ bool nova_balloc_withhold(struct super_block *sb, unsigned long blk)
 	fl = &sbi->free_lists[nova_list_of(sbi, blk)];
 	spare = kmalloc(sizeof(*spare), GFP_NOFS | __GFP_NOFAIL);
 	spin_lock(&fl->lock);
-	taken = nova_remove_block(fl, blk, &spare);
+	taken = nova_remove_block(sbi, fl, blk, &spare);
 	spin_unlock(&fl->lock);
 	kfree(spare);
 	return taken;
 }
 
 /* Take up to @want blocks (exactly @want if @contig) from one list. */
-static unsigned long nova_take(struct nova_free_list *fl, unsigned long want,
+static unsigned long nova_take(struct nova_sb_info *sbi,
+			       struct nova_free_list *fl, unsigned long want,
 			       bool contig, unsigned long *blk)
 {
 	struct nova_range_node *r = NULL;
@@ -254,18 +298,19 @@ static unsigned long nova_take(struct nova_free_list *fl, unsigned long want,
 	got = min(want, nova_range_len(r));
 	*blk = r->start;
 	r->start += got;
-	fl->free -= got;
+	nova_list_free_add(sbi, fl, -(long)got);
 	if (!nova_range_len(r)) {
 		rb_erase(&r->node, &fl->root);
 		fl->nr_ranges--;
-		kfree(r);
+		nova_drop_node(fl, r);
 	}
 	spin_unlock(&fl->lock);
 	return got;
 }
 
 /* Take exactly @want blocks from the end of the highest range that fits. */
-static bool nova_take_high(struct nova_free_list *fl, unsigned long want,
+static bool nova_take_high(struct nova_sb_info *sbi,
+			   struct nova_free_list *fl, unsigned long want,
 			   unsigned long *blk)
 {
 	struct nova_range_node *r = NULL;
@@ -283,11 +328,11 @@ static bool nova_take_high(struct nova_free_list *fl, unsigned long want,
 	}
 	r->end -= want;
 	*blk = r->end;
-	fl->free -= want;
+	nova_list_free_add(sbi, fl, -(long)want);
 	if (!nova_range_len(r)) {
 		rb_erase(&r->node, &fl->root);
 		fl->nr_ranges--;
-		kfree(r);
+		nova_drop_node(fl, r);
 	}
 	spin_unlock(&fl->lock);
 	return true;
@@ -309,7 +354,7 @@ int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
 	if (!want)
 		return -EINVAL;
 	for (i = sbi->nr_lists; i-- > 0;) {
-		if (nova_take_high(&sbi->free_lists[i], want, blk)) {
+		if (nova_take_high(sbi, &sbi->free_lists[i], want, blk)) {
 			if (kind == NOVA_BLOCK_LOG)
 				atomic_long_add(want, &sbi->log_pages);
 			else
@@ -357,7 +402,13 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 
 	if (!want)
 		return -EINVAL;
-	if (kind == NOVA_BLOCK_DATA) {
+	/*
+	 * Far from the reserve the per-CPU estimate decides (its error is
+	 * bounded by the counter's batch per CPU); near it, the exact sum.
+	 */
+	if (kind == NOVA_BLOCK_DATA &&
+	    percpu_counter_compare(&sbi->free_blocks,
+				   sbi->reserve + want) <= 0) {
 		unsigned long free = nova_count_free(sb);
 
 		if (free <= sbi->reserve)
@@ -369,7 +420,7 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 
 	first = raw_smp_processor_id() % sbi->nr_lists;
 	for (i = 0; i < sbi->nr_lists && !n; i++)
-		n = nova_take(&sbi->free_lists[(first + i) % sbi->nr_lists],
+		n = nova_take(sbi, &sbi->free_lists[(first + i) % sbi->nr_lists],
 			      want, contig, blk);
 	if (!n)
 		return -ENOSPC;
@@ -394,6 +445,11 @@ int nova_balloc_init(struct super_block *sb)
 				  GFP_KERNEL);
 	if (!sbi->free_lists)
 		return -ENOMEM;
+	if (percpu_counter_init(&sbi->free_blocks, 0, GFP_KERNEL)) {
+		kfree(sbi->free_lists);
+		sbi->free_lists = NULL;
+		return -ENOMEM;
+	}
 	for (i = 0; i < sbi->nr_lists; i++) {
 		spin_lock_init(&sbi->free_lists[i].lock);
 		sbi->free_lists[i].root = RB_ROOT;
@@ -418,10 +474,13 @@ void nova_balloc_destroy(struct super_block *sb)
 
 	if (!sbi->free_lists)
 		return;
-	for (i = 0; i < sbi->nr_lists; i++)
+	for (i = 0; i < sbi->nr_lists; i++) {
 		rbtree_postorder_for_each_entry_safe(r, tmp,
 				&sbi->free_lists[i].root, node)
 			kfree(r);
+		kfree(sbi->free_lists[i].spare);
+	}
+	percpu_counter_destroy(&sbi->free_blocks);
 	kfree(sbi->free_lists);
 	sbi->free_lists = NULL;
 	kfree(sbi->state_pages);

@@ -96,35 +96,43 @@ static void nova_run_flush(struct super_block *sb, struct nova_free_run *r)
 }
 
 static void nova_run_add(struct super_block *sb, struct nova_free_run *r,
-			 unsigned long blk)
+			 unsigned long blk, unsigned long n)
 {
 	if (r->len && blk == r->start + r->len) {
-		r->len++;
+		r->len += n;
 		return;
 	}
 	if (r->len)
 		nova_run_flush(sb, r);
 	r->start = blk;
-	r->len = 1;
+	r->len = n;
 }
 
 /*
- * One page of write entry @v is no longer used: free it (unless a snapshot
- * keeps it), update hints.
+ * @n consecutive pages from @pgoff of write entry @v are no longer used:
+ * free their blocks (unless a snapshot keeps them; with no snapshot and
+ * nothing staged, without asking page by page), update the hints.
  */
-static void nova_page_gone(struct inode *inode, void *v, pgoff_t pgoff,
-			   struct nova_free_run *run)
+static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
+			    unsigned int n, struct nova_free_run *run)
 {
 	struct nova_file_write_entry *fw = nova_fw(inode, v);
-	u32 dead = le32_to_cpu(fw->fw_dead_pages) + 1;
+	u32 dead = le32_to_cpu(fw->fw_dead_pages) + n;
+	u64 born = le64_to_cpu(fw->hdr.e_epoch_id);
 	unsigned long blk = le64_to_cpu(fw->fw_block) +
 			    (pgoff - le64_to_cpu(fw->fw_pgoff));
+	unsigned int i;
 
-	/* The epoch check: a snapshot may still show the old page. */
-	if (!nova_snapshot_keep(inode, blk, le64_to_cpu(fw->hdr.e_epoch_id)))
-		nova_run_add(inode->i_sb, run, blk);
+	if (!nova_snapshot_may_keep(inode)) {
+		nova_run_add(inode->i_sb, run, blk, n);
+	} else {
+		/* The epoch check: a snapshot may still show the old page. */
+		for (i = 0; i < n; i++)
+			if (!nova_snapshot_keep(inode, blk + i, born))
+				nova_run_add(inode->i_sb, run, blk + i, 1);
+	}
+	/* A hint: a plain store, never flushed (nova_log_invalidate()). */
 	fw->fw_dead_pages = cpu_to_le32(dead);
-	nova_pmem_flush(&fw->fw_dead_pages, sizeof(fw->fw_dead_pages));
 	if (dead >= le32_to_cpu(fw->fw_num_pages))
 		nova_log_invalidate(inode, xa_to_value(v));
 }
@@ -170,7 +178,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff);
-	u32 i, k, batch, n = le32_to_cpu(fw->fw_num_pages);
+	u32 i, k, batch, same, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
 	void *old[NOVA_INDEX_BATCH];
 
@@ -178,12 +186,18 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
 		nova_index_store(&ni->pages, pgoff + i, batch,
 				 xa_mk_value(off), old);
-		for (k = 0; k < batch; k++) {
-			if (!old[k])
+		/* Runs of pages that one old entry owned go together. */
+		for (k = 0; k < batch; k += same) {
+			same = 1;
+			if (!old[k]) {
 				ni->data_pages++;
-			else if (runtime)
-				nova_page_gone(inode, old[k], pgoff + i + k,
-					       &run);
+				continue;
+			}
+			while (k + same < batch && old[k + same] == old[k])
+				same++;
+			if (runtime)
+				nova_pages_gone(inode, old[k], pgoff + i + k,
+						same, &run);
 		}
 	}
 	if (run.len)
@@ -207,7 +221,7 @@ void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime)
 		xa_erase(&ni->pages, idx);
 		ni->data_pages--;
 		if (runtime)
-			nova_page_gone(inode, v, idx, &run);
+			nova_pages_gone(inode, v, idx, 1, &run);
 	}
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);

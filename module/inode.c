@@ -400,7 +400,8 @@ __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word)
  * Store commit word @word of an inode slot (i_valid, i_log_head,
  * i_log_tail) and its replica: fence, primary store, write-back, fence,
  * then the same for the replica. The primary is never older than the
- * replica, so it wins after a crash between the two (recovery copies it
+ * replica (log tails excepted: nova_pi_commit_tail()), so it wins after a
+ * crash between the two (recovery copies it
  * over, nova_pi_sync_words()). Callers serialise stores to one word as
  * for a plain nova_pmem_commit64().
  */
@@ -411,6 +412,22 @@ void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val)
 	nova_pmem_commit64(word, val);
 	if (r)
 		nova_pmem_commit64(r, val);
+}
+
+/*
+ * Commit a new log tail @tail of inode slot @pi and of its replica in one
+ * persistence round (nova_pmem_commit64_pair(): two fences, not the four
+ * of two nova_pi_commit64() calls). A crash may leave either copy ahead
+ * of the other; both logs are whole (the entries were durable before the
+ * first fence), and nova_pi_resolve_words() takes the one reaching the
+ * newer transaction, so the outcome is the old tail or the new one as
+ * with a single word. Log lock held.
+ */
+void nova_pi_commit_tail(struct nova_sb_info *sbi, struct nova_inode *pi,
+			 u64 tail)
+{
+	nova_pmem_commit64_pair(&pi->i_log_tail, tail,
+				nova_replica_word(sbi, &pi->i_log_tail), tail);
 }
 
 /*
@@ -481,7 +498,9 @@ static void nova_pi_store_log_words(struct nova_inode *slot,
  * whole, nothing changes here and loading the inode reports the damage.
  *
  * A primary ahead of the replica after a crash (@after_crash: recovery) is
- * the expected state; any other disagreement is damage: logged, counted
+ * the expected state, and so is a replica whose tail alone is ahead of a
+ * whole primary log (nova_pi_commit_tail()); any other disagreement is
+ * damage: logged, counted
  * and sent as a CORRUPTION event. The losing copy is rewritten, except on
  * a read-only mount outside recovery, where *@head and *@tail (the words
  * to use) are all that change. The i_valid word is left to
@@ -515,6 +534,16 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 	nova_log_prove(sb, ino, &rp);
 	win = nova_log_words_winner(p.whole, p.max_trans, rp.whole,
 				    rp.max_trans);
+	if (win == NOVA_WORDS_REPLICA && after_crash && p.whole &&
+	    p.head == rp.head) {
+		/*
+		 * A crash inside nova_pi_commit_tail()'s round left the
+		 * replica's new tail durable and not the primary's: expected.
+		 */
+		nova_pi_store_log_words(pi, &rp);
+		*tail = rp.tail;
+		return;
+	}
 	if (win == NOVA_WORDS_REPLICA) {
 		nova_warn(sb, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu: %s",
 			  ino, p.head, p.tail, rp.head, rp.tail, rp.max_trans,

@@ -740,29 +740,44 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 	 */
 	nova_log_store(sbi, pos, entry, size);
 	/*
-	 * Garbage-collection hints, in the primary only; exactness after a
-	 * crash is not needed.
+	 * Garbage-collection hints, in the primary only, plain stores that
+	 * are never flushed (see nova_log_invalidate()).
 	 */
 	lt = nova_page_tail(sbi, page);
 	le32_add_cpu(&lt->lt_entries, 1);
 	le32_add_cpu(&lt->lt_valid, 1);
-	nova_pmem_flush(lt, 16);
 	ni->last_append = pos;
 	*tail = pos + size;
 	return 0;
 }
 
-/* Publish everything appended up to @tail (one 8-byte store). */
+/*
+ * Publish everything appended up to @tail: one 8-byte store in the slot
+ * and one in its replica, in one persistence round (two fences).
+ */
 void nova_log_commit(struct inode *inode, u64 tail)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 
 	lockdep_assert_held(&ni->log_lock);
-	nova_pi_commit64(NOVA_SB(inode->i_sb), &nova_pi(inode)->i_log_tail, tail);
+	nova_pi_commit_tail(NOVA_SB(inode->i_sb), nova_pi(inode), tail);
 	ni->log_tail = tail;
 }
 
-/* Mark a superseded entry invalid (a hint for garbage collection). */
+/*
+ * Mark a superseded entry invalid (a hint for garbage collection).
+ *
+ * Hints (e_flags, fw_dead_pages, lt_valid, lt_entries) are plain stores,
+ * not written back: they reach the media whenever their cache line does,
+ * or never before a crash. Nothing depends on them being durable. The
+ * flag is set only after the superseding entry's commit is durable (the
+ * commit's second fence comes first in program order), so a flag that
+ * does reach the media is true; one lost to a crash only keeps a page
+ * from fast GC. lt_valid is a filter in front of the flags
+ * (nova_gc_page_dead()), and thorough GC decides from the DRAM indexes.
+ * A clean unmount does not write them back either: a stale count only
+ * makes the next mount's GC estimate coarser.
+ */
 void nova_log_invalidate(struct inode *inode, u64 entry_off)
 {
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
@@ -775,11 +790,9 @@ void nova_log_invalidate(struct inode *inode, u64 entry_off)
 	if (h->e_flags & NOVA_ENTRY_INVALID)
 		return;
 	h->e_flags |= NOVA_ENTRY_INVALID;
-	nova_pmem_flush(&h->e_flags, 1);
 	lt = nova_page_tail(sbi, entry_off & ~((u64)NOVA_BLOCK_SIZE - 1));
 	if (le32_to_cpu(lt->lt_valid))
 		le32_add_cpu(&lt->lt_valid, -1);
-	nova_pmem_flush(&lt->lt_valid, sizeof(lt->lt_valid));
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/percpu_counter.h>
 #include <linux/ktime.h>
 #include <linux/sched/clock.h>
 
@@ -56,6 +57,7 @@ struct nova_free_list {
 	struct rb_root root;		/* struct nova_range_node by start */
 	unsigned long free;		/* blocks */
 	unsigned long nr_ranges;
+	struct nova_range_node *spare;	/* a node kept for the next insert */
 };
 
 /* One stripe of the inode tables. */
@@ -105,6 +107,7 @@ struct nova_sb_info {
 	unsigned long list_span;	/* blocks per list region */
 	unsigned long reserve;		/* blocks only log pages may use */
 	unsigned long managed;		/* blocks the allocator manages */
+	struct percpu_counter free_blocks;	/* sum of the lists' free */
 	atomic_long_t log_pages;
 	atomic_long_t data_pages;
 	atomic_long_t meta_blocks;
@@ -370,6 +373,8 @@ u32 nova_inode_crc(const struct nova_inode *pi);
 struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
 __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
 void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);
+void nova_pi_commit_tail(struct nova_sb_info *sbi, struct nova_inode *pi,
+			 u64 tail);
 void nova_pi_sync_words(struct nova_sb_info *sbi, struct nova_inode *pi);
 void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 			   u64 ino, bool after_crash, u64 *head, u64 *tail);
@@ -460,6 +465,7 @@ int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
 			 u64 id, const char *name);
 unsigned int nova_snapshot_count(struct super_block *sb);
 bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
+bool nova_snapshot_may_keep(struct inode *inode);
 bool nova_snapshot_shows(struct super_block *sb, u64 born);
 bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
 

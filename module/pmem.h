@@ -18,6 +18,14 @@
  *     aligned 8-byte store, write-back, fence (the commit is durable before
  *     the caller goes on). 8-byte aligned stores are the only stores assumed
  *     to be atomic with respect to power failure.
+ *  4. Two commit words whose stores may reach the media in either order
+ *     (the primary and replica copies of a log tail: the newer one wins on
+ *     its own after a crash) share one persistence round:
+ *     nova_pmem_commit64_pair(), two fences for both.
+ *
+ * Every fence and every write-back call is counted per CPU (nova_fences,
+ * nova_flushes; stats.c exports the sums as read-only module parameters),
+ * so tests can check how many persistence rounds an operation costs.
  *
  * Reads need no helper: PMEM is read directly (nova_pmem_read() for copies
  * that should survive a machine check on poisoned media).
@@ -28,9 +36,13 @@
 #include <linux/string.h>
 #include <linux/libnvdimm.h>
 #include <linux/uaccess.h>
+#include <linux/percpu.h>
 #include <asm/barrier.h>
 
 #include "fault.h"
+
+DECLARE_PER_CPU(unsigned long, nova_fences);
+DECLARE_PER_CPU(unsigned long, nova_flushes);
 
 /* Copy into PMEM; durable after the next nova_pmem_fence(). */
 static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
@@ -42,12 +54,14 @@ static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
 static inline void nova_pmem_memset(void *dst, int c, size_t len)
 {
 	memset(dst, c, len);
+	this_cpu_inc(nova_flushes);
 	arch_wb_cache_pmem(dst, len);
 }
 
 /* Write back lines dirtied by plain stores; durable after the next fence. */
 static inline void nova_pmem_flush(void *addr, size_t len)
 {
+	this_cpu_inc(nova_flushes);
 	arch_wb_cache_pmem(addr, len);
 }
 
@@ -56,6 +70,7 @@ static inline void nova_pmem_fence(void)
 {
 	/* sfence: drains write-combining buffers and orders clwb */
 	wmb();
+	this_cpu_inc(nova_fences);
 	/* crash tests: the machine may stop here (fault.c) */
 	nova_fault_barrier();
 }
@@ -77,6 +92,26 @@ static inline void nova_pmem_commit64(__le64 *word, u64 val)
 	nova_pmem_fence();
 	WRITE_ONCE(*word, cpu_to_le64(val));
 	nova_pmem_persist(word, sizeof(*word));
+}
+
+/*
+ * Publish two 8-byte commit words in one persistence round: fence (what
+ * they point to is durable), both stores, both write-backs, fence. A crash
+ * may leave either store without the other, in either order, so this is
+ * only for a pair where each value is valid alone (the caller's recovery
+ * picks the newer). @b may be NULL: then it is nova_pmem_commit64(@a).
+ */
+static inline void nova_pmem_commit64_pair(__le64 *a, u64 va, __le64 *b,
+					   u64 vb)
+{
+	nova_pmem_fence();
+	WRITE_ONCE(*a, cpu_to_le64(va));
+	if (b)
+		WRITE_ONCE(*b, cpu_to_le64(vb));
+	nova_pmem_flush(a, sizeof(*a));
+	if (b)
+		nova_pmem_flush(b, sizeof(*b));
+	nova_pmem_fence();
 }
 
 /*

@@ -1136,6 +1136,21 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 }
 
 /*
+ * May nova_snapshot_keep() say true for any block of @inode now? False
+ * when no snapshot exists and nothing is staged: the caller then frees
+ * superseded blocks without asking block by block. Log lock held.
+ */
+bool nova_snapshot_may_keep(struct inode *inode)
+{
+	struct nova_snap_table *t = NOVA_SB(inode->i_sb)->snaps;
+	struct nova_snap_stage *st = NOVA_I(inode)->snap_stage;
+
+	if (st)
+		return !xa_empty(&st->blocks);
+	return t && READ_ONCE(t->nr);
+}
+
+/*
  * The epoch check. Block @blk of @inode, written in epoch @born, is no
  * longer used by the live file system. If a live snapshot still shows it,
  * record it for that snapshot and return true: the caller must not free
@@ -1157,7 +1172,7 @@ bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born)
 	int err;
 
 	if (st)
-		return xa_load(&st->blocks, blk) != NULL;
+		return !xa_empty(&st->blocks) && xa_load(&st->blocks, blk);
 	if (!t || !READ_ONCE(t->nr))
 		return false;
 	mutex_lock(&t->lock);

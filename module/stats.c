@@ -7,10 +7,55 @@
  * this_cpu operations, so the hot paths share no cache line; a reader sums
  * them without locks and may see an operation's count before its time.
  */
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "nova.h"
+#include "pmem.h"
+
+/*
+ * Persistence fences and write-back calls issued by every NOVA mount
+ * (pmem.h), summed by the read-only parameters
+ * /sys/module/nova/parameters/{fences,flushes}: a test or the bench reads
+ * them before and after a workload to count rounds per operation.
+ */
+DEFINE_PER_CPU(unsigned long, nova_fences);
+DEFINE_PER_CPU(unsigned long, nova_flushes);
+
+static unsigned long nova_pcpu_sum(unsigned long __percpu *c)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(c, cpu));
+	return sum;
+}
+
+static int nova_fences_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lu\n", nova_pcpu_sum(&nova_fences));
+}
+
+static int nova_flushes_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lu\n", nova_pcpu_sum(&nova_flushes));
+}
+
+static const struct kernel_param_ops nova_fences_ops = {
+	.get	= nova_fences_get,
+};
+
+static const struct kernel_param_ops nova_flushes_ops = {
+	.get	= nova_flushes_get,
+};
+
+module_param_cb(fences, &nova_fences_ops, NULL, 0444);
+MODULE_PARM_DESC(fences, "persistence fences issued since the module was loaded (read-only)");
+module_param_cb(flushes, &nova_flushes_ops, NULL, 0444);
+MODULE_PARM_DESC(flushes, "cache write-back calls issued since the module was loaded (read-only)");
 
 int nova_stats_init(struct super_block *sb)
 {

@@ -282,7 +282,10 @@ static bool words_journaled(struct fsck *f, const struct nova_inode *pi)
  * replica at @roff. When both copies are valid and their log words
  * differ, pick_log_words() decides. A winning replica means a damaged
  * primary, repairable from the replica, and the inode is checked with the
- * replica's words from here on (its log, the blocks it maps). A winning
+ * replica's words from here on (its log, the blocks it maps), except
+ * after a crash when only the tail differs and the primary's log is whole:
+ * both tail stores share one persistence round (the kernel's
+ * nova_pi_commit_tail()), so either may be the one that landed. A winning
  * primary means a damaged replica after a clean unmount; after a crash it
  * is what a crash between the two stores leaves, and the kernel's
  * recovery copies the primary's words (no problem). Any other difference
@@ -314,6 +317,14 @@ static void check_replica_words(struct fsck *f, struct fsck_inode *in,
 					 &r.max_trans);
 		switch (pick_log_words(&p, &r)) {
 		case NOVA_WORDS_REPLICA:
+			if (!f->clean && p.whole && p.head == r.head) {
+				fsck_info(f, 1, "inode %llu: the replica's log tail %llu is ahead of the primary's %llu (a crash inside the one persistence round of both tail stores; the kernel's recovery copies it)",
+					  n, (unsigned long long)r.tail,
+					  (unsigned long long)p.tail);
+				in->head = r.head;
+				in->tail = r.tail;
+				return;
+			}
 			fsck_problem_fix(f, REP_INODE, "inode %llu: log head/tail %llu/%llu of the primary slot disagree with the replica's %llu/%llu, whose log reaches transaction %llu (the primary's %s): repairable from the replica",
 					 n, (unsigned long long)p.head,
 					 (unsigned long long)p.tail,

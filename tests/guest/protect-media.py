@@ -32,6 +32,10 @@ so the next mount sees exactly what is on the medium.
   protect-media.py set64 DEV OFFSET VALUE
       read or write the little-endian 64-bit word at OFFSET (a commit word:
       i_log_head is at slot + 8, i_log_tail at slot + 16)
+  protect-media.py lose-hints DEV INO
+      reset every garbage-collection hint of inode INO's log (lt_valid,
+      lt_entries, the invalid flag, fw_dead_pages) to its initial value:
+      what a crash leaves if no hint store reached the media
   protect-media.py sb DEV minor=N|incompat=N|state=N|clear-layout ...
       rewrite both superblock copies with the changes, resealed
 """
@@ -123,9 +127,41 @@ def slot_off(fd, ino, copy):
     return head * BS + idx * 256
 
 
+def lose_hints(fd, ino):
+    """Put every garbage-collection hint of inode INO's log (lt_valid,
+    lt_entries, e_flags, fw_dead_pages) back to the value it has when its
+    page or entry is written: the state a crash leaves when none of the
+    hint stores (plain stores, never written back, log.c) reached the
+    media. Prints the log pages and entries walked."""
+    page, = struct.unpack_from("<Q", pread(fd, slot_off(fd, ino, 0) + 8, 8))
+    tail, = struct.unpack_from("<Q", pread(fd, slot_off(fd, ino, 0) + 16, 8))
+    pages = entries = 0
+    data = BS - 64
+    while page and pages < 1 << 20:
+        pages += 1
+        pos = page
+        while page + data - pos >= 24 and pos != tail:
+            h = pread(fd, pos, 4)
+            size, = struct.unpack_from("<H", h, 2)
+            if h[0] == 0 or size < 24 or size % 8:
+                break
+            if h[1] & 1:
+                pwrite(fd, pos + 1, bytes([h[1] & ~1]))
+            if h[0] == 1:		# NOVA_LOG_FILE_WRITE: fw_dead_pages
+                pwrite(fd, pos + 36, bytes(4))
+            entries += 1
+            pos += size
+        pwrite(fd, page + data + 8, bytes(8))	# lt_valid, lt_entries
+        if pos == tail:
+            break
+        page, = struct.unpack_from("<Q", pread(fd, page + data, 8))
+    print(pages, entries)
+
+
 def main():
     cmd, dev = sys.argv[1], sys.argv[2]
-    fd = os.open(dev, os.O_RDWR if cmd in ("flip", "flipat", "sb", "set64")
+    fd = os.open(dev, os.O_RDWR if cmd in ("flip", "flipat", "sb", "set64",
+                                             "lose-hints")
                  else os.O_RDONLY)
     lay = layout(fd)
     if cmd == "layout":
@@ -207,6 +243,8 @@ def main():
     elif cmd == "slot":
         print(slot_off(fd, int(sys.argv[3]),
                        int(sys.argv[4]) if len(sys.argv) > 4 else 0))
+    elif cmd == "lose-hints":
+        lose_hints(fd, int(sys.argv[3]))
     elif cmd == "get64":
         print(struct.unpack("<Q", pread(fd, int(sys.argv[3]), 8))[0])
     elif cmd == "set64":
