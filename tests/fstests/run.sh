@@ -69,11 +69,10 @@ out=$resdir/runs/$stamp
 mkdir -p "$out" "$resdir/failed"
 echo "$fs /out/fstests ${tests[*]}" > "$out/fstests.args"
 echo "nova: fstests on $fs: ${#tests[@]} tests (${tests[0]} .. ${tests[-1]}), guest output in $out" >&2
-start=$(date +%s)
 qemu/run-guest.sh --out "$out" --pmem-count 2 --pmem-size 2G --timeout "$timeout" \
 	--script tests/fstests/guest.sh
 grc=$?
-secs=$(( $(date +%s) - start ))
+secs=$(cat "$out/boot-seconds" 2>/dev/null || echo "?")
 
 # Fold this run into the per-file-system results (again on the host: the
 # guest does not get to it when it is stopped by the timeout).
@@ -128,7 +127,7 @@ count_of() { awk -v s="$1" '$2 == s' "$2" | wc -l; }
 tmp=$(mktemp)
 printf '%s\n' "${new[@]}" > "$tmp"
 {
-	echo "fstests on $fs, run $stamp: ${#tests[@]} tests asked, $ran ran in $secs s (guest: $(cat "$out/host-status" 2>/dev/null))"
+	echo "fstests on $fs, run $stamp: ${#tests[@]} tests asked, $ran ran in a guest of $secs s ($(cat "$out/host-status" 2>/dev/null))"
 	echo "this run: $(count_of pass "$tmp") pass, $(count_of fail "$tmp") fail, $(count_of notrun "$tmp") notrun"
 	echo "all runs ($resdir/status): $(count_of pass "$resdir/status") pass, $(count_of fail "$resdir/status") fail, $(count_of notrun "$resdir/status") notrun"
 	if [ ${#unexpected[@]} -gt 0 ]; then
