@@ -19,7 +19,8 @@
 #   failed/     for each failure: check's output, .out.bad, .full, .dmesg,
 #               the kernel log
 #   runs/STAMP  the raw guest output of each run
-# A test whose kernel log shows a problem (tests/lib/klog-scan.sh) fails.
+# A test whose kernel log shows a problem (tests/lib/klog-scan.sh) fails;
+# tests/fstests/klog.expect, if there, holds EREs of expected lines.
 # The results of the tests just run are compared with tests/fstests/FS.expect
 # (one line per test that is expected to fail or not run, with the reason).
 # Exit status 1 if a test failed or did not run without being listed there
