@@ -12,6 +12,10 @@
 #   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
 #                 --icount, --fs LIST); report in bench/results/
 #   make shell    interactive guest shell with the fresh build shared in
+#   make fstests  fstests' generic quick group in the guest (hours under TCG;
+#                 FSTESTS_FS=ext4-dax for the reference, FSTESTS_ARGS for
+#                 tests/fstests/run.sh options); results in build/fstests-results/
+#   make fstests-build  build fstests from ../shared/fstests/ into build/fstests
 #   make clean
 #
 # KVER defaults to the ABI named by the linux-headers-amd64 meta package;
@@ -27,6 +31,7 @@ export KVER KERNEL BUILD
 # Userspace directories (those with a Makefile), built in this order.
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
+.PHONY: fstests fstests-build
 .PHONY: all module user deps test test-6.12 demo bench shell check clean install install-module uninstall dkms-source crashtest
 
 all: module user
@@ -73,6 +78,13 @@ bench: all
 
 shell: all
 	qemu/run-guest.sh --shell
+
+FSTESTS_FS ?= nova
+fstests-build:
+	tests/fstests/build.sh
+
+fstests: all fstests-build
+	tests/fstests/run.sh --fs $(FSTESTS_FS) $(FSTESTS_ARGS)
 
 check: all
 	tests/host/kernel-style.sh

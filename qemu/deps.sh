@@ -28,6 +28,11 @@ pkgs=(
 	libsystemd-dev libcmocka-dev sparse linux-source-6.1 xz-utils
 	util-linux procps dkms
 	prometheus	# promtool checks novad's metrics and docs/alerts (guest tests)
+	# fstests, built from ../shared/fstests/ by tests/fstests/build.sh:
+	# its configure needs these (xfs, ACL, UUID headers; autotools) ...
+	autoconf automake libtool-bin xfslibs-dev libacl1-dev uuid-dev libattr1-dev
+	# ... and builds its AIO and io_uring test programs with these
+	libaio-dev liburing-dev
 )
 
 missing=()

@@ -179,6 +179,31 @@ run_guest_tests() {
 		run_guest_boot "$results/guest$i" "$a" "${members[@]}"
 	done
 }
+# A guest test may need something built on the host first, which "make
+# all" does not build (e.g. fstests): it names the command with a line
+# "# nova-host-prep: CMD" (run from the top directory, once per boot set).
+# If the command fails, the tests that asked for it fail without a boot.
+host_prep() {
+	local t cmd kept=() base
+	declare -A prep_rc=() prep_log=()
+	for t in "${guest_tests[@]}"; do
+		cmd=$(sed -n 's/^# nova-host-prep: *//p' "$t" | head -n1)
+		if [ -n "$cmd" ] && [ -z "${prep_rc[x$cmd]+set}" ]; then
+			base=$results/prep-$(basename "$t" .sh)
+			note "host preparation for $t: $cmd"
+			bash -c "$cmd" > "$base.log" 2>&1
+			prep_rc[x$cmd]=$?
+			prep_log[x$cmd]=$base.log
+		fi
+		if [ -n "$cmd" ] && [ "${prep_rc[x$cmd]}" != 0 ]; then
+			account "$t" 0 1 0 "host preparation '$cmd' failed:"$'\n'"$(tail -n 10 "${prep_log[x$cmd]}")"$'\n'
+		else
+			kept+=("$t")
+		fi
+	done
+	guest_tests=(${kept[@]+"${kept[@]}"})
+}
+[ ${#guest_tests[@]} -eq 0 ] || host_prep
 [ ${#guest_tests[@]} -eq 0 ] || run_guest_tests
 
 if [ ${#boot_tests[@]} -gt 0 ]; then

@@ -17,13 +17,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|nolog|csum|off] [-f] [-n] [-q] DEVICE|FILE\n"
+		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|nolog|csum|off] [-s size] [-f] [-n] [-q] DEVICE|FILE\n"
 		"  -L label   file system label, at most %u bytes\n"
 		"  -U uuid    file system UUID (default: random)\n"
 		"  -c cpus    per-CPU stripes, 1..%u (default: this machine's CPUs)\n"
 		"  -p mode    data protection: all (checksums, parity, inode replicas\n"
 		"             and log page mirrors, default), nolog (all but log page\n"
 		"             mirrors: format 1.3), csum (checksums only) or off\n"
+		"  -s size    use only the first SIZE bytes of the device (k, m, g,\n"
+		"             t: KiB, MiB, GiB, TiB; default: the whole device)\n"
 		"  -f         overwrite a device that holds another file system\n"
 		"  -n         check everything, write nothing\n"
 		"  -q         quiet\n",

@@ -64,6 +64,7 @@ struct mkfs_opts {
 	bool quiet;			/* -q */
 	long alloc_lists;		/* hidden -A: free lists to simulate */
 	const char *protection;		/* -p all|csum|off, NULL: all */
+	uint64_t size;			/* -s: bytes to use, 0: the device */
 };
 
 /*
@@ -72,6 +73,12 @@ struct mkfs_opts {
  */
 int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 		    struct nerr *e);
+
+/*
+ * Parse a size as -s takes it: a decimal number of bytes with an optional
+ * suffix k, m, g or t (powers of 1024, either case). 0 or -EINVAL.
+ */
+int mkfs_parse_size(const char *s, uint64_t *out);
 
 /* Check the options and fill @p (except size). 0 or -EINVAL with @e. */
 int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,

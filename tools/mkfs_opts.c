@@ -101,6 +101,44 @@ int nova_random_bytes(void *buf, size_t len)
 	return 0;
 }
 
+int mkfs_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 0:
+		break;
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end && end[1])
+		return -EINVAL;
+	if (shift && v > (~0ULL >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 		    struct nerr *e)
 {
@@ -109,7 +147,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":L:U:c:fnqA:p:hV")) != -1) {
+	while ((c = getopt(argc, argv, ":L:U:c:fnqA:p:s:hV")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -141,6 +179,13 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 			break;
 		case 'p':
 			o->protection = optarg;
+			break;
+		case 's':
+			if (mkfs_parse_size(optarg, &o->size) || !o->size) {
+				nerr_set(e, "-s: '%s' is not a size (bytes, or a number with k, m, g or t)",
+					 optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'n':
 			o->dry_run = true;
@@ -248,10 +293,17 @@ int mkfs_check_device(struct nova_dev *d, const struct mkfs_opts *o,
 			 d->path, *sig);
 		return -EEXIST;
 	}
-	p->size = d->size & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
+	if (o->size > d->size) {
+		nerr_set(e, "-s %llu: larger than %s (%llu bytes)",
+			 (unsigned long long)o->size, d->path,
+			 (unsigned long long)d->size);
+		return -ENOSPC;
+	}
+	p->size = (o->size ? o->size : d->size) & ~(uint64_t)(NOVA_BLOCK_SIZE - 1);
 	if (p->size < need) {
-		nerr_set(e, "%s is too small: %llu bytes, NOVA with %u CPU stripes needs at least %llu (%llu MiB)",
-			 d->path, (unsigned long long)d->size, p->cpus,
+		nerr_set(e, "%s%s is too small: %llu bytes, NOVA with %u CPU stripes needs at least %llu (%llu MiB)",
+			 o->size ? "-s: " : "", o->size ? "the size" : d->path,
+			 (unsigned long long)(o->size ? o->size : d->size), p->cpus,
 			 (unsigned long long)need,
 			 (unsigned long long)((need + (1 << 20) - 1) >> 20));
 		return -ENOSPC;

@@ -85,5 +85,21 @@ for mode in all nolog csum off; do
 	t_ok "-p $mode: fsck.NOVA clean" fsck.NOVA -f -n "$D"
 	t_ok "-p $mode: fsck -v reports the protection" sh -c "fsck.NOVA -f -n -v $D | grep -q 'protection: '"
 done
+# -s SIZE: only the first SIZE bytes (fstests' _scratch_mkfs_sized).
+devsize=$(blockdev --getsize64 "$D")
+t_ok "mkfs.NOVA -s 64m" mkfs.NOVA -q -f -s 64m "$D"
+t_ok "-s: fsck.NOVA clean, a 64 MiB file system" sh -c "fsck.NOVA -f -n -v $D | grep -q 'file system is 67108864 bytes, the device $devsize'"
+t_ok "-s: mounts" mount -t NOVA "$D" "$M"
+b=$(stat -f -c '%b' "$M")
+t_ok "-s: statfs shows at most 64 MiB ($b blocks), more than half of it" test "$b" -le 16384 -a "$b" -gt 8192
+t_fail "-s: a 80 MiB file does not fit" dd if=/dev/zero of="$M/big" bs=1M count=80 status=none
+t_ok "umount" umount "$M"
+t_ok "-s: fsck.NOVA clean after ENOSPC" fsck.NOVA -f -n "$D"
+t_ok "mkfs -t NOVA -- -s 32m (as fstests calls it)" mkfs -t NOVA -- -f -q -s 32m "$D"
+b=$(mount -t NOVA "$D" "$M" && stat -f -c '%b' "$M"; umount "$M")
+t_ok "-s: statfs shows at most 32 MiB ($b blocks)" test "$b" -le 8192 -a "$b" -gt 4096
+t_fail "-s larger than the device is refused" mkfs.NOVA -f -s $((devsize + 4096)) "$D"
+t_ok "... saying so" sh -c "mkfs.NOVA -f -s $((devsize + 4096)) $D 2>&1 | grep -q 'larger than $D'"
+t_fail "-s 1m is too small" mkfs.NOVA -f -s 1m "$D"
 rm -rf "$T"
 t_done

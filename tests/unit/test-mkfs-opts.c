@@ -221,6 +221,63 @@ static void test_device_checks(void **state)
 	free(buf);
 }
 
+/* -s: parsing, and mkfs_check_device() using only that much. */
+static void test_size_option(void **state)
+{
+	uint64_t size = 32 << 20, v;
+	uint8_t *buf = calloc(1, size);
+	struct mkfs_params p = { .cpus = 1 };
+	struct mkfs_opts o;
+	struct nova_dev d;
+	const char *sig;
+	struct nerr e;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(mkfs_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(mkfs_parse_size("16m", &v), 0);
+	assert_int_equal(v, 16 << 20);
+	assert_int_equal(mkfs_parse_size("2G", &v), 0);
+	assert_int_equal(v, 2ULL << 30);
+	assert_int_equal(mkfs_parse_size("1k", &v), 0);
+	assert_int_equal(v, 1024);
+	assert_int_equal(mkfs_parse_size("", &v), -EINVAL);
+	assert_int_equal(mkfs_parse_size("-5", &v), -EINVAL);
+	assert_int_equal(mkfs_parse_size("5x", &v), -EINVAL);
+	assert_int_equal(mkfs_parse_size("5mb", &v), -EINVAL);
+	assert_int_equal(mkfs_parse_size("99999999999999999999", &v), -EINVAL);
+	assert_int_equal(mkfs_parse_size("20000000t", &v), -EINVAL);
+
+	assert_int_equal(parse(&o, &e, "-s", "16m", "dev", NULL), 0);
+	assert_int_equal(o.size, 16 << 20);
+	assert_int_equal(parse(&o, &e, "-s", "0", "dev", NULL), -EINVAL);
+	assert_non_null(strstr(e.msg, "not a size"));
+	assert_int_equal(parse(&o, &e, "-s", "12q", "dev", NULL), -EINVAL);
+
+	ndev_from_buffer(&d, buf, size);
+	/* rounded down to whole blocks, the rest of the device unused */
+	o.size = (16 << 20) + 100;
+	assert_int_equal(mkfs_check_device(&d, &o, &p, &sig, &e), 0);
+	assert_int_equal(p.size, 16 << 20);
+	o.size = size + 4096;
+	assert_int_equal(mkfs_check_device(&d, &o, &p, &sig, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "larger than"));
+	o.size = 4 << 20;
+	assert_int_equal(mkfs_check_device(&d, &o, &p, &sig, &e), -ENOSPC);
+	assert_non_null(strstr(e.msg, "-s: the size is too small"));
+	/* the image of a sized file system has its replica at its own end */
+	o.size = 16 << 20;
+	assert_int_equal(mkfs_check_device(&d, &o, &p, &sig, &e), 0);
+	p.alloc_lists = 1;
+	assert_int_equal(nova_mkfs_write(&d, &p, NULL, &e), 0);
+	assert_memory_equal(buf + (16 << 20) - 4096, buf, 64);
+	assert_int_equal(le64(((struct nova_super_block *)buf)->s_size), 16 << 20);
+	for (v = 16 << 20; v < size; v++)
+		assert_int_equal(buf[v], 0);
+	free(buf);
+}
+
 static void test_refuses_existing_nova(void **state)
 {
 	uint64_t size = 16 << 20;
@@ -273,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_min_size),
 		cmocka_unit_test(test_device_checks),
+		cmocka_unit_test(test_size_option),
 		cmocka_unit_test(test_refuses_existing_nova),
 		cmocka_unit_test(test_write_validates),
 	};
