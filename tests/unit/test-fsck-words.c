@@ -297,9 +297,11 @@ static void test_tie_goes_to_primary(void **state)
 }
 
 /*
- * After a crash a replica one entry behind the primary is what a crash
- * between the two stores of a commit leaves: no error, nothing changed.
- * A primary behind its replica is still damage.
+ * After a crash, either tail copy one entry behind the other is what a
+ * crash inside a commit leaves (both stores share one persistence round,
+ * nova_pi_commit_tail()): no error, nothing changed; the newer tail wins
+ * at mount. (On a clean image a primary behind is damage:
+ * test_primary_tail_rolled_back.)
  */
 static void test_dirty_replica_behind(void **state)
 {
@@ -313,15 +315,14 @@ static void test_dirty_replica_behind(void **state)
 	expect(im, FSCK_NO_CHANGES, FSCK_OK, "no problems, 8 inodes");
 	expect(im, FSCK_YES, FSCK_OK, "no problems, 8 inodes");
 	assert_memory_equal(copy, im->buf, im->size);
-	free(copy);
 
 	repl(w)->i_log_tail = prim(w)->i_log_tail;
 	prim(w)->i_log_tail = cpu64(w->end[WRITES - 2]);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
-	       "of the primary slot disagree with the replica's");
-	expect(im, FSCK_YES, FSCK_CORRECTED, NULL);
-	assert_int_equal(le64(prim(w)->i_log_tail), w->end[WRITES - 1]);
+	memcpy(copy, im->buf, im->size);
 	expect(im, FSCK_NO_CHANGES, FSCK_OK, "no problems, 8 inodes");
+	expect(im, FSCK_YES, FSCK_OK, "no problems, 8 inodes");
+	assert_memory_equal(copy, im->buf, im->size);
+	free(copy);
 }
 
 /*
