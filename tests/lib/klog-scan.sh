@@ -5,7 +5,7 @@
 # usage: tests/lib/klog-scan.sh LOG [EXPECT-FILE...]
 #
 # Problems: oops, BUG, WARNING, general protection fault, panic, lockdep,
-# KASAN/UBSAN/KFENCE, hung tasks, RCU stalls, soft/hard lockups, userspace
+# KASAN/UBSAN/KFENCE, list corruption, kmemleak, hung tasks, RCU stalls, soft/hard lockups, userspace
 # segfaults, and any line of the nova module tagged "error". Lines that
 # match an ERE from an EXPECT-FILE (one per line) are not problems.
 set -u
@@ -18,6 +18,9 @@ problems="$problems|inconsistent lock state|suspicious RCU usage|lockdep"
 problems="$problems|KASAN|UBSAN|KFENCE|blocked for more than [0-9]+ seconds"
 problems="$problems|rcu_[a-z]*.* stall|self-detected stall|soft lockup|hard LOCKUP"
 problems="$problems|Call Trace:|segfault at|invalid opcode:|stack-protector"
+# The debug kernel's checkers (make test-debug) that may print without a
+# WARNING/BUG line of their own: DEBUG_LIST, kmemleak.
+problems="$problems|list_(add|del) corruption|suspected memory leak"
 # The module's messages start "nova: " or "nova (DEV): " (see module/nova.h).
 problems="$problems|(^|[] ])nova( \([^)]*\))?: .*([Ee]rror|ERROR)"
 
