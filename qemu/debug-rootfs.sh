@@ -17,7 +17,7 @@ kver=$(nova_kver)
 dir=$(nova_debug_dir)
 moddir=$(nova_kmoddir "$kver")
 [ -f "$moddir/modules.builtin" ] || nova_die "no $moddir: run qemu/build-debug-kernel.sh"
-base=$(KERNEL= KVER= "$nova_top/qemu/build-rootfs.sh")
+base=$(KERNEL='' KVER='' "$nova_top/qemu/build-rootfs.sh")
 cache=$(nova_cache_dir)
 
 key=$( { basename "$base"; cat "$dir/key" "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-16)
