@@ -29,7 +29,7 @@ fi
 # bookworm-security lists: refresh once if the lists predate it.
 # KERNEL=debug boots a kernel built here; the distribution's 6.1 packages
 # are still what the rest of the build and the guest image start from.
-[ "${KERNEL:-}" != debug ] || { debug=1; KERNEL=; }
+[ "${KERNEL:-}" != debug ] || { debug=1; KERNEL=; KVER=; }
 kver=$(nova_kver 2>/dev/null) || { apt_update; kver=$(nova_kver); }
 
 pkgs=(
