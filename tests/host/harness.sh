@@ -31,7 +31,10 @@ for line in \
 	"WARNING: possible recursive locking detected" \
 	"WARNING: suspicious RCU usage" \
 	"list_add corruption. prev->next should be next (ffff8880), but was 0000" \
-	"kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"; do
+	"kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+	"BUG: MAX_LOCKDEP_CHAINS too low!" \
+	"turning off the locking correctness validator." \
+	"DEBUG_LOCKS_WARN_ON(1)"; do
 	printf '[ 1.0] ok line\n[ 3.0] %s\n' "$line" > "$tmp/bad"
 	t_fail "watchdog flags: ${line:0:40}" "$scan" "$tmp/bad"
 done
@@ -39,7 +42,8 @@ done
 printf '%s\n' "[ 0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar" \
 	"[ 0.0] ... MAX_LOCKDEP_SUBCLASSES:  8" "[ 0.0] kasan: KernelAddressSanitizer initialized (generic)" \
 	"[ 0.1] kfence: initialized - using 2097152 bytes for 255 objects" \
-	"[ 0.1] kmemleak: Kernel memory leak detector disabled" > "$tmp/debugboot"
+	"[ 0.1] kmemleak: Kernel memory leak detector disabled" \
+	"[ 0.5] rcu: 	RCU lockdep checking is enabled." > "$tmp/debugboot"
 t_ok "the debug kernel's boot lines pass" "$scan" "$tmp/debugboot"
 printf '/nova/qemu/guest/main.sh: line 25: /bin/sleep: Input/output error\n' > "$tmp/user"
 t_ok "a userspace line naming a /nova path is not a nova error" "$scan" "$tmp/user"

@@ -14,7 +14,10 @@ shift
 
 problems='Oops|BUG:|kernel BUG|WARNING:|general protection fault|Kernel panic'
 problems="$problems|possible circular locking|possible recursive locking"
-problems="$problems|inconsistent lock state|suspicious RCU usage|lockdep"
+problems="$problems|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON"
+# lockdep turning itself off (its own limits hit, or after a report); its
+# boot banner ("RCU lockdep checking is enabled") is not a problem.
+problems="$problems|lockdep is turned off|turning off the locking correctness validator"
 problems="$problems|KASAN|UBSAN|KFENCE|blocked for more than [0-9]+ seconds"
 problems="$problems|rcu_[a-z]*.* stall|self-detected stall|soft lockup|hard LOCKUP"
 problems="$problems|Call Trace:|segfault at|invalid opcode:|stack-protector"
