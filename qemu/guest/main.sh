@@ -109,6 +109,13 @@ run_plan() {
 	done < "$out/plan"
 }
 
+# Without an initramfs (the debug kernel boots straight into the image)
+# nobody made the /dev/fd links that bash's process substitution needs.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
+
 test_env
 dmesg -n 5
 say "guest up after $(cut -d' ' -f1 /proc/uptime) s"
