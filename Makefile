@@ -6,6 +6,10 @@
 #   make test-6.12  the 6.12 lane: make deps KERNEL=6.12, then the build
 #                 for every installed kernel and the guest tests CI runs on
 #                 Debian 12's 6.12 kernel (T612, docs/testing.md)
+#   make test-debug  the debug lane: qemu/deps.sh --debug, then builds (or
+#                 reuses, cached in $NOVA_CACHE/debug-kernel) a 6.1 kernel
+#                 with KASAN, lockdep, UBSAN, KFENCE, builds nova.ko against
+#                 it and runs the guest suite (or T=) on it (docs/testing.md)
 #   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
 #                 points, 100k-file recovery time (docs/recovery.md)
 #   make demo     boot the guest and show NOVA at work
@@ -21,10 +25,15 @@
 # KVER defaults to the ABI named by the linux-headers-amd64 meta package;
 # KERNEL=6.12 takes it from linux-headers-6.12-amd64 instead (Debian 12's
 # bookworm-security 6.12 series; make deps KERNEL=6.12 installs it).
+# KERNEL=debug is the debug lane's kernel (qemu/build-debug-kernel.sh).
 # Override with KVER=6.1.0-NN-amd64. T= selects tests for make test.
 
 KVER	?= $(shell KERNEL='$(KERNEL)' bash -c '. qemu/lib.sh && nova_kver')
+ifeq ($(KERNEL),debug)
+KDIR	?= $(shell bash -c '. qemu/lib.sh && nova_debug_dir')/obj
+else
 KDIR	?= /lib/modules/$(KVER)/build
+endif
 BUILD	:= $(CURDIR)/build
 export KVER KERNEL BUILD
 
@@ -32,7 +41,7 @@ export KVER KERNEL BUILD
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
 .PHONY: fstests fstests-build
-.PHONY: all module user deps test test-6.12 demo bench shell check clean install install-module uninstall dkms-source crashtest
+.PHONY: all module user deps test test-6.12 test-debug demo bench shell check clean install install-module uninstall dkms-source crashtest
 
 all: module user
 
@@ -59,6 +68,17 @@ T612 := tests/host/kernels.sh tests/guest/module-load.sh tests/guest/fs-basic.sh
 test-6.12:
 	KERNEL=6.12 KVER= qemu/deps.sh
 	$(MAKE) test KERNEL=6.12 KVER="$$(KERNEL=6.12 KVER= bash -c '. qemu/lib.sh && nova_kver')" T="$(T612)"
+
+# The debug lane's default: every guest-booting test (tests/guest and
+# tests/boot); the host checks and unit tests do not involve the kernel.
+TDEBUG := $(filter-out tests/guest/lib.sh tests/guest/lib-%.sh,$(wildcard tests/guest/*.sh)) \
+	$(wildcard tests/boot/*.sh)
+
+test-debug:
+	qemu/deps.sh --debug
+	qemu/build-debug-kernel.sh > /dev/null
+	$(MAKE) test KERNEL=debug KVER="$$(KERNEL=debug KVER= bash -c '. qemu/lib.sh && nova_kver')" \
+		T="$(or $(T),$(TDEBUG))"
 
 crashtest: all
 	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh

@@ -2,8 +2,16 @@
 # Install, with apt-get, what the build and the tests need; only what is
 # missing. Works on a fresh Debian 12 machine (runs apt-get update itself
 # when the package lists are empty or an install fails).
+#
+# usage: qemu/deps.sh [--debug]
+#   --debug   also what the debug lane needs to build its kernel from
+#             linux-source-6.1 (qemu/build-debug-kernel.sh, make test-debug);
+#             plain 'make deps' and CI leave these out
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+debug=0
+[ "${1:-}" != --debug ] || debug=1
 
 apt_updated=0
 apt_update() {
@@ -19,6 +27,9 @@ if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -print -quit 2
 fi
 # KERNEL=6.12 resolves through linux-headers-6.12-amd64, which only
 # bookworm-security lists: refresh once if the lists predate it.
+# KERNEL=debug boots a kernel built here; the distribution's 6.1 packages
+# are still what the rest of the build and the guest image start from.
+[ "${KERNEL:-}" != debug ] || { debug=1; KERNEL=; KVER=; }
 kver=$(nova_kver 2>/dev/null) || { apt_update; kver=$(nova_kver); }
 
 pkgs=(
@@ -34,6 +45,9 @@ pkgs=(
 	# ... and builds its AIO and io_uring test programs with these
 	libaio-dev liburing-dev
 )
+if [ "$debug" = 1 ]; then
+	pkgs+=(bc bison flex libelf-dev libssl-dev dwarves cpio rsync kmod)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -17,7 +17,8 @@
 #                      removed after the run
 #   --kill-on REGEX    cut the power (SIGKILL QEMU) once REGEX appears on
 #   --kill-delay SECS  the console, after SECS more seconds (default 0)
-#   --timeout SECS     hard wall-clock limit for the whole boot (default 1800)
+#   --timeout SECS     hard wall-clock limit for the whole boot (default 1800,
+#                      times nova_timeout_scale: 4 on KERNEL=debug)
 #   --root-overlay F   boot the root disk through the qcow2 overlay F
 #                      (made over the cached image on first use) and keep
 #                      it, so what a boot changes in / is there on the
@@ -31,13 +32,16 @@
 #                      refuses MTTCG with icount)
 #
 # The repository is shared read-only at /nova, DIR read-write at /out.
+# KERNEL=debug boots the debug lane's kernel (qemu/build-debug-kernel.sh;
+# no initrd) with its modules in the image, and scales the guest's time
+# limits (NOVA_TIMEOUT_SCALE, default 4 there).
 # Exit status: 0 guest finished, 2 power cut by --kill-on as requested,
 # 1 anything else (reason in DIR/host-status).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out= mode=tests script= init=pid1 smp=2 mem=2048 npmem=1 pmem_size=1G
-pmem_dir= kill_on= kill_delay=0 timeout=1800 append= live=0 root_overlay=
+pmem_dir= kill_on= kill_delay=0 timeout= append= live=0 root_overlay=
 tests=() qemu_extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -66,11 +70,20 @@ done
 
 kver=$(nova_kver)
 build=$(nova_build_dir)
-kernel=/boot/vmlinuz-$kver
-initrd=/boot/initrd.img-$kver
-[ -r "$kernel" ] && [ -r "$initrd" ] || nova_die "no $kernel / $initrd: run 'make deps'"
+scale=$(nova_timeout_scale)
+[ -n "$timeout" ] || timeout=$(( 1800 * scale ))
+read -r kernel initrd <<< "$(nova_guest_kernel "$kver")"
+if [ "${KERNEL:-}" = debug ]; then
+	[ -r "$kernel" ] || nova_die "no $kernel: run qemu/build-debug-kernel.sh"
+else
+	[ -r "$kernel" ] && [ -r "$initrd" ] || nova_die "no $kernel / $initrd: run 'make deps'"
+fi
 [ -f "$nova_top/module/nova.ko" ] || nova_die "module/nova.ko is not built: run 'make'"
-rootfs=$("$nova_top/qemu/build-rootfs.sh")
+if [ "${KERNEL:-}" = debug ]; then
+	rootfs=$("$nova_top/qemu/debug-rootfs.sh")
+else
+	rootfs=$("$nova_top/qemu/build-rootfs.sh")
+fi
 root_drive="file=$rootfs,if=virtio,format=raw,snapshot=on"
 if [ -n "$root_overlay" ]; then
 	# The overlay names its backing image; one made over an older image
@@ -101,6 +114,7 @@ done > "$out/plan"
 	echo "NOVA_SCRIPT=$script"
 	echo "NOVA_PMEM_COUNT=$npmem"
 	echo "NOVA_KVER=$kver"
+	echo "NOVA_TIMEOUT_SCALE=$scale"
 } > "$out/guest.env"
 
 # Only one guest at a time: two TCG guests on two cores starve each other.
@@ -147,7 +161,7 @@ for a in "${qemu_extra[@]}"; do [ "$a" != -icount ] || tcg=tcg,thread=single; do
 qemu=(qemu-system-x86_64 -machine pc,nvdimm=on -accel "$tcg" -cpu max
 	-smp "$smp" -m "${mem}M,slots=$(( npmem > 0 ? npmem : 1 )),maxmem=${maxmem}M"
 	"${pmem_args[@]}"
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-kernel "$kernel" ${initrd:+-initrd "$initrd"} -append "$cmdline"
 	-drive "$root_drive"
 	-virtfs "local,path=$nova_top,mount_tag=nova,security_model=none,readonly=on"
 	-virtfs "local,path=$out,mount_tag=out,security_model=none"

@@ -15,7 +15,7 @@ mkdir -p "$work"
 kmod=$build/selfcheck-kmod
 rm -rf "$kmod" && mkdir -p "$kmod" && cp tests/selfcheck/kmod/* "$kmod/"
 t_ok "build the WARN-on-load test module" \
-	make -s -C "/lib/modules/$(nova_kver)/build" M="$kmod" modules
+	make -s -C "$(nova_kdir)" M="$kmod" modules
 
 NOVA_RESULTS_DIR=$work/run1 tests/run.sh tests/selfcheck/broken.sh \
 	tests/selfcheck/warn.sh tests/selfcheck/expected-error.sh \

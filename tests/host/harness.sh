@@ -21,10 +21,30 @@ for line in \
 	"WARNING: possible circular locking dependency detected" \
 	"UBSAN: shift-out-of-bounds in fs/nova/balloc.c:12" \
 	"nova (pmem0): error: bad log page tail at 0x1000" \
-	"Kernel panic - not syncing: Fatal exception"; do
+	"Kernel panic - not syncing: Fatal exception" \
+	"BUG: KASAN: slab-out-of-bounds in nova_append_entry+0x1a/0x80 [nova]" \
+	"BUG: KASAN: use-after-free in nova_evict_inode+0x2c/0x90 [nova]" \
+	"BUG: KFENCE: out-of-bounds read in nova_lookup+0x44/0x120 [nova]" \
+	"BUG: KFENCE: use-after-free write in nova_gc_work+0x10/0x60 [nova]" \
+	"UBSAN: array-index-out-of-bounds in /nova/module/dir.c:88:3" \
+	"BUG: sleeping function called from invalid context at mm/slab.h:712" \
+	"WARNING: possible recursive locking detected" \
+	"WARNING: suspicious RCU usage" \
+	"list_add corruption. prev->next should be next (ffff8880), but was 0000" \
+	"kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+	"BUG: MAX_LOCKDEP_CHAINS too low!" \
+	"turning off the locking correctness validator." \
+	"DEBUG_LOCKS_WARN_ON(1)"; do
 	printf '[ 1.0] ok line\n[ 3.0] %s\n' "$line" > "$tmp/bad"
 	t_fail "watchdog flags: ${line:0:40}" "$scan" "$tmp/bad"
 done
+# Boot lines of the debug kernel (make test-debug) are not problems.
+printf '%s\n' "[ 0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar" \
+	"[ 0.0] ... MAX_LOCKDEP_SUBCLASSES:  8" "[ 0.0] kasan: KernelAddressSanitizer initialized (generic)" \
+	"[ 0.1] kfence: initialized - using 2097152 bytes for 255 objects" \
+	"[ 0.1] kmemleak: Kernel memory leak detector disabled" \
+	"[ 0.5] rcu: 	RCU lockdep checking is enabled." > "$tmp/debugboot"
+t_ok "the debug kernel's boot lines pass" "$scan" "$tmp/debugboot"
 printf '/nova/qemu/guest/main.sh: line 25: /bin/sleep: Input/output error\n' > "$tmp/user"
 t_ok "a userspace line naming a /nova path is not a nova error" "$scan" "$tmp/user"
 printf '[    3.1] nova: error: cannot register\n' > "$tmp/bad2"

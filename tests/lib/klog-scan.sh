@@ -5,7 +5,7 @@
 # usage: tests/lib/klog-scan.sh LOG [EXPECT-FILE...]
 #
 # Problems: oops, BUG, WARNING, general protection fault, panic, lockdep,
-# KASAN/UBSAN/KFENCE, hung tasks, RCU stalls, soft/hard lockups, userspace
+# KASAN/UBSAN/KFENCE, list corruption, kmemleak, hung tasks, RCU stalls, soft/hard lockups, userspace
 # segfaults, and any line of the nova module tagged "error". Lines that
 # match an ERE from an EXPECT-FILE (one per line) are not problems.
 set -u
@@ -14,10 +14,16 @@ shift
 
 problems='Oops|BUG:|kernel BUG|WARNING:|general protection fault|Kernel panic'
 problems="$problems|possible circular locking|possible recursive locking"
-problems="$problems|inconsistent lock state|suspicious RCU usage|lockdep"
+problems="$problems|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON"
+# lockdep turning itself off (its own limits hit, or after a report); its
+# boot banner ("RCU lockdep checking is enabled") is not a problem.
+problems="$problems|lockdep is turned off|turning off the locking correctness validator"
 problems="$problems|KASAN|UBSAN|KFENCE|blocked for more than [0-9]+ seconds"
 problems="$problems|rcu_[a-z]*.* stall|self-detected stall|soft lockup|hard LOCKUP"
 problems="$problems|Call Trace:|segfault at|invalid opcode:|stack-protector"
+# The debug kernel's checkers (make test-debug) that may print without a
+# WARNING/BUG line of their own: DEBUG_LIST, kmemleak.
+problems="$problems|list_(add|del) corruption|suspected memory leak"
 # The module's messages start "nova: " or "nova (DEV): " (see module/nova.h).
 problems="$problems|(^|[] ])nova( \([^)]*\))?: .*([Ee]rror|ERROR)"
 
