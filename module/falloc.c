@@ -370,6 +370,30 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 	return 0;
 }
 
+/*
+ * Stores through a writable mapping left the checksums of the file's
+ * blocks stale (protect.c). A block in [@first, @last] that a snapshot
+ * shows is about to be left to the snapshot, which reads it verified:
+ * seal what it holds first, as nova_file_cow_page() does. The pages are
+ * unmapped (the caller broke the layouts). Log lock held.
+ */
+static void nova_rop_seal_shown(struct inode *inode, pgoff_t first,
+				pgoff_t last)
+{
+	unsigned long idx;
+	void *v;
+	u64 blk;
+
+	if (!nova_prot_csum(inode->i_sb) ||
+	    !atomic_read(&NOVA_I(inode)->wmaps))
+		return;
+	xa_for_each_range(&NOVA_I(inode)->pages, idx, v, first, last) {
+		blk = nova_file_shown_block(inode, idx);
+		if (blk)
+			nova_protect_block(inode->i_sb, blk);
+	}
+}
+
 /* Checks of the VFS's fallocate rules left to the file system. */
 static int nova_range_check(struct inode *inode, int mode, loff_t offset,
 			    loff_t len)
@@ -444,6 +468,10 @@ static int nova_range_commit(struct nova_rop *r, u32 kind, loff_t offset,
 	err = nova_log_append(inode, &rg, &r->tail);
 	if (err)
 		return err;
+	first = offset >> PAGE_SHIFT;
+	last = (kind == NOVA_RANGE_PUNCH || kind == NOVA_RANGE_ZERO) ?
+	       (end - 1) >> PAGE_SHIFT : ULONG_MAX;
+	nova_rop_seal_shown(inode, first, last);
 	switch (kind) {
 	case NOVA_RANGE_PUNCH:
 	case NOVA_RANGE_ZERO:
@@ -461,9 +489,6 @@ static int nova_range_commit(struct nova_rop *r, u32 kind, loff_t offset,
 	if (err)
 		return err;
 	/* Keep records for what a snapshot shows of the pages replaced. */
-	first = offset >> PAGE_SHIFT;
-	last = (kind == NOVA_RANGE_PUNCH || kind == NOVA_RANGE_ZERO) ?
-	       (end - 1) >> PAGE_SHIFT : ULONG_MAX;
 	nova_snapshot_stage_init(&st);
 	err = nova_snapshot_stage_range(inode, &st, first, last);
 	/* Data, checksums, entries and records durable, then the tails. */

@@ -266,6 +266,12 @@ void nova_file_apply_range(struct inode *inode, u64 off,
 	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
 			  (NOVA_BLOCK_SHIFT - 9);
 	ni->last_range = off;
+	/*
+	 * Like a removal, it stays valid only for what it cancels: not live
+	 * for the thorough GC estimate, which then drops all but the newest
+	 * (gc.c), so repeated punches cannot grow the log for ever.
+	 */
+	ni->gc_removals++;
 }
 
 void nova_file_free_index(struct inode *inode)

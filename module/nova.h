@@ -187,7 +187,7 @@ struct nova_inode_info {
 	u64 last_dentry;		/* newest dentry entry (link count) */
 	u64 last_dotdot;		/* newest ".." entry */
 	bool last_dentry_cancels;	/* it is a removal still needed */
-	unsigned long gc_removals;	/* removals valid only as cancels */
+	unsigned long gc_removals;	/* removals, range entries: valid only as cancels */
 	struct xarray gc_cancels;	/* log block -> removals waiting on it */
 	unsigned long gc_thorough_at;	/* log pages worth a thorough GC */
 

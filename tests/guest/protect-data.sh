@@ -152,7 +152,7 @@ t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection
 t_ok "umount" nova_umount
 
 # A format 1.1 image (no features, no layout fields) still mounts.
-media sb "$D" minor=1 clear-layout
+media sb "$D" minor=1 incompat=0 clear-layout
 t_ok "a format 1.1 image mounts" nova_mount
 t_ok "and reads back" cmp "$M/f" "$T/f"
 t_ok "umount" nova_umount
