@@ -109,6 +109,21 @@ static void nova_run_add(struct super_block *sb, struct nova_free_run *r,
 }
 
 /*
+ * @n pages of write entry @v are no longer mapped by it: update the hints
+ * (the entry is invalid once none of its pages is). Plain stores, never
+ * written back (nova_log_invalidate()).
+ */
+static void nova_pages_dead(struct inode *inode, void *v, unsigned int n)
+{
+	struct nova_file_write_entry *fw = nova_fw(inode, v);
+	u32 dead = le32_to_cpu(fw->fw_dead_pages) + n;
+
+	fw->fw_dead_pages = cpu_to_le32(dead);
+	if (dead >= le32_to_cpu(fw->fw_num_pages))
+		nova_log_invalidate(inode, xa_to_value(v));
+}
+
+/*
  * @n consecutive pages from @pgoff of write entry @v are no longer used:
  * free their blocks (unless a snapshot keeps them; with no snapshot and
  * nothing staged, without asking page by page), update the hints.
@@ -117,7 +132,6 @@ static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
 			    unsigned int n, struct nova_free_run *run)
 {
 	struct nova_file_write_entry *fw = nova_fw(inode, v);
-	u32 dead = le32_to_cpu(fw->fw_dead_pages) + n;
 	u64 born = le64_to_cpu(fw->hdr.e_epoch_id);
 	unsigned long blk = le64_to_cpu(fw->fw_block) +
 			    (pgoff - le64_to_cpu(fw->fw_pgoff));
@@ -131,10 +145,7 @@ static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
 			if (!nova_snapshot_keep(inode, blk + i, born))
 				nova_run_add(inode->i_sb, run, blk + i, 1);
 	}
-	/* A hint: a plain store, never flushed (nova_log_invalidate()). */
-	fw->fw_dead_pages = cpu_to_le32(dead);
-	if (dead >= le32_to_cpu(fw->fw_num_pages))
-		nova_log_invalidate(inode, xa_to_value(v));
+	nova_pages_dead(inode, v, n);
 }
 
 /*
@@ -225,6 +236,56 @@ void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime)
 	}
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);
+}
+
+/*
+ * Apply a committed range entry (fallocate punch, zero, collapse, insert;
+ * falloc.c): forget the pages nova_range_drop() names and take the size
+ * and times. At runtime their blocks are freed (a snapshot that shows them
+ * keeps them), except the pages in @moved (old page offsets of a collapse
+ * or insert): the write entries after this one map their blocks at new
+ * offsets, so only the old entries' hints change. Log lock held.
+ */
+void nova_file_apply_range(struct inode *inode, u64 off,
+			   struct nova_range_entry *rg, bool runtime,
+			   struct xarray *moved)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_free_run run = { };
+	unsigned long idx;
+	u64 from, to;
+	void *v;
+
+	if (nova_range_drop(le32_to_cpu(rg->rg_kind),
+			    le64_to_cpu(rg->rg_pgoff),
+			    le64_to_cpu(rg->rg_pages),
+			    MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to) &&
+	    to > from) {
+		xa_for_each_range(&ni->pages, idx, v, from, to - 1) {
+			xa_erase(&ni->pages, idx);
+			ni->data_pages--;
+			if (!runtime)
+				continue;
+			if (moved && xa_load(moved, idx))
+				nova_pages_dead(inode, v, 1);
+			else
+				nova_pages_gone(inode, v, idx, 1, &run);
+		}
+	}
+	if (run.len)
+		nova_run_flush(inode->i_sb, &run);
+	i_size_write(inode, le64_to_cpu(rg->rg_size));
+	nova_set_mtime(inode, nova_ts_from_media(&rg->rg_mtime));
+	nova_set_ctime(inode, nova_get_mtime(inode));
+	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+			  (NOVA_BLOCK_SHIFT - 9);
+	ni->last_range = off;
+	/*
+	 * Like a removal, it stays valid only for what it cancels: not live
+	 * for the thorough GC estimate, which then drops all but the newest
+	 * (gc.c), so repeated punches cannot grow the log for ever.
+	 */
+	ni->gc_removals++;
 }
 
 void nova_file_free_index(struct inode *inode)
@@ -353,8 +414,8 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
  * Fill bytes [from, to) of new page @dst for file page @pgoff with the old
  * contents, or zeroes for a hole or for bytes past the old end of file.
  */
-static int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
-			 unsigned int from, unsigned int to, loff_t oldsize)
+int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
+		  unsigned int from, unsigned int to, loff_t oldsize)
 {
 	loff_t start = (loff_t)pgoff << PAGE_SHIFT;
 	unsigned int valid = 0;
@@ -740,121 +801,6 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end,
 
 	err = file_write_and_wait_range(file, start, end);
 	nova_op_done(file_inode(file)->i_sb, NOVA_CTL_OP_FSYNC, t);
-	return err;
-}
-
-/* Allocate zeroed blocks for the holes in [pgoff, last]. Log lock held. */
-static int nova_falloc_range(struct inode *inode, pgoff_t pgoff, pgoff_t last,
-			     loff_t newsize, u64 trans, u64 *tail)
-{
-	struct super_block *sb = inode->i_sb;
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct timespec64 now = current_time(inode);
-	loff_t cursize = i_size_read(inode);
-	int err;
-
-	while (pgoff <= last) {
-		struct nova_file_write_entry fw;
-		unsigned long hole = 0, blk, got;
-
-		if (nova_file_block(inode, pgoff)) {
-			pgoff++;
-			continue;
-		}
-		while (pgoff + hole <= last && !nova_file_block(inode, pgoff + hole))
-			hole++;
-		err = nova_alloc_blocks(sb, hole, false, NOVA_BLOCK_DATA, &blk,
-					&got);
-		if (err)
-			return err;
-		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
-		nova_protect_blocks(sb, blk, got);
-		nova_file_write_entry_init(sbi, &fw, trans, pgoff, got, blk);
-		cursize = max(cursize, min(newsize, (loff_t)(pgoff + got) <<
-					   PAGE_SHIFT));
-		fw.fw_size = cpu_to_le64(cursize);
-		nova_ts_to_media(&fw.fw_mtime, &now);
-		/* Zeroes and their checksums durable before the entry. */
-		nova_pmem_fence();
-		err = nova_log_append(inode, &fw, tail);
-		if (err) {
-			nova_free_blocks(sb, blk, got, NOVA_BLOCK_DATA);
-			return err;
-		}
-		pgoff += got;
-	}
-	return 0;
-}
-
-static long nova_fallocate(struct file *file, int mode, loff_t offset,
-			   loff_t len)
-{
-	struct inode *inode = file_inode(file);
-	struct nova_inode_info *ni = NOVA_I(inode);
-	bool keep = mode & FALLOC_FL_KEEP_SIZE;
-	loff_t end = offset + len, target;
-	u64 trans, tail = 0, from;
-	int err, err2 = 0;
-
-	if (mode & ~FALLOC_FL_KEEP_SIZE)
-		return -EOPNOTSUPP;
-	if (offset < 0 || len <= 0)
-		return -EINVAL;
-	inode_lock(inode);
-	err = inode_newsize_ok(inode, end);
-	if (err)
-		goto out;
-	err = file_remove_privs(file);
-	if (err)
-		goto out;
-	filemap_invalidate_lock(inode->i_mapping);
-	target = keep ? i_size_read(inode) : max(i_size_read(inode), end);
-	if (target > i_size_read(inode)) {
-		/* The end-of-file page may be copied on write. */
-		err = nova_break_layouts(inode,
-					 i_size_read(inode) & PAGE_MASK,
-					 i_size_read(inode) | ~PAGE_MASK);
-		if (err)
-			goto out_unlock;
-	}
-	mutex_lock(&ni->log_lock);
-	if (target > i_size_read(inode)) {
-		err = nova_zero_eof_tail(inode, i_size_read(inode));
-		if (err) {
-			mutex_unlock(&ni->log_lock);
-			goto out_unlock;
-		}
-	}
-	trans = nova_next_trans(NOVA_SB(inode->i_sb));
-	from = ni->log_tail;
-	err = nova_falloc_range(inode, offset >> PAGE_SHIFT,
-				(end - 1) >> PAGE_SHIFT, target, trans, &tail);
-	if (!err && target > i_size_read(inode)) {
-		/* The range was allocated already: only the size changes. */
-		struct nova_setattr_entry sa = { };
-		struct timespec64 now = current_time(inode);
-
-		nova_entry_header(NOVA_SB(inode->i_sb), &sa, NOVA_LOG_SETATTR,
-				  sizeof(sa), trans);
-		sa.sa_mask = cpu_to_le32(NOVA_ATTR_SIZE | NOVA_ATTR_GROW |
-					 NOVA_ATTR_MTIME | NOVA_ATTR_CTIME);
-		sa.sa_size = cpu_to_le64(target);
-		nova_ts_to_media(&sa.sa_mtime, &now);
-		nova_ts_to_media(&sa.sa_ctime, &now);
-		err2 = nova_log_append(inode, &sa, &tail);
-	}
-	if (tail) {
-		/* Commit what was allocated, even after ENOSPC. */
-		nova_log_commit(inode, tail);
-		nova_log_apply_range(inode, from, tail);
-	}
-	mutex_unlock(&ni->log_lock);
-out_unlock:
-	filemap_invalidate_unlock(inode->i_mapping);
-	if (!err)
-		err = err2;
-out:
-	inode_unlock(inode);
 	return err;
 }
 

@@ -41,7 +41,11 @@
  * frees the binding's page (nova_inode_info.gc_cancels). A setattr entry:
  * see nova_apply_setattr(); in addition a size change is superseded by a
  * later one that sets every field it set and drops at least the pages it
- * dropped. A link change: the newest one. Thorough GC decides liveness
+ * dropped. A link change: the newest one. A range entry (fallocate
+ * punch, zero, collapse, insert) is never invalidated at runtime, as it
+ * cancels the pages of older write entries wherever they are; thorough
+ * GC, which trims those, keeps only the newest one (it may carry the
+ * size) and those after a kept prefix. Thorough GC decides liveness
  * from the DRAM indexes rather than from the hints (which may overcount
  * after a crash), trims write entries to their live pages, and closes the
  * new log with one setattr entry restating mode, owner and times, so that
@@ -770,6 +774,16 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 	}
 	case NOVA_LOG_LINK_CHANGE:
 		return off == ni->last_link ? nova_gc_keep(o, off, h) : 0;
+	case NOVA_LOG_RANGE:
+		/*
+		 * Write entries kept before it are trimmed to their live
+		 * pages, so it drops nothing of theirs; the newest one may
+		 * carry the size, and after a kept prefix it may drop
+		 * pages of the prefix.
+		 */
+		if (off == ni->last_range || o->pinned)
+			return nova_gc_keep(o, off, h);
+		return 0;
 	}
 	return nova_gc_keep(o, off, h);
 }
@@ -824,7 +838,7 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
-	u64 size = 0, link = 0, dentry = 0, dotdot = 0;
+	u64 size = 0, link = 0, dentry = 0, dotdot = 0, range = 0;
 	unsigned long i;
 
 	for (i = 0; i < o->nr_moves; i++) {
@@ -835,6 +849,8 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 			size = to;
 		if (from == ni->last_link)
 			link = to;
+		if (from == ni->last_range)
+			range = to;
 		if (from == ni->last_dentry)
 			dentry = to;
 		if (from == ni->last_dotdot)
@@ -863,6 +879,7 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 	}
 	ni->last_size = size;
 	ni->last_link = link;
+	ni->last_range = range;
 	ni->last_dentry = dentry;
 	ni->last_dotdot = dotdot;
 	/* A kept removal may still cancel a binding in a kept prefix. */

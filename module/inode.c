@@ -894,6 +894,19 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 			break;
 		nova_apply_setattr(inode, off, entry, false);
 		return 0;
+	case NOVA_LOG_RANGE: {
+		struct nova_range_entry *rg = entry;
+		u64 from, to;
+
+		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
+		    !nova_range_drop(le32_to_cpu(rg->rg_kind),
+				     le64_to_cpu(rg->rg_pgoff),
+				     le64_to_cpu(rg->rg_pages),
+				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+			break;
+		nova_file_apply_range(inode, off, rg, false, NULL);
+		return 0;
+	}
 	case NOVA_LOG_LINK_CHANGE: {
 		struct nova_link_change_entry *lc = entry;
 
@@ -929,6 +942,9 @@ int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg)
 	case NOVA_LOG_SETATTR:
 		nova_apply_setattr(inode, off, entry, true);
 		break;
+	case NOVA_LOG_RANGE:
+		nova_file_apply_range(inode, off, entry, true, arg);
+		break;
 	case NOVA_LOG_LINK_CHANGE: {
 		struct nova_link_change_entry *lc = entry;
 
@@ -955,6 +971,7 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->log_pages = 0;
 	ni->last_setattr = 0;
 	ni->last_link = 0;
+	ni->last_range = 0;
 	ni->data_pages = 0;
 	ni->names = RB_ROOT;
 	ni->next_pos = 2;

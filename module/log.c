@@ -797,9 +797,11 @@ void nova_log_invalidate(struct inode *inode, u64 entry_off)
 
 /*
  * Apply the entries between two tails just committed (@from is the tail
- * before, 0 for an empty log) to the DRAM inode. Log lock held.
+ * before, 0 for an empty log) to the DRAM inode, passing @arg to
+ * nova_apply_entry(). Log lock held.
  */
-void nova_log_apply_range(struct inode *inode, u64 from, u64 to)
+void nova_log_apply_range_arg(struct inode *inode, u64 from, u64 to,
+			      void *arg)
 {
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	u64 pos = from ? from : NOVA_I(inode)->log_head;
@@ -815,9 +817,14 @@ void nova_log_apply_range(struct inode *inode, u64 from, u64 to)
 				return;
 			continue;
 		}
-		nova_apply_entry(inode, pos, h, NULL);
+		nova_apply_entry(inode, pos, h, arg);
 		pos += le16_to_cpu(h->e_size);
 	}
+}
+
+void nova_log_apply_range(struct inode *inode, u64 from, u64 to)
+{
+	nova_log_apply_range_arg(inode, from, to, NULL);
 }
 
 static int nova_free_page_cb(struct super_block *sb, u64 page, void *arg)

@@ -186,10 +186,11 @@ struct nova_inode_info {
 
 	/* log garbage collection (gc.c) */
 	u64 last_size;			/* newest setattr entry with a size */
+	u64 last_range;			/* newest range entry (falloc.c) */
 	u64 last_dentry;		/* newest dentry entry (link count) */
 	u64 last_dotdot;		/* newest ".." entry */
 	bool last_dentry_cancels;	/* it is a removal still needed */
-	unsigned long gc_removals;	/* removals valid only as cancels */
+	unsigned long gc_removals;	/* removals, range entries: valid only as cancels */
 	struct xarray gc_cancels;	/* log block -> removals waiting on it */
 	unsigned long gc_thorough_at;	/* log pages worth a thorough GC */
 
@@ -274,6 +275,7 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
 int nova_set_label(struct super_block *sb, const char *label);
+int nova_enable_range_ops(struct super_block *sb);
 void nova_get_label(struct super_block *sb, char *buf, size_t len);
 void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
@@ -351,6 +353,8 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail);
 void nova_log_commit(struct inode *inode, u64 tail);
 void nova_log_free(struct inode *inode);
 void nova_log_apply_range(struct inode *inode, u64 from, u64 to);
+void nova_log_apply_range_arg(struct inode *inode, u64 from, u64 to,
+			      void *arg);
 void nova_log_invalidate(struct inode *inode, u64 entry_off);
 void nova_lock_logs(struct inode **inodes, int n);
 void nova_unlock_logs(struct inode **inodes, int n);
@@ -433,6 +437,14 @@ extern const struct inode_operations nova_symlink_inode_operations;
 void nova_file_apply_write(struct inode *inode, u64 off,
 			   struct nova_file_write_entry *fw, bool runtime);
 void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
+void nova_file_apply_range(struct inode *inode, u64 off,
+			   struct nova_range_entry *rg, bool runtime,
+			   struct xarray *moved);
+int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
+		  unsigned int from, unsigned int to, loff_t oldsize);
+
+/* falloc.c */
+long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 void nova_file_free_index(struct inode *inode);
 int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
 int nova_zero_eof_tail(struct inode *inode, loff_t size);

@@ -221,6 +221,24 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 		if (size != sizeof(struct nova_link_change_entry))
 			break;
 		return 0;
+	case NOVA_LOG_RANGE: {
+		struct nova_range_entry *rg = entry;
+		unsigned long idx;
+		u64 from, to;
+		void *v;
+
+		/* As nova_file_apply_range(): its pages are dropped. */
+		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
+		    !nova_range_drop(le32_to_cpu(rg->rg_kind),
+				     le64_to_cpu(rg->rg_pgoff),
+				     le64_to_cpu(rg->rg_pages),
+				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+			break;
+		if (to > from)
+			xa_for_each_range(&t->pages, idx, v, from, to - 1)
+				xa_erase(&t->pages, idx);
+		return 0;
+	}
 	case NOVA_LOG_SNAPSHOT:
 	case NOVA_LOG_SNAPSHOT_DEL:
 	case NOVA_LOG_SNAPSHOT_KEEP:

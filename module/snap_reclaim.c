@@ -106,6 +106,20 @@ static int nova_snap_reclaim_entry(struct super_block *sb, u64 off,
 				  DIV_ROUND_UP(le64_to_cpu(sa->sa_size),
 					       PAGE_SIZE))
 			xa_erase(&r->pages, idx);
+	} else if (h->e_type == NOVA_LOG_RANGE &&
+		   le16_to_cpu(h->e_size) == sizeof(struct nova_range_entry)) {
+		struct nova_range_entry *rg = entry;
+		u64 from, to;
+
+		/* As nova_file_apply_range(). */
+		if (!nova_range_drop(le32_to_cpu(rg->rg_kind),
+				     le64_to_cpu(rg->rg_pgoff),
+				     le64_to_cpu(rg->rg_pages),
+				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+			return -EFSCORRUPTED;
+		if (to > from)
+			xa_for_each_range(&r->pages, idx, v, from, to - 1)
+				xa_erase(&r->pages, idx);
 	}
 	return 0;
 }

@@ -208,6 +208,38 @@ int nova_set_label(struct super_block *sb, const char *label)
 	return err;
 }
 
+/*
+ * Before the first range entry (fallocate punch, zero, collapse, insert)
+ * of a file system made before format 1.5: set NOVA_FEATURE_RANGE_OPS and
+ * raise s_version_minor to 5 in both superblock copies, durably, so that
+ * no module or tool that does not know the entry finds one. The upgrade
+ * rule is in docs/format.md. Read-write mounts only (the caller holds
+ * write access).
+ */
+int nova_enable_range_ops(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u16 minor;
+
+	if (READ_ONCE(sbi->prot) & NOVA_FEATURE_RANGE_OPS)
+		return 0;
+	mutex_lock(&sbi->sb_mutex);
+	if (!(sbi->prot & NOVA_FEATURE_RANGE_OPS)) {
+		minor = le16_to_cpu(sbi->dsb.s_version_minor);
+		sbi->dsb.s_feature_incompat =
+			cpu_to_le32(le32_to_cpu(sbi->dsb.s_feature_incompat) |
+				    NOVA_FEATURE_RANGE_OPS);
+		sbi->dsb.s_version_minor = cpu_to_le16(max_t(u16, minor, 5));
+		nova_write_super(sb, le32_to_cpu(sbi->dsb.s_state));
+		WRITE_ONCE(sbi->prot, sbi->prot | NOVA_FEATURE_RANGE_OPS);
+		nova_info(sb, "format upgraded from 1.%u to 1.%u: fallocate range operations (feature 0x%x)",
+			  minor, le16_to_cpu(sbi->dsb.s_version_minor),
+			  NOVA_FEATURE_RANGE_OPS);
+	}
+	mutex_unlock(&sbi->sb_mutex);
+	return 0;
+}
+
 void nova_get_label(struct super_block *sb, char *buf, size_t len)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -394,9 +426,11 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 
 	sbi->cpus = ctx->cpus ? ctx->cpus :
 		    min_t(unsigned int, num_online_cpus(), NOVA_MAX_CPUS);
-	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_INCOMPAT_SUPP;
+	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_PROT_ALL;
 	if (ctx->no_log_replica)
 		sbi->prot &= ~NOVA_FEATURE_LOG_REPLICA;
+	/* 1.5: fallocate range entries are allowed from the start. */
+	sbi->prot |= NOVA_FEATURE_RANGE_OPS;
 	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
@@ -438,12 +472,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	/*
-	 * Without log mirrors the layout is exactly 1.3's: say so, and a
-	 * module that predates 1.4 mounts it.
-	 */
-	d->s_version_minor = cpu_to_le16(sbi->prot & NOVA_FEATURE_LOG_REPLICA ?
-					 NOVA_FORMAT_MINOR : 3);
+	/* RANGE_OPS is always set: every new file system is 1.5. */
+	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
@@ -497,6 +527,10 @@ static bool nova_sb_layout_ok(const struct nova_super_block *s)
 	/* Log page mirrors came with 1.4. */
 	if (le16_to_cpu(s->s_version_minor) < 4 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
+		return false;
+	/* Range entries came with 1.5. */
+	if (le16_to_cpu(s->s_version_minor) < 5 &&
+	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_RANGE_OPS))
 		return false;
 	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
 			    le32_to_cpu(s->s_feature_incompat), &l);

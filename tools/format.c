@@ -220,6 +220,10 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
 		BAD("format %u.%u has no log page mirrors, but the feature is set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor));
+	if (le16(sb->s_version_minor) < 5 &&
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_RANGE_OPS))
+		BAD("format %u.%u has no range entries, but the feature is set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 3 &&
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		BAD("format %u.%u has no inode replicas, but the feature is set",
@@ -262,6 +266,8 @@ unsigned int nova_entry_expected_size(const void *entry)
 		return sizeof(struct nova_snapshot_keep_entry);
 	case NOVA_LOG_SNAPSHOT_INODE:
 		return sizeof(struct nova_snapshot_inode_entry);
+	case NOVA_LOG_RANGE:
+		return sizeof(struct nova_range_entry);
 	default:
 		return 0;
 	}
@@ -297,6 +303,7 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SNAPSHOT_DEL:	return "snapshot delete";
 	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
 	case NOVA_LOG_SNAPSHOT_INODE:	return "snapshot inode";
+	case NOVA_LOG_RANGE:		return "range";
 	default:			return "unknown";
 	}
 }

@@ -126,6 +126,23 @@ static uint64_t pm_truncate(struct page_map *m, uint64_t from)
 	return m->cap;
 }
 
+/* Drop every page in [@from, @to); returns the work done. */
+static uint64_t pm_drop(struct page_map *m, uint64_t from, uint64_t to)
+{
+	uint64_t i;
+
+	for (i = 0; i < m->cap; i++) {
+		uint64_t k = m->key[i];
+
+		if (k != PM_EMPTY && k != PM_GONE && k - 1 >= from &&
+		    k - 1 < to) {
+			m->key[i] = PM_GONE;
+			m->live--;
+		}
+	}
+	return m->cap;
+}
+
 static uint64_t name_hash(const char *s, unsigned int len)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -589,6 +606,35 @@ static bool replay_setattr(struct replay *r, uint64_t off,
 	return true;
 }
 
+/*
+ * A range entry (format 1.5; fallocate punch, zero, collapse, insert): as
+ * module/file.c nova_file_apply_range(), the pages nova_range_drop()
+ * names are dropped, and the size is the entry's. The moved and zeroed
+ * pages are in the write entries after it.
+ */
+static bool replay_range(struct replay *r, uint64_t off,
+			 const struct nova_range_entry *rg)
+{
+	__u64 from, to;
+
+	if (!S_ISREG(r->in->mode))
+		return bad_entry(r, off, "range operation in an inode that is not a regular file");
+	if (!(le32(r->f->sb.s_feature_incompat) & NOVA_FEATURE_RANGE_OPS))
+		return bad_entry(r, off, "range entry without the range feature (format 1.5)");
+	if (rg->rg_pad)
+		return bad_entry(r, off, "nonzero padding");
+	if (!nova_range_drop(le32(rg->rg_kind), le64(rg->rg_pgoff),
+			     le64(rg->rg_pages), INT64_MAX >> NOVA_BLOCK_SHIFT,
+			     &from, &to))
+		return bad_entry(r, off, "unknown kind or page range out of range");
+	if (!spend(r, r->pages.cap))
+		return false;
+	if (to > from)
+		pm_drop(&r->pages, from, to);
+	r->in->size = le64(rg->rg_size);
+	return true;
+}
+
 static bool replay_dentry(struct replay *r, uint64_t off,
 			  const struct nova_dentry_entry *de)
 {
@@ -643,7 +689,8 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 		want = nova_entry_expected_size(h);
 	if (!want || size != want) {
 		if (h->e_type < NOVA_LOG_FILE_WRITE ||
-		    h->e_type > NOVA_LOG_SNAPSHOT_INODE)
+		    (h->e_type > NOVA_LOG_SNAPSHOT_INODE &&
+		     h->e_type != NOVA_LOG_RANGE))
 			return bad_entry(r, off, "unknown entry type");
 		return bad_entry(r, off, "wrong size for its type");
 	}
@@ -664,6 +711,8 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 		r->in->links = le32(((const struct nova_link_change_entry *)
 				     h)->lc_links);
 		return true;
+	case NOVA_LOG_RANGE:
+		return replay_range(r, off, (const void *)h);
 	case NOVA_LOG_FREE_RANGES:
 		return bad_entry(r, off, "allocator state in a normal inode");
 	default:

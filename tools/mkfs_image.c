@@ -447,14 +447,13 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	memset(sb, 0, sizeof(*sb));
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
-	/* Without log page mirrors the layout is 1.3's (as the kernel's). */
-	sb->s_version_minor = cpu16(p->features & NOVA_FEATURE_LOG_REPLICA ?
-				    NOVA_FORMAT_MINOR : 3);
+	/* 1.5: range entries allowed from the start (as the kernel's). */
+	sb->s_version_minor = cpu16(NOVA_FORMAT_MINOR);
 	sb->s_blocksize = cpu32(NOVA_BLOCK_SIZE);
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);
 	sb->s_state = cpu32(NOVA_STATE_CLEAN);
-	sb->s_feature_incompat = cpu32(p->features);
+	sb->s_feature_incompat = cpu32(p->features | NOVA_FEATURE_RANGE_OPS);
 	nova_layout_to_sb(sb, &im->layout);
 	memcpy(sb->s_uuid, p->uuid, sizeof(sb->s_uuid));
 	memcpy(sb->s_label, p->label, sizeof(sb->s_label));

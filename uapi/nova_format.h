@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	4
+#define NOVA_FORMAT_MINOR	5
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -134,10 +134,23 @@ struct nova_super_block {
  * without this bit is written as format 1.3, whatever else it has.
  */
 #define NOVA_FEATURE_LOG_REPLICA	0x8
-#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_DATA_CSUM | \
+/*
+ * 1.5: file logs may hold NOVA_LOG_RANGE entries (fallocate punch hole,
+ * zero range, collapse range, insert range). Set on every file system
+ * made by a 1.5 mkfs.NOVA or mount -o init; a 1.4 (or older) file system
+ * mounted read-write gets it, and s_version_minor raised to 5, with a
+ * durable superblock update before its first range entry is written.
+ * Not valid below 1.5. Whether an image has range entries changes no
+ * layout, only what its logs may hold.
+ */
+#define NOVA_FEATURE_RANGE_OPS		0x20
+/* The protection features: what -o init,protection= and mkfs -p choose. */
+#define NOVA_FEATURE_PROT_ALL		(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
 					 NOVA_FEATURE_META_REPLICA | \
 					 NOVA_FEATURE_LOG_REPLICA)
+#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
+					 NOVA_FEATURE_RANGE_OPS)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -430,6 +443,8 @@ struct nova_log_page_tail {
 #define NOVA_LOG_SNAPSHOT_DEL	7	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_KEEP	8	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_INODE	9	/* since 1.2, NOVA_SNAPSHOT_INO only */
+/* 10 is reserved (another 1.5 addition). */
+#define NOVA_LOG_RANGE		11	/* since 1.5, RANGE_OPS, regular files */
 
 /* Entry header flags (hints, outside the checksum). */
 #define NOVA_ENTRY_INVALID	0x1	/* superseded, may be collected */
@@ -515,6 +530,68 @@ struct nova_setattr_entry {
 	struct nova_timespec sa_mtime;
 	struct nova_timespec sa_ctime;
 };
+
+/*
+ * A range operation on a regular file (1.5, NOVA_FEATURE_RANGE_OPS):
+ * fallocate(2) PUNCH_HOLE, ZERO_RANGE, COLLAPSE_RANGE or INSERT_RANGE.
+ * rg_pgoff and rg_pages give the whole pages the operation covers (the
+ * pages of a punched or zeroed range that it covers entirely; the
+ * removed or inserted pages of a collapse or insert). Replay:
+ *  - the index forgets the pages nova_range_drop() gives:
+ *    [rg_pgoff, rg_pgoff + rg_pages) for PUNCH and ZERO, every page from
+ *    rg_pgoff on for COLLAPSE and INSERT;
+ *  - i_size becomes rg_size, mtime and ctime rg_mtime.
+ * The rest of the operation is ordinary file write entries of the same
+ * transaction after it, committed by the same tail store: the partial
+ * head and tail pages of a punch or zero (copies with the range zeroed),
+ * the zeroed blocks of a zero range, and for COLLAPSE and INSERT the
+ * pages that moved, at their new page offsets (pointing at the blocks
+ * they had, or at copies when a snapshot shows the old entry). So the
+ * operation is atomic, and replay needs nothing but the entries from
+ * this one on (no earlier size, which garbage collection may drop).
+ * Each write entry carries the file size after the operation.
+ */
+#define NOVA_RANGE_PUNCH	1
+#define NOVA_RANGE_ZERO		2
+#define NOVA_RANGE_COLLAPSE	3
+#define NOVA_RANGE_INSERT	4
+
+struct nova_range_entry {
+	struct nova_log_entry_header hdr;
+	__le32	rg_kind;		/* NOVA_RANGE_* */
+	__le32	rg_pad;			/* 0 */
+	__le64	rg_pgoff;		/* first page */
+	__le64	rg_pages;		/* page count, may be 0 for PUNCH/ZERO */
+	__le64	rg_size;		/* i_size after the operation */
+	struct nova_timespec rg_mtime;	/* mtime = ctime after it */
+};
+
+/*
+ * The pages range entry @kind, @pgoff, @pages drops from the index:
+ * [*from, *to). Returns 0 for an entry that is not well formed (unknown
+ * kind, a range past the largest page offset @max_pgoff), which readers
+ * reject as corrupt.
+ */
+static inline int nova_range_drop(__u32 kind, __u64 pgoff, __u64 pages,
+				  __u64 max_pgoff, __u64 *from, __u64 *to)
+{
+	if (pgoff > max_pgoff || pages > max_pgoff - pgoff)
+		return 0;
+	*from = pgoff;
+	switch (kind) {
+	case NOVA_RANGE_PUNCH:
+	case NOVA_RANGE_ZERO:
+		*to = pgoff + pages;
+		return 1;
+	case NOVA_RANGE_COLLAPSE:
+	case NOVA_RANGE_INSERT:
+		if (!pages)
+			return 0;
+		*to = max_pgoff + 1;
+		return 1;
+	}
+	return 0;
+}
 
 /* Link count change (link, unlink, rename, rmdir). */
 struct nova_link_change_entry {

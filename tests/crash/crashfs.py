@@ -3,8 +3,10 @@
 
 The model is the file tree the workload believes is durable: paths mapped
 to directories, symlinks, whiteouts (rename with RENAME_WHITEOUT) or
-regular files, and regular files (inodes, so hard links share one) described by a recipe of writes and truncations
-whose data comes from seeded pseudo-random bytes. It is stored as JSON in
+regular files, and regular files (inodes, so hard links share one) described by a recipe of writes, truncations
+and fallocate range operations (punch hole, zero range, collapse range,
+insert range; each atomic: before or after) whose data comes from seeded
+pseudo-random bytes. It is stored as JSON in
 /out, which survives the power cut.
 
   crashfs.py run MODEL ACKS --workload W --seed S [--fault N] [--seconds T]
@@ -81,6 +83,8 @@ class Model:
                 if len(buf) < off:
                     buf.extend(bytes(off - len(buf)))
                 buf[off:off + len(data)] = data
+            elif r[0] == "f":
+                falloc_model(buf, r[1], r[2], r[3])
             else:
                 size = r[1]
                 if size < len(buf):
@@ -168,6 +172,10 @@ class Model:
             self.paths[p] = {"t": "l", "s": op["s"]}
         elif k == "link":
             self.paths[p] = dict(self.paths[op["s"]])
+        elif k == "falloc":
+            ino = self.paths[p]["i"]
+            self.inodes[ino].append(["f", op["mode"], op["off"], op["n"]])
+            self.cache.pop(ino, None)
         elif k in ("write", "trunc"):
             ino = self.paths[p]["i"]
             old = self.content(ino)
@@ -204,6 +212,30 @@ class Model:
             self.cache.pop(e["i"], None)
 
 
+# fallocate(2) modes (linux/falloc.h)
+FALLOC = {"punch": 0x02 | 0x01, "zero": 0x10, "zero-keep": 0x10 | 0x01,
+          "collapse": 0x08, "insert": 0x20}
+
+
+def falloc_model(buf, mode, off, n):
+    """Apply fallocate @mode of [@off, @off + @n) to bytearray @buf."""
+    end = off + n
+    if mode in ("punch", "zero-keep"):
+        stop = min(end, len(buf))
+        if off < stop:
+            buf[off:stop] = bytes(stop - off)
+    elif mode == "zero":
+        if end > len(buf):
+            buf.extend(bytes(end - len(buf)))
+        buf[off:end] = bytes(n)
+    elif mode == "collapse":
+        del buf[off:end]
+    elif mode == "insert":
+        buf[off:off] = bytes(n)
+    else:
+        raise ValueError("unknown fallocate mode %r" % mode)
+
+
 # ---- the workload ----
 
 WEIGHTS = {
@@ -227,6 +259,8 @@ WEIGHTS = {
     "gc":      (0, 0, 0, 0, 0, 0, 6, 0),
     # stores through a shared mapping, msync'd and not
     "mmap":    (2, 0, 0, 0, 0, 0, 0, 40),
+    # fallocate punch / zero / collapse / insert (format 1.5 range entries)
+    "falloc":  (6, 0, 0, 14, 3, 0, 3, 4),
 }
 WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap"]
 # The gc workload arms its fault injection at this operation, a whole-fs
@@ -316,6 +350,31 @@ def pick_op(m, rng, wl):
             return {"op": k, "p": f, "off": off, "n": n,
                     "seed": rng.randrange(1 << 30), "uoff": uoff if un else 0,
                     "un": un, "useed": rng.randrange(1 << 30)}
+        if k == "falloc":
+            # A shift would move unsynced mmap stores, which verify
+            # resolves by offset: not on such files.
+            if m.fuzzy(m.paths[f]["i"]):
+                continue
+            mode = rng.choice(list(FALLOC))
+            pages = (size + PAGE - 1) // PAGE
+            if mode in ("collapse", "insert"):
+                if pages < 2 or mode == "insert" and full:
+                    continue
+                off = rng.randrange(pages - 1) * PAGE
+                if mode == "collapse":
+                    # must end before the end of file
+                    n = rng.randrange(1, (size - 1 - off) // PAGE + 1) * PAGE
+                    if off + n >= size:
+                        continue
+                else:
+                    n = rng.randrange(1, 9) * PAGE
+            else:
+                off = rng.randrange(size + 2 * PAGE)
+                n = rng.choice([1, 100, 4096, 8192, 5000, 65536,
+                                rng.randrange(1, 300000)])
+                if full and mode == "zero" and off + n > size:
+                    continue
+            return {"op": k, "p": f, "mode": mode, "off": off, "n": n}
         if k == "link" and not full:
             return {"op": k, "p": name, "s": f}
         if k == "rename":
@@ -387,6 +446,21 @@ def do_op(root, m, op):
         fd = os.open(p, os.O_WRONLY)
         try:
             os.ftruncate(fd, op["size"])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    elif k == "falloc":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int,
+                                   ctypes.c_int64, ctypes.c_int64]
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            if libc.fallocate(fd, FALLOC[op["mode"]], op["off"],
+                              op["n"]) < 0:
+                e = ctypes.get_errno()
+                raise OSError(e, "fallocate %s: %s" % (op["mode"],
+                                                       os.strerror(e)), p)
             os.fsync(fd)
         finally:
             os.close(fd)

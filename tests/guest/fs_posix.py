@@ -182,11 +182,14 @@ def files(m):
     os.truncate(f, 5 * 4096 + 1)
     check("truncate over preallocated blocks reads zeros", read_all(f),
           b"abc" + bytes(5 * 4096 - 2))
+    fallocate(f, 3, 0, 4096)  # punch hole (format 1.5)
+    check("punch hole reads zeros, keeps the size", read_all(f),
+          bytes(5 * 4096 + 1))
     fd = os.open(f, os.O_RDWR)
     try:
-        libc.fallocate(fd, 3, 0, 4096)  # punch hole
+        libc.fallocate(fd, 0x40, 0, 4096)  # FALLOC_FL_UNSHARE_RANGE
         e = ctypes.get_errno()
-        check("punch hole is refused with EOPNOTSUPP", e, errno.EOPNOTSUPP)
+        check("unshare range is refused with EOPNOTSUPP", e, errno.EOPNOTSUPP)
     finally:
         os.close(fd)
 

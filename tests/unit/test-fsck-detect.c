@@ -324,6 +324,99 @@ static void test_dirty_open_transaction(void **state)
 	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "'half' points to inode 77");
 }
 
+/* ---- range entries (format 1.5: fallocate punch, collapse, ...) ---- */
+
+static uint64_t range_entry(struct img *im, uint64_t ino, uint32_t kind,
+			    uint64_t pgoff, uint64_t pages, uint64_t size)
+{
+	struct nova_range_entry rg;
+
+	img_hdr(&rg, NOVA_LOG_RANGE, sizeof(rg));
+	rg.rg_kind = cpu32(kind);
+	rg.rg_pgoff = cpu64(pgoff);
+	rg.rg_pages = cpu64(pages);
+	rg.rg_size = cpu64(size);
+	return img_append(im, ino, &rg);
+}
+
+/* A write entry mapping @n pages from @pgoff to existing blocks @blk... */
+static void remap_entry(struct img *im, uint64_t ino, uint64_t pgoff,
+			uint32_t n, uint64_t blk, uint64_t size)
+{
+	struct nova_file_write_entry fw;
+
+	img_hdr(&fw, NOVA_LOG_FILE_WRITE, sizeof(fw));
+	fw.fw_pgoff = cpu64(pgoff);
+	fw.fw_num_pages = cpu32(n);
+	fw.fw_block = cpu64(blk);
+	fw.fw_size = cpu64(size);
+	img_append(im, ino, &fw);
+}
+
+/* The pages a range entry drops are not the file's: their blocks are free. */
+static void test_range_entries(void **state)
+{
+	struct img *im = *state;
+	uint64_t blk;
+
+	/* File 16 ("a"): pages 4-7, then pages 5 and 6 punched. */
+	img_write(im, 16, 4, 4, 8 * NOVA_BLOCK_SIZE, &blk);
+	range_entry(im, 16, NOVA_RANGE_PUNCH, 5, 2, 8 * NOVA_BLOCK_SIZE);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "2 blocks are neither in use nor free (leaked)");
+	img_release(im, blk + 1, 2, true);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	/* Collapse page 4: page 7 moves to 4, keeping its block. */
+	range_entry(im, 16, NOVA_RANGE_COLLAPSE, 4, 1, 7 * NOVA_BLOCK_SIZE);
+	remap_entry(im, 16, 6, 1, blk + 3, 7 * NOVA_BLOCK_SIZE);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "1 blocks are neither in use nor free (leaked)");
+	img_release(im, blk, 1, true);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	/* Without the remap, page 7's block would be leaked too. */
+}
+
+static void test_range_entry_errors(void **state)
+{
+	struct img *im = *state;
+
+	range_entry(im, 16, 9, 0, 1, 100);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "unknown kind");
+}
+
+static void test_range_entry_in_dir(void **state)
+{
+	struct img *im = *state;
+
+	range_entry(im, 17, NOVA_RANGE_PUNCH, 0, 1, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "range operation in an inode that is not a regular file");
+}
+
+/* A 1.4 image must not hold range entries (the feature comes first). */
+static void test_range_entry_needs_feature(void **state)
+{
+	struct img *im = *state;
+	struct nova_super_block *sb = img_sb(im);
+
+	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) &
+				       ~NOVA_FEATURE_RANGE_OPS);
+	sb->s_version_minor = cpu16(4);
+	img_sync_super(im);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	range_entry(im, 16, NOVA_RANGE_PUNCH, 7, 0, 5000);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "range entry without the range feature");
+}
+
 /* ---- snapshots (format 1.1) ---- */
 
 /* Blocks a live snapshot keeps are in use; history owns nothing. */
@@ -785,6 +878,10 @@ int main(void)
 		T(test_no_rebuild_with_other_errors),
 		T(test_dirty_is_no_error),
 		T(test_dirty_open_transaction),
+		T(test_range_entries),
+		T(test_range_entry_errors),
+		T(test_range_entry_in_dir),
+		T(test_range_entry_needs_feature),
 		T(test_snapshot_keeps_blocks),
 		T(test_snapshot_log_errors),
 		T(test_snapshot_record_in_file),
