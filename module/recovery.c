@@ -69,6 +69,7 @@
 #include <linux/xarray.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -219,6 +220,13 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 	}
 	case NOVA_LOG_LINK_CHANGE:
 		if (size != sizeof(struct nova_link_change_entry))
+			break;
+		return 0;
+	case NOVA_LOG_XATTR:
+		/* Piece order is checked when the inode is read. */
+		if (!(NOVA_SB(sb)->prot & NOVA_FEATURE_XATTR) ||
+		    (t->ino < NOVA_FIRST_INO && t->ino != NOVA_ROOT_INO) ||
+		    !nova_xattr_entry_ok(entry))
 			break;
 		return 0;
 	case NOVA_LOG_SNAPSHOT:

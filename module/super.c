@@ -30,6 +30,7 @@
 #include "badblocks.h"
 #include "csum.h"
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -230,6 +231,8 @@ struct nova_fs_context {
 	bool no_protection;		/* -o init,protection=off */
 	bool no_log_replica;		/* -o init,protection=nolog */
 	bool no_verify;			/* -o verify=off */
+	int acl;			/* -o acl 1, noacl 0, not given -1 */
+	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: the live fs */
@@ -237,7 +240,7 @@ struct nova_fs_context {
 
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
-	Opt_protection, Opt_verify,
+	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -267,6 +270,23 @@ static const struct constant_table nova_param_protection[] = {
 	{}
 };
 
+/*
+ * acl/noacl and user_xattr/nouser_xattr, as ext4 users write them in fstab:
+ * both on unless turned off; a remount changes them only if given.
+ */
+static void nova_apply_xattr_options(struct super_block *sb,
+				     const struct nova_fs_context *ctx)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (ctx->acl > 0)
+		sb->s_flags |= SB_POSIXACL;
+	else if (!ctx->acl)
+		sb->s_flags &= ~SB_POSIXACL;
+	if (ctx->user_xattr >= 0)
+		sbi->user_xattr = ctx->user_xattr;
+}
+
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
 	fsparam_enum("init", Opt_init_mode, nova_param_init),
@@ -275,6 +295,8 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
 	fsparam_u64("snapshot", Opt_snapshot),
+	fsparam_flag_no("acl", Opt_acl),
+	fsparam_flag_no("user_xattr", Opt_user_xattr),
 	{}
 };
 
@@ -303,6 +325,12 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_verify:
 		ctx->no_verify = !result.uint_32;
+		break;
+	case Opt_acl:
+		ctx->acl = !result.negated;
+		break;
+	case Opt_user_xattr:
+		ctx->user_xattr = !result.negated;
 		break;
 	case Opt_cpus:
 		if (!result.uint_32 || result.uint_32 > NOVA_MAX_CPUS)
@@ -365,9 +393,10 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 
 	sbi->cpus = ctx->cpus ? ctx->cpus :
 		    min_t(unsigned int, num_online_cpus(), NOVA_MAX_CPUS);
-	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_INCOMPAT_SUPP;
+	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_PROT_MASK;
 	if (ctx->no_log_replica)
 		sbi->prot &= ~NOVA_FEATURE_LOG_REPLICA;
+	sbi->prot |= NOVA_FEATURE_XATTR;
 	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
@@ -409,12 +438,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	/*
-	 * Without log mirrors the layout is exactly 1.3's: say so, and a
-	 * module that predates 1.4 mounts it.
-	 */
-	d->s_version_minor = cpu_to_le16(sbi->prot & NOVA_FEATURE_LOG_REPLICA ?
-					 NOVA_FORMAT_MINOR : 3);
+	/* Extended attributes (NOVA_FEATURE_XATTR) make every new one 1.5. */
+	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
@@ -465,9 +490,12 @@ static bool nova_sb_layout_ok(const struct nova_super_block *s)
 	if (le16_to_cpu(s->s_version_minor) < 3 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		return false;
-	/* Log page mirrors came with 1.4. */
+	/* Log page mirrors came with 1.4, xattrs with 1.5. */
 	if (le16_to_cpu(s->s_version_minor) < 4 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
+		return false;
+	if (le16_to_cpu(s->s_version_minor) < 5 &&
+	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_XATTR))
 		return false;
 	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
 			    le32_to_cpu(s->s_feature_incompat), &l);
@@ -630,6 +658,9 @@ static struct inode *nova_alloc_inode(struct super_block *sb)
 	ni->pi_off = 0;
 	ni->log_head = 0;
 	ni->log_tail = 0;
+	INIT_LIST_HEAD(&ni->xattrs);
+	ni->xattr_bytes = 0;
+	ni->xattr_pending = NULL;
 	return &ni->vfs_inode;
 }
 
@@ -686,6 +717,10 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 			   sbi->dsb.s_label);
 	if (sbi->view_epoch != NOVA_EPOCH_LIVE)
 		seq_printf(seq, ",snapshot=%llu", sbi->view_id);
+	if (!(root->d_sb->s_flags & SB_POSIXACL))
+		seq_puts(seq, ",noacl");
+	if (!sbi->user_xattr)
+		seq_puts(seq, ",nouser_xattr");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -862,6 +897,10 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = NOVA_SUPER_MAGIC;
 	sb->s_op = &nova_sops;
 	sb->s_export_op = &nova_export_ops;
+	sb->s_xattr = nova_xattr_handlers;
+	sb->s_flags |= SB_POSIXACL;
+	sbi->user_xattr = true;
+	nova_apply_xattr_options(sb, ctx);
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_max_links = NOVA_LINK_MAX;
 	sb->s_time_gran = 1;
@@ -1007,6 +1046,7 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (err)
 		return err;
 	sbi->verify = !ctx->no_verify;
+	nova_apply_xattr_options(sb, ctx);
 	if (ctx->snapshot && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
 			      ctx->snapshot != sbi->view_id))
 		return invalfc(fc, "snapshot= cannot be changed on remount");
@@ -1045,6 +1085,8 @@ static int nova_init_fs_context(struct fs_context *fc)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
+	ctx->acl = -1;
+	ctx->user_xattr = -1;
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;
 	return 0;

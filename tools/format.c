@@ -220,6 +220,10 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
 		BAD("format %u.%u has no log page mirrors, but the feature is set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor));
+	if (le16(sb->s_version_minor) < 5 &&
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_XATTR))
+		BAD("format %u.%u has no extended attributes, but the feature is set",
+		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 3 &&
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		BAD("format %u.%u has no inode replicas, but the feature is set",
@@ -262,6 +266,13 @@ unsigned int nova_entry_expected_size(const void *entry)
 		return sizeof(struct nova_snapshot_keep_entry);
 	case NOVA_LOG_SNAPSHOT_INODE:
 		return sizeof(struct nova_snapshot_inode_entry);
+	case NOVA_LOG_XATTR: {
+		const struct nova_xattr_entry *xe = entry;
+
+		if (le32(xe->xe_len) > NOVA_XATTR_PIECE_MAX)
+			return 0;
+		return nova_xattr_entry_size(xe->xe_name_len, le32(xe->xe_len));
+	}
 	default:
 		return 0;
 	}
@@ -297,6 +308,7 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SNAPSHOT_DEL:	return "snapshot delete";
 	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
 	case NOVA_LOG_SNAPSHOT_INODE:	return "snapshot inode";
+	case NOVA_LOG_XATTR:		return "xattr";
 	default:			return "unknown";
 	}
 }

@@ -447,9 +447,11 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	memset(sb, 0, sizeof(*sb));
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
-	/* Without log page mirrors the layout is 1.3's (as the kernel's). */
-	sb->s_version_minor = cpu16(p->features & NOVA_FEATURE_LOG_REPLICA ?
-				    NOVA_FORMAT_MINOR : 3);
+	/* Extended attributes make it 1.5; before them, as the kernel did. */
+	sb->s_version_minor = cpu16(p->features & NOVA_FEATURE_XATTR ?
+				    NOVA_FORMAT_MINOR :
+				    p->features & NOVA_FEATURE_LOG_REPLICA ?
+				    4 : 3);
 	sb->s_blocksize = cpu32(NOVA_BLOCK_SIZE);
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);

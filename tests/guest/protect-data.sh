@@ -32,7 +32,7 @@ t_ok "partial overwrite (copy-on-write of head and tail pages)" \
 	sh -c "printf 'hello protected world' | dd of=$T/f bs=1 seek=5000 conv=notrunc status=none &&
 	       printf 'hello protected world' | dd of=$M/f bs=1 seek=5000 conv=notrunc status=none"
 t_ok "umount" nova_umount
-t_is "format 1.4 with checksums, parity, inode replicas and log mirrors" "$(layout minor) $(layout incompat)" "4 15"
+t_is "format 1.5 with checksums, parity, inode replicas, log mirrors and xattrs" "$(layout minor) $(layout incompat)" "5 31"
 
 for p in 0 1 2 3 4 5 6 7; do
 	blk[p]=$(media find "$D" "$T/f" "$p")
@@ -139,20 +139,20 @@ media sb "$D" incompat=0x83
 t_fail "a file system with unknown incompatible features does not mount" nova_mount
 t_ok "... and the kernel says why" sh -c "dmesg | tail -n 20 | grep -q 'unknown incompatible features 0x80'"
 t_fail "fsck.NOVA refuses it too" fsck.NOVA -n "$D"
-media sb "$D" incompat=15
+media sb "$D" incompat=31
 
 # protection=off: no areas; reads are not verified.
 t_ok "mount -o init,protection=off" nova_mount_init protection=off
 t_ok "protection=off shows in /proc/mounts" grep -q "protection=off" /proc/mounts
 t_ok "write a file" cp "$T/f" "$M/f"
 t_ok "umount" nova_umount
-t_is "format 1.3 without features" "$(layout minor) $(layout incompat) $(layout alloc_start)" "3 0 4"
+t_is "format 1.5 with only the xattr feature" "$(layout minor) $(layout incompat) $(layout alloc_start)" "5 16 4"
 t_fail "protection=on is refused without init (made with off)" nova_mount protection=on
 t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection=off
 t_ok "umount" nova_umount
 
 # A format 1.1 image (no features, no layout fields) still mounts.
-media sb "$D" minor=1 clear-layout
+media sb "$D" minor=1 incompat=0 clear-layout
 t_ok "a format 1.1 image mounts" nova_mount
 t_ok "and reads back" cmp "$M/f" "$T/f"
 t_ok "umount" nova_umount

@@ -34,7 +34,7 @@ fresh() {
 
 t_ok "format (default protection) and mount" fresh
 t_is "format 1.4 with the replica feature" \
-	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "4 4"
+	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "5 4"
 echo 1 > "$P"
 v=$(ino victim)
 
@@ -136,9 +136,9 @@ count inode-both "$det" 0
 t_ok "protection=off: format" nova_mount_init protection=off
 echo x > "$M/x"
 t_fail "protection=off: no copy 1 to damage" inject inode --ino "$(ino x)" --offset 100 --copy 1
-t_is "protection=off: no replica feature" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 0
+t_is "protection=off: no replica feature" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 16
 t_ok "umount" nova_umount
-t_ok "rewrite as format 1.2" media sb "$D" minor=2
+t_ok "rewrite as format 1.2" media sb "$D" minor=2 incompat=0
 t_ok "a 1.2 image mounts" nova_mount
 t_is "... with its file" "$(cat "$M/x")" x
 t_ok "umount" nova_umount
