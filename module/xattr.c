@@ -354,7 +354,8 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 		return -EROFS;
 	if (!value)
 		size = 0;
-	err = nova_xattr_enable(sb);
+	/* A removal finds the feature set, or removes nothing. */
+	err = value || mode ? nova_xattr_enable(sb) : 0;
 	if (err)
 		return err;
 	xe = kmalloc(nova_xattr_entry_size(NOVA_XATTR_NAME_MAX,
