@@ -354,6 +354,15 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 		return -EROFS;
 	if (!value)
 		size = 0;
+	/*
+	 * A set is data to the user: like file data it leaves the log
+	 * reserve (balloc.c) to the operations that free space, so a full
+	 * file system says ENOSPC here, as ext4 does. Its pages, with their
+	 * mirrors, at most.
+	 */
+	pieces = nova_xattr_pieces(size);
+	if (value && nova_count_free(sb) <= sbi->reserve + 2 * (pieces + 1))
+		return -ENOSPC;
 	/* A removal finds the feature set, or removes nothing. */
 	err = value || mode ? nova_xattr_enable(sb) : 0;
 	if (err)
@@ -371,8 +380,6 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 		if (size)
 			memcpy(new->value, value, size);
 	}
-	pieces = nova_xattr_pieces(size);
-
 	mutex_lock(&ni->log_lock);
 	old = nova_xattr_find(inode, index, name, len);
 	err = -EEXIST;

@@ -144,6 +144,15 @@ dump "$M" > "$T/after"
 t_ok "every attribute is the same after a remount" cmp "$T/before" "$T/after"
 t_ok "the 64 KiB value too" px 'assert os.getxattr(sys.argv[1], "user.big") == open(sys.argv[2], "rb").read()' "$M/f" "$T/v64k"
 
+# --- a full device ---
+touch "$M/filler"
+"$NOVA_SYS" fallocate "$M/filler" 0 0 $((4 << 30)) > /dev/null 2>&1
+t_is "the device is full" "$(stat -f -c %a "$M")" 0
+t_errno "setxattr on a full device: ENOSPC" ENOSPC px 'os.setxattr(sys.argv[1], "user.full", b"z" * 100)' "$M/f"
+t_ok "removexattr still works" setfattr -x user.empty "$M/f"
+t_ok "free the space" rm "$M/filler"
+t_ok "setxattr works again" setfattr -n user.empty "$M/f"
+
 # --- churn, then GC ---
 touch "$M/churn"
 t_ok "2000 sets and removals on one file" px '
