@@ -228,4 +228,45 @@ static inline const struct iovec *nova_iter_iov(const struct iov_iter *iter)
 #endif
 }
 
+/*
+ * POSIX ACLs. 6.2 split ->get_acl() into ->get_inode_acl() (by inode,
+ * possibly in RCU mode) and ->get_acl() (by dentry); ->set_acl() and
+ * posix_acl_chmod() take a dentry; the system.posix_acl_* xattrs reach
+ * ->set_acl() without xattr handlers (6.1 needs the generic ones in
+ * s_xattr). xattr.c implements the 6.1 forms plus nova_set_acl_common().
+ */
+struct posix_acl;
+struct posix_acl *nova_get_acl(struct inode *inode, int type, bool rcu);
+int nova_set_acl_common(nova_idmap_t *idmap, struct inode *inode,
+			struct posix_acl *acl, int type);
+#if NOVA_KERNEL_AT_LEAST(6, 2)
+static inline struct posix_acl *nova_get_acl_dentry(nova_idmap_t *idmap,
+						    struct dentry *dentry,
+						    int type)
+{
+	return nova_get_acl(d_inode(dentry), type, false);
+}
+
+static inline int nova_set_acl_dentry(nova_idmap_t *idmap,
+				      struct dentry *dentry,
+				      struct posix_acl *acl, int type)
+{
+	return nova_set_acl_common(idmap, d_inode(dentry), acl, type);
+}
+
+#define NOVA_ACL_IOPS	.get_inode_acl	= nova_get_acl,		\
+			.get_acl	= nova_get_acl_dentry,	\
+			.set_acl	= nova_set_acl_dentry
+#define nova_posix_acl_chmod(idmap, dentry, mode) \
+	posix_acl_chmod(idmap, dentry, mode)
+#define NOVA_ACL_XATTR_HANDLERS
+#else
+#define NOVA_ACL_IOPS	.get_acl	= nova_get_acl,		\
+			.set_acl	= nova_set_acl_common
+#define nova_posix_acl_chmod(idmap, dentry, mode) \
+	posix_acl_chmod(idmap, d_inode(dentry), mode)
+#define NOVA_ACL_XATTR_HANDLERS	&posix_acl_access_xattr_handler, \
+				&posix_acl_default_xattr_handler,
+#endif
+
 #endif /* _NOVA_COMPAT_H */

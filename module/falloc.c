@@ -30,7 +30,7 @@
  * new offsets are of the current epoch and would not keep it for the
  * snapshot when they are superseded. The first range operation on a file
  * system made before format 1.5 sets NOVA_FEATURE_RANGE_OPS
- * (nova_enable_range_ops()).
+ * (nova_enable_feature()).
  *
  * Lock order (as truncate): i_rwsem -> invalidate_lock (user mappings of
  * the range broken under it before any block is replaced) -> log_lock ->
@@ -521,7 +521,8 @@ static long nova_falloc_range_op(struct file *file, int mode, loff_t offset,
 	err = file_remove_privs(file);
 	if (err)
 		goto out;
-	err = nova_enable_range_ops(inode->i_sb);
+	err = nova_enable_feature(inode->i_sb, NOVA_FEATURE_RANGE_OPS,
+				  "fallocate range operations");
 	if (err)
 		goto out;
 	inode_dio_wait(inode);

@@ -32,6 +32,7 @@
 #include <linux/mman.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -829,6 +830,8 @@ const struct inode_operations nova_file_inode_operations = {
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
 	.fiemap		= nova_fiemap,
+	.listxattr	= nova_listxattr,
+	NOVA_ACL_IOPS,
 };
 
 const struct inode_operations nova_symlink_inode_operations = {
@@ -836,4 +839,5 @@ const struct inode_operations nova_symlink_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
+	.listxattr	= nova_listxattr,
 };

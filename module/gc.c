@@ -49,7 +49,10 @@
  * from the DRAM indexes rather than from the hints (which may overcount
  * after a crash), trims write entries to their live pages, and closes the
  * new log with one setattr entry restating mode, owner and times, so that
- * older attribute entries need not be kept.
+ * older attribute entries need not be kept. An xattr entry: the pieces of
+ * the value the inode's xattr index holds (superseded ones are marked
+ * invalid when replaced); a removal is never marked and is dropped by
+ * thorough GC with the sets it cancels (xattr.c).
  *
  * nova_gc_reclaimable() is the one decision point for dropping an entry:
  * dead for the live file system and not shown by a snapshot (the epoch
@@ -73,6 +76,7 @@
 #include <linux/xarray.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 
 /* Log extension: double up to this many pages (1 MiB), then add as many. */
@@ -784,6 +788,18 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 		if (off == ni->last_range || o->pinned)
 			return nova_gc_keep(o, off, h);
 		return 0;
+	case NOVA_LOG_XATTR: {
+		struct nova_xattr_entry *xe = entry;
+
+		/*
+		 * A value the index holds; a removal only while it may cancel
+		 * a set in the kept prefix.
+		 */
+		if (le16_to_cpu(xe->xe_flags) & NOVA_XATTR_REMOVE)
+			return o->pinned ? nova_gc_keep(o, off, h) : 0;
+		return nova_xattr_gc_live(o->inode, off, xe) ?
+		       nova_gc_keep(o, off, h) : 0;
+	}
 	}
 	return nova_gc_keep(o, off, h);
 }
@@ -875,6 +891,8 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 			n = nova_dir_find(inode, de->de_name, de->de_name_len);
 			if (n && n->entry == from)
 				n->entry = to;
+		} else if (h->e_type == NOVA_LOG_XATTR) {
+			nova_xattr_gc_moved(inode, from, to, (void *)h);
 		}
 	}
 	ni->last_size = size;

@@ -19,6 +19,7 @@
 #include <linux/nova_genl.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -917,6 +918,18 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 		NOVA_I(inode)->last_link = off;
 		return 0;
 	}
+	case NOVA_LOG_XATTR: {
+		int err;
+
+		if (!(NOVA_SB(sb)->prot & NOVA_FEATURE_XATTR) ||
+		    (inode->i_ino < NOVA_FIRST_INO && inode->i_ino != NOVA_ROOT_INO))
+			break;
+		err = nova_xattr_replay(inode, off, entry);
+		if (err == -EFSCORRUPTED)
+			nova_err(sb, "inode %lu: bad extended attribute entry at %llu",
+				 inode->i_ino, off);
+		return err;
+	}
 	}
 	nova_err(sb, "inode %lu: unexpected log entry type %u at %llu",
 		 inode->i_ino, h->e_type, off);
@@ -979,6 +992,9 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->parent = 0;
 	ni->snap_stage = NULL;
 	ni->snap_kept = false;
+	INIT_LIST_HEAD(&ni->xattrs);
+	ni->xattr_bytes = 0;
+	ni->xattr_pending = NULL;
 	nova_gc_init_inode(ni);
 }
 
@@ -1067,7 +1083,10 @@ static int nova_read_inode(struct inode *inode)
 		err = nova_log_walk_raw(sb, inode->i_ino, ni->log_head,
 					ni->log_tail, nova_replay_entry,
 					nova_count_page, inode);
+		if (!err)
+			err = nova_xattr_replay_done(inode);
 		if (err) {
+			nova_xattr_free_index(inode);
 			if (S_ISREG(inode->i_mode))
 				nova_file_free_index(inode);
 			else if (S_ISDIR(inode->i_mode))
@@ -1271,6 +1290,7 @@ void nova_evict_inode(struct inode *inode)
 		nova_free_blocks(sb, le64_to_cpu(*(__le64 *)pi->i_inline), 1,
 				 NOVA_BLOCK_DATA);
 	}
+	nova_xattr_free_index(inode);
 	if (dead) {
 		nova_log_free(inode);
 		nova_free_ino(sb, inode->i_ino);
@@ -1280,8 +1300,9 @@ void nova_evict_inode(struct inode *inode)
 		sb_end_intwrite(sb);
 }
 
-static void nova_setattr_entry(struct inode *inode,
-			       struct nova_setattr_entry *sa, u32 mask, u64 trans)
+/* A setattr entry restating @inode's attributes, @mask set (not sealed). */
+void nova_setattr_entry(struct inode *inode, struct nova_setattr_entry *sa,
+			u32 mask, u64 trans)
 {
 	struct timespec64 atime = nova_get_atime(inode);
 	struct timespec64 mtime = nova_get_mtime(inode);
@@ -1414,6 +1435,9 @@ out:
 	mutex_unlock(&ni->log_lock);
 	if (valid & ATTR_SIZE)
 		filemap_invalidate_unlock(inode->i_mapping);
+	/* The access ACL follows the new mode bits (its own commit). */
+	if (!err && (valid & ATTR_MODE))
+		err = nova_posix_acl_chmod(idmap, dentry, inode->i_mode);
 	nova_op_done(inode->i_sb, NOVA_CTL_OP_SETATTR, start);
 	return err;
 }
@@ -1498,4 +1522,6 @@ const struct inode_operations nova_special_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
+	.listxattr	= nova_listxattr,
+	NOVA_ACL_IOPS,
 };

@@ -28,6 +28,7 @@
 #include <linux/exportfs.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 
 /* Entries appended by one operation, applied in order after the commit. */
@@ -139,14 +140,27 @@ static int nova_mknod_op(nova_idmap_t *idmap, struct inode *dir,
 			 enum nova_ctl_op stat)
 {
 	u64 start = nova_op_start(), trans;
+	struct posix_acl *default_acl, *acl;
 	struct inode *inode;
 	int err;
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	err = posix_acl_create(dir, &mode, &default_acl, &acl);
+	if (err)
+		return err;
 	inode = nova_new_inode(idmap, dir, mode, rdev, &trans);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		posix_acl_release(default_acl);
+		posix_acl_release(acl);
 		return PTR_ERR(inode);
+	}
+	err = nova_xattr_init_new(inode, dir, &dentry->d_name, default_acl,
+				  acl);
+	if (err) {
+		nova_discard_inode(inode);
+		return err;
+	}
 	err = nova_add_new(dir, dentry, inode, trans);
 	nova_op_done(dir->i_sb, stat, start);
 	return err;
@@ -213,6 +227,12 @@ static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 		inode->i_blocks = NOVA_BLOCK_SIZE >> 9;
 		inode->i_link = nova_block(sbi, blk);
 	}
+	err = nova_xattr_init_new(inode, dir, &dentry->d_name, NULL, NULL);
+	if (err) {
+		/* Eviction frees the target block with the dead inode. */
+		nova_discard_inode(inode);
+		return err;
+	}
 	err = nova_add_new(dir, dentry, inode, trans);
 	nova_op_done(dir->i_sb, NOVA_CTL_OP_SYMLINK, start);
 	return err;
@@ -221,12 +241,25 @@ static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 			struct file *file, umode_t mode)
 {
+	struct posix_acl *default_acl, *acl;
 	struct inode *inode;
 	u64 trans;
+	int err;
 
+	err = posix_acl_create(dir, &mode, &default_acl, &acl);
+	if (err)
+		return err;
 	inode = nova_new_inode(idmap, dir, mode, 0, &trans);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		posix_acl_release(default_acl);
+		posix_acl_release(acl);
 		return PTR_ERR(inode);
+	}
+	err = nova_xattr_init_new(inode, dir, NULL, default_acl, acl);
+	if (err) {
+		nova_discard_inode(inode);
+		return err;
+	}
 	/*
 	 * i_valid stays 0 until linkat() gives the inode a name, so a crash
 	 * before that leaves nothing to clean up.
@@ -523,6 +556,8 @@ const struct inode_operations nova_dir_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
+	.listxattr	= nova_listxattr,
+	NOVA_ACL_IOPS,
 };
 
 /* ---- NFS-style file handles ---- */

@@ -7,7 +7,9 @@
  *   VFS i_rwsem -> mapping invalidate_lock -> nova_inode_info.log_lock
  *   (several: in ascending inode number) -> nova_inode_map.lock ->
  *   nova_free_list.lock -> nova_journal.lock
- *   nova_sb_info.sb_mutex is taken only at mount, remount and unmount.
+ *   nova_sb_info.sb_mutex is taken at mount, remount and unmount, by the
+ *   label ioctl, and by the first xattr set of a file system made before
+ *   1.5 (xattr.c), after i_rwsem and before any log_lock.
  */
 #ifndef _NOVA_H
 #define _NOVA_H
@@ -126,6 +128,7 @@ struct nova_sb_info {
 
 	/* data protection (protect.c) */
 	u32 prot;			/* NOVA_FEATURE_* on media */
+	bool user_xattr;		/* user.* allowed (user_xattr) */
 	bool verify;			/* verify reads (mount option verify=) */
 	struct mutex mmap_mutex;	/* the unprotected-inode list */
 	atomic64_t prot_verified;	/* strips verified since mount */
@@ -201,6 +204,10 @@ struct nova_inode_info {
 	u64 snap_dead;
 	/* data protection (protect.c) */
 	atomic_t wmaps;			/* writable shared mappings */
+	/* extended attributes (xattr.c), under log_lock */
+	struct list_head xattrs;	/* struct nova_xattr_node */
+	u32 xattr_bytes;		/* names + values */
+	struct nova_xattr_node *xattr_pending;	/* replay of a split value */
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -275,7 +282,7 @@ static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
 int nova_set_label(struct super_block *sb, const char *label);
-int nova_enable_range_ops(struct super_block *sb);
+int nova_enable_feature(struct super_block *sb, u32 feature, const char *what);
 void nova_get_label(struct super_block *sb, char *buf, size_t len);
 void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
@@ -408,6 +415,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
 int nova_update_time(struct inode *inode, struct timespec64 *t, int flags);
+void nova_setattr_entry(struct inode *inode, struct nova_setattr_entry *sa,
+			u32 mask, u64 trans);
 int nova_link_change_entry(struct inode *inode, unsigned int links,
 			   u64 trans, u64 *tail);
 int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);

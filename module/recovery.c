@@ -69,6 +69,7 @@
 #include <linux/xarray.h>
 
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -239,6 +240,13 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 				xa_erase(&t->pages, idx);
 		return 0;
 	}
+	case NOVA_LOG_XATTR:
+		/* Piece order is checked when the inode is read. */
+		if (!(NOVA_SB(sb)->prot & NOVA_FEATURE_XATTR) ||
+		    (t->ino < NOVA_FIRST_INO && t->ino != NOVA_ROOT_INO) ||
+		    !nova_xattr_entry_ok(entry))
+			break;
+		return 0;
 	case NOVA_LOG_SNAPSHOT:
 	case NOVA_LOG_SNAPSHOT_DEL:
 	case NOVA_LOG_SNAPSHOT_KEEP:

@@ -30,6 +30,7 @@
 #include "badblocks.h"
 #include "csum.h"
 #include "nova.h"
+#include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
 
@@ -209,35 +210,37 @@ int nova_set_label(struct super_block *sb, const char *label)
 }
 
 /*
- * Before the first range entry (fallocate punch, zero, collapse, insert)
- * of a file system made before format 1.5: set NOVA_FEATURE_RANGE_OPS and
- * raise s_version_minor to 5 in both superblock copies, durably, so that
- * no module or tool that does not know the entry finds one. The upgrade
- * rule is in docs/format.md. Read-write mounts only (the caller holds
- * write access).
+ * Before the first entry of a 1.5 kind (@feature: NOVA_FEATURE_XATTR,
+ * NOVA_FEATURE_RANGE_OPS) on a file system made before format 1.5: set the
+ * feature and raise s_version_minor to 5 in both superblock copies,
+ * durably, so that no module or tool that does not know the entry finds
+ * one. The upgrade rule is in docs/format.md. Read-write mounts only (the
+ * caller holds write access). Lock order: i_rwsem -> sb_mutex.
  */
-int nova_enable_range_ops(struct super_block *sb)
+int nova_enable_feature(struct super_block *sb, u32 feature, const char *what)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u16 minor;
+	struct nova_super_block *d = &sbi->dsb;
+	int err = 0;
 
-	if (READ_ONCE(sbi->prot) & NOVA_FEATURE_RANGE_OPS)
+	if (READ_ONCE(sbi->prot) & feature)
 		return 0;
 	mutex_lock(&sbi->sb_mutex);
-	if (!(sbi->prot & NOVA_FEATURE_RANGE_OPS)) {
-		minor = le16_to_cpu(sbi->dsb.s_version_minor);
-		sbi->dsb.s_feature_incompat =
-			cpu_to_le32(le32_to_cpu(sbi->dsb.s_feature_incompat) |
-				    NOVA_FEATURE_RANGE_OPS);
-		sbi->dsb.s_version_minor = cpu_to_le16(max_t(u16, minor, 5));
-		nova_write_super(sb, le32_to_cpu(sbi->dsb.s_state));
-		WRITE_ONCE(sbi->prot, sbi->prot | NOVA_FEATURE_RANGE_OPS);
-		nova_info(sb, "format upgraded from 1.%u to 1.%u: fallocate range operations (feature 0x%x)",
-			  minor, le16_to_cpu(sbi->dsb.s_version_minor),
-			  NOVA_FEATURE_RANGE_OPS);
+	if (!(le32_to_cpu(d->s_feature_incompat) & feature)) {
+		u16 from = le16_to_cpu(d->s_version_minor);
+
+		d->s_feature_incompat |= cpu_to_le32(feature);
+		d->s_version_minor = cpu_to_le16(max_t(u16, from, 5));
+		err = nova_write_super(sb, le32_to_cpu(d->s_state));
+		if (!err)
+			nova_info(sb, "format upgraded from 1.%u to 1.%u: %s (feature 0x%x)",
+				  from, le16_to_cpu(d->s_version_minor), what,
+				  feature);
 	}
+	if (!err)
+		WRITE_ONCE(sbi->prot, sbi->prot | feature);
 	mutex_unlock(&sbi->sb_mutex);
-	return 0;
+	return err;
 }
 
 void nova_get_label(struct super_block *sb, char *buf, size_t len)
@@ -262,6 +265,8 @@ struct nova_fs_context {
 	bool no_protection;		/* -o init,protection=off */
 	bool no_log_replica;		/* -o init,protection=nolog */
 	bool no_verify;			/* -o verify=off */
+	int acl;			/* -o acl 1, noacl 0, not given -1 */
+	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: by name or live */
@@ -276,7 +281,7 @@ static bool nova_ctx_snapshot(const struct nova_fs_context *ctx)
 
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
-	Opt_protection, Opt_verify,
+	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -306,6 +311,23 @@ static const struct constant_table nova_param_protection[] = {
 	{}
 };
 
+/*
+ * acl/noacl and user_xattr/nouser_xattr, as ext4 users write them in fstab:
+ * both on unless turned off; a remount changes them only if given.
+ */
+static void nova_apply_xattr_options(struct super_block *sb,
+				     const struct nova_fs_context *ctx)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (ctx->acl > 0)
+		sb->s_flags |= SB_POSIXACL;
+	else if (!ctx->acl)
+		sb->s_flags &= ~SB_POSIXACL;
+	if (ctx->user_xattr >= 0)
+		sbi->user_xattr = ctx->user_xattr;
+}
+
 static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("init", Opt_init),
 	fsparam_enum("init", Opt_init_mode, nova_param_init),
@@ -314,6 +336,8 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_u32("cpus", Opt_cpus),
 	fsparam_string("label", Opt_label),
 	fsparam_string("snapshot", Opt_snapshot),
+	fsparam_flag_no("acl", Opt_acl),
+	fsparam_flag_no("user_xattr", Opt_user_xattr),
 	{}
 };
 
@@ -367,6 +391,12 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_verify:
 		ctx->no_verify = !result.uint_32;
+		break;
+	case Opt_acl:
+		ctx->acl = !result.negated;
+		break;
+	case Opt_user_xattr:
+		ctx->user_xattr = !result.negated;
 		break;
 	case Opt_cpus:
 		if (!result.uint_32 || result.uint_32 > NOVA_MAX_CPUS)
@@ -429,8 +459,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_PROT_ALL;
 	if (ctx->no_log_replica)
 		sbi->prot &= ~NOVA_FEATURE_LOG_REPLICA;
-	/* 1.5: fallocate range entries are allowed from the start. */
-	sbi->prot |= NOVA_FEATURE_RANGE_OPS;
+	/* 1.5: xattr and fallocate range entries are allowed from the start. */
+	sbi->prot |= NOVA_FEATURE_1_5;
 	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
@@ -472,7 +502,7 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	/* RANGE_OPS is always set: every new file system is 1.5. */
+	/* The 1.5 features are always set: every new file system is 1.5. */
 	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
@@ -524,13 +554,13 @@ static bool nova_sb_layout_ok(const struct nova_super_block *s)
 	if (le16_to_cpu(s->s_version_minor) < 3 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
 		return false;
-	/* Log page mirrors came with 1.4. */
+	/* Log page mirrors came with 1.4, xattrs with 1.5. */
 	if (le16_to_cpu(s->s_version_minor) < 4 &&
 	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
 		return false;
-	/* Range entries came with 1.5. */
+	/* Xattr and range entries came with 1.5. */
 	if (le16_to_cpu(s->s_version_minor) < 5 &&
-	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_RANGE_OPS))
+	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_1_5))
 		return false;
 	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
 			    le32_to_cpu(s->s_feature_incompat), &l);
@@ -694,6 +724,9 @@ static struct inode *nova_alloc_inode(struct super_block *sb)
 	ni->pi_off = 0;
 	ni->log_head = 0;
 	ni->log_tail = 0;
+	INIT_LIST_HEAD(&ni->xattrs);
+	ni->xattr_bytes = 0;
+	ni->xattr_pending = NULL;
 	return &ni->vfs_inode;
 }
 
@@ -750,6 +783,10 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 			   sbi->dsb.s_label);
 	if (sbi->view_epoch != NOVA_EPOCH_LIVE)
 		seq_printf(seq, ",snapshot=%llu", sbi->view_id);
+	if (!(root->d_sb->s_flags & SB_POSIXACL))
+		seq_puts(seq, ",noacl");
+	if (!sbi->user_xattr)
+		seq_puts(seq, ",nouser_xattr");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -927,6 +964,10 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_magic = NOVA_SUPER_MAGIC;
 	sb->s_op = &nova_sops;
 	sb->s_export_op = &nova_export_ops;
+	sb->s_xattr = nova_xattr_handlers;
+	sb->s_flags |= SB_POSIXACL;
+	sbi->user_xattr = true;
+	nova_apply_xattr_options(sb, ctx);
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_max_links = NOVA_LINK_MAX;
 	sb->s_time_gran = 1;
@@ -1088,6 +1129,7 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (err)
 		return err;
 	sbi->verify = !ctx->no_verify;
+	nova_apply_xattr_options(sb, ctx);
 	if (nova_ctx_snapshot(ctx) && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
 				       nova_ctx_snapshot_id(sb, ctx) !=
 				       sbi->view_id))
@@ -1127,6 +1169,8 @@ static int nova_init_fs_context(struct fs_context *fc)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
+	ctx->acl = -1;
+	ctx->user_xattr = -1;
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;
 	return 0;

@@ -221,8 +221,8 @@ bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		BAD("format %u.%u has no log page mirrors, but the feature is set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 5 &&
-	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_RANGE_OPS))
-		BAD("format %u.%u has no range entries, but the feature is set",
+	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_1_5))
+		BAD("format %u.%u has no extended attributes or range entries, but the feature is set",
 		    le16(sb->s_version_major), le16(sb->s_version_minor));
 	if (le16(sb->s_version_minor) < 3 &&
 	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
@@ -268,6 +268,13 @@ unsigned int nova_entry_expected_size(const void *entry)
 		return sizeof(struct nova_snapshot_inode_entry);
 	case NOVA_LOG_RANGE:
 		return sizeof(struct nova_range_entry);
+	case NOVA_LOG_XATTR: {
+		const struct nova_xattr_entry *xe = entry;
+
+		if (le32(xe->xe_len) > NOVA_XATTR_PIECE_MAX)
+			return 0;
+		return nova_xattr_entry_size(xe->xe_name_len, le32(xe->xe_len));
+	}
 	default:
 		return 0;
 	}
@@ -304,6 +311,7 @@ const char *nova_entry_type_name(unsigned int type)
 	case NOVA_LOG_SNAPSHOT_KEEP:	return "snapshot keep";
 	case NOVA_LOG_SNAPSHOT_INODE:	return "snapshot inode";
 	case NOVA_LOG_RANGE:		return "range";
+	case NOVA_LOG_XATTR:		return "xattr";
 	default:			return "unknown";
 	}
 }

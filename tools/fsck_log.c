@@ -42,6 +42,13 @@ struct replay {
 	uint64_t last_trans;
 	uint64_t budget;	/* page-map operations left */
 	bool bad;
+	/* the xattr set whose pieces are being read, if any */
+	bool xpend;
+	uint64_t xtrans;
+	uint8_t xindex, xname_len;
+	char xname[NOVA_XATTR_NAME_MAX];
+	uint32_t xsize, xfilled;
+	uint64_t xattrs;	/* xattr entries read */
 };
 
 #define PM_EMPTY	0
@@ -678,6 +685,80 @@ static bool replay_dentry(struct replay *r, uint64_t off,
 	return true;
 }
 
+/*
+ * An extended attribute entry (format 1.5): the rules of
+ * uapi/nova_format.h, as module/xattr.c applies them when it replays.
+ */
+static bool replay_xattr(struct replay *r, uint64_t off,
+			 const struct nova_xattr_entry *xe)
+{
+	bool p = r->xpend;
+	uint32_t vsize = le32(xe->xe_value_size), offset = le32(xe->xe_offset);
+	uint32_t len = le32(xe->xe_len);
+	uint16_t flags = le16(xe->xe_flags);
+	unsigned int i, nl = xe->xe_name_len;
+
+	if (!(le32(r->f->sb.s_feature_incompat) & NOVA_FEATURE_XATTR))
+		return bad_entry(r, off, "extended attribute without the xattr feature");
+	if (r->in->ino < NOVA_FIRST_INO && r->in->ino != NOVA_ROOT_INO)
+		return bad_entry(r, off, "extended attribute of a reserved inode");
+	switch (xe->xe_index) {
+	case NOVA_XATTR_INDEX_USER:
+	case NOVA_XATTR_INDEX_TRUSTED:
+	case NOVA_XATTR_INDEX_SECURITY:
+		if (!nl)
+			return bad_entry(r, off, "empty attribute name");
+		break;
+	case NOVA_XATTR_INDEX_ACL_ACCESS:
+	case NOVA_XATTR_INDEX_ACL_DEFAULT:
+		if (nl)
+			return bad_entry(r, off, "a name on a POSIX ACL");
+		break;
+	default:
+		return bad_entry(r, off, "unknown attribute namespace");
+	}
+	for (i = 0; i < nl; i++)
+		if (!xe->xe_name[i])
+			return bad_entry(r, off, "attribute name contains NUL");
+	if (flags & ~NOVA_XATTR_REMOVE)
+		return bad_entry(r, off, "unknown attribute flags");
+	if (flags & NOVA_XATTR_REMOVE) {
+		if (vsize || offset || len)
+			return bad_entry(r, off, "removal with a value");
+		if (p)
+			return bad_entry(r, off, "removal inside a split value");
+		r->xattrs++;
+		return true;
+	}
+	if (vsize > NOVA_XATTR_VALUE_MAX)
+		return bad_entry(r, off, "value larger than 64 KiB");
+	if (offset > vsize || offset % NOVA_XATTR_PIECE_MAX ||
+	    len != (vsize - offset < NOVA_XATTR_PIECE_MAX ?
+		    vsize - offset : NOVA_XATTR_PIECE_MAX) ||
+	    (!len && vsize))
+		return bad_entry(r, off, "bad value piece");
+	if (p) {
+		if (le64(xe->hdr.e_trans_id) != r->xtrans ||
+		    xe->xe_index != r->xindex || nl != r->xname_len ||
+		    vsize != r->xsize || offset != r->xfilled ||
+		    memcmp(xe->xe_name, r->xname, nl))
+			return bad_entry(r, off, "value piece does not continue its set");
+	} else if (offset) {
+		return bad_entry(r, off, "value piece without its start");
+	}
+	r->xpend = true;
+	r->xtrans = le64(xe->hdr.e_trans_id);
+	r->xindex = xe->xe_index;
+	r->xname_len = (uint8_t)nl;
+	memcpy(r->xname, xe->xe_name, nl);
+	r->xsize = vsize;
+	r->xfilled = offset + len;
+	if (r->xfilled == vsize)
+		r->xpend = false;
+	r->xattrs++;
+	return true;
+}
+
 static bool replay_entry(struct fsck *f, uint64_t off,
 			 const struct nova_log_entry_header *h, void *arg)
 {
@@ -689,8 +770,7 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 		want = nova_entry_expected_size(h);
 	if (!want || size != want) {
 		if (h->e_type < NOVA_LOG_FILE_WRITE ||
-		    (h->e_type > NOVA_LOG_SNAPSHOT_INODE &&
-		     h->e_type != NOVA_LOG_RANGE))
+		    h->e_type > NOVA_LOG_RANGE)
 			return bad_entry(r, off, "unknown entry type");
 		return bad_entry(r, off, "wrong size for its type");
 	}
@@ -713,6 +793,8 @@ static bool replay_entry(struct fsck *f, uint64_t off,
 		return true;
 	case NOVA_LOG_RANGE:
 		return replay_range(r, off, (const void *)h);
+	case NOVA_LOG_XATTR:
+		return replay_xattr(r, off, (const void *)h);
 	case NOVA_LOG_FREE_RANGES:
 		return bad_entry(r, off, "allocator state in a normal inode");
 	default:
@@ -821,6 +903,12 @@ static void check_inode_log(struct fsck *f, struct fsck_inode *in)
 				   in->bad ? NULL : replay_entry, &r,
 				   &in->log_pages) || r.bad)
 			in->bad = true;
+		if (!in->bad && r.xpend) {
+			fsck_problem(f, "inode %llu: extended attribute value cut short at %u of %u bytes",
+				     (unsigned long long)in->ino, r.xfilled,
+				     r.xsize);
+			in->bad = true;
+		}
 	}
 	f->log_pages += in->log_pages;
 	if (!in->bad) {

@@ -135,6 +135,13 @@ struct nova_super_block {
  */
 #define NOVA_FEATURE_LOG_REPLICA	0x8
 /*
+ * 1.5: logs may hold NOVA_LOG_XATTR entries (extended attributes, POSIX
+ * ACLs). Set by mkfs.NOVA and mount -o init; a 1.4 (or older) file system
+ * mounted read-write gets it, with s_version_minor raised to 5, durably in
+ * both superblock copies before its first xattr entry is written.
+ */
+#define NOVA_FEATURE_XATTR		0x10
+/*
  * 1.5: file logs may hold NOVA_LOG_RANGE entries (fallocate punch hole,
  * zero range, collapse range, insert range). Set on every file system
  * made by a 1.5 mkfs.NOVA or mount -o init; a 1.4 (or older) file system
@@ -149,8 +156,11 @@ struct nova_super_block {
 					 NOVA_FEATURE_DATA_PARITY | \
 					 NOVA_FEATURE_META_REPLICA | \
 					 NOVA_FEATURE_LOG_REPLICA)
-#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
+/* The 1.5 features (upgrade on first use). */
+#define NOVA_FEATURE_1_5		(NOVA_FEATURE_XATTR | \
 					 NOVA_FEATURE_RANGE_OPS)
+#define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
+					 NOVA_FEATURE_1_5)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -443,7 +453,7 @@ struct nova_log_page_tail {
 #define NOVA_LOG_SNAPSHOT_DEL	7	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_KEEP	8	/* since 1.1, NOVA_SNAPSHOT_INO only */
 #define NOVA_LOG_SNAPSHOT_INODE	9	/* since 1.2, NOVA_SNAPSHOT_INO only */
-/* 10 is reserved (another 1.5 addition). */
+#define NOVA_LOG_XATTR		10	/* since 1.5, NOVA_FEATURE_XATTR */
 #define NOVA_LOG_RANGE		11	/* since 1.5, RANGE_OPS, regular files */
 
 /* Entry header flags (hints, outside the checksum). */
@@ -683,5 +693,59 @@ struct nova_snapshot_inode_entry {
 	__le64	si_born;
 	__le64	si_dead;
 };
+
+/*
+ * Extended attribute (format 1.5, NOVA_FEATURE_XATTR), in the log of the
+ * inode that has it (any inode type but the reserved ones). Sets attribute
+ * xe_name of namespace xe_index to a value of xe_value_size bytes, or with
+ * NOVA_XATTR_REMOVE (xe_value_size, xe_offset, xe_len 0) removes it.
+ *
+ * The value is inline: a value longer than NOVA_XATTR_PIECE_MAX is written
+ * as consecutive entries ("pieces") of one set, same e_trans_id, name and
+ * xe_value_size, with xe_offset 0, NOVA_XATTR_PIECE_MAX, 2 * ..., each
+ * holding xe_len bytes (NOVA_XATTR_PIECE_MAX but the last). All pieces are
+ * published by one commit of the log tail, so a set or removal is atomic.
+ * A set takes effect at its last piece (xe_offset + xe_len ==
+ * xe_value_size); a piece that does not continue the set before it, or a
+ * set cut short, is corruption. Later sets and removals of the same
+ * (xe_index, xe_name) override earlier ones; removing a name that is not
+ * set is a no-op. The entry checksum (e_csum) covers name and value.
+ *
+ * Namespace index: the xattr name prefix, or for the POSIX ACLs the whole
+ * name (xe_name_len 0). Name bytes are not NUL-terminated and contain no
+ * NUL; user, trusted and security names are not empty.
+ */
+#define NOVA_XATTR_INDEX_USER		1	/* "user." */
+#define NOVA_XATTR_INDEX_TRUSTED	2	/* "trusted." */
+#define NOVA_XATTR_INDEX_SECURITY	3	/* "security." */
+#define NOVA_XATTR_INDEX_ACL_ACCESS	4	/* "system.posix_acl_access" */
+#define NOVA_XATTR_INDEX_ACL_DEFAULT	5	/* "system.posix_acl_default" */
+#define NOVA_XATTR_INDEX_MAX		5
+
+#define NOVA_XATTR_REMOVE	0x1		/* xe_flags */
+#define NOVA_XATTR_NAME_MAX	255		/* bytes after the prefix */
+#define NOVA_XATTR_VALUE_MAX	65536		/* bytes, as ext4 and the VFS */
+#define NOVA_XATTR_PIECE_MAX	3584		/* value bytes per entry */
+/* Names plus values of one inode's attributes, at most. */
+#define NOVA_XATTR_INODE_MAX	(1U << 20)
+
+struct nova_xattr_entry {
+	struct nova_log_entry_header hdr;
+	__u8	xe_index;		/* NOVA_XATTR_INDEX_* */
+	__u8	xe_name_len;
+	__le16	xe_flags;		/* NOVA_XATTR_* */
+	__le32	xe_value_size;		/* bytes of the whole value */
+	__le32	xe_offset;		/* of this piece in the value */
+	__le32	xe_len;			/* value bytes in this entry */
+	char	xe_name[];		/* name, then the piece; padded to 8 */
+};
+
+/* e_size of an xattr entry: name and piece after the fields, padded. */
+static inline unsigned int nova_xattr_entry_size(unsigned int name_len,
+						 unsigned int len)
+{
+	return (unsigned int)((sizeof(struct nova_xattr_entry) + name_len +
+			       len + 7) & ~7UL);
+}
 
 #endif /* _UAPI_NOVA_FORMAT_H */

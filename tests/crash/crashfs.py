@@ -57,11 +57,17 @@ class Model:
         self.paths = d.get("paths", {})      # rel path -> {"t": d|f|l, ...}
         self.inodes = d.get("inodes", {})    # id -> recipe
         self.next_id = d.get("next_id", 1)
+        self.xattrs = d.get("xattrs", {})    # id -> {name: [seed, n]}
         self.cache = {}                      # id -> bytes
 
     def to_json(self):
         return {"paths": self.paths, "inodes": self.inodes,
-                "next_id": self.next_id}
+                "next_id": self.next_id, "xattrs": self.xattrs}
+
+    def xattr_values(self, ino):
+        """The extended attributes of file @ino: name -> bytes."""
+        return {k: gen(v[0], v[1])
+                for k, v in self.xattrs.get(ino, {}).items()}
 
     def copy(self):
         m = Model(json.loads(json.dumps(self.to_json())))
@@ -159,7 +165,14 @@ class Model:
             for name in op.get("left", []):
                 self.apply({"op": "create", "p": name})
             return
-        if k == "mkdir":
+        if k == "setx":
+            ino = self.paths[p]["i"]
+            self.xattrs.setdefault(ino, {})[op["name"]] = [op["seed"],
+                                                           op["n"]]
+        elif k == "rmx":
+            ino = self.paths[p]["i"]
+            del self.xattrs[ino][op["name"]]
+        elif k == "mkdir":
             self.paths[p] = {"t": "d"}
         elif k == "rmdir":
             del self.paths[p]
@@ -209,6 +222,7 @@ class Model:
         e = self.paths.pop(p)
         if e["t"] == "f" and not self.links(e["i"]):
             del self.inodes[e["i"]]
+            self.xattrs.pop(e["i"], None)
             self.cache.pop(e["i"], None)
 
 
@@ -261,6 +275,9 @@ WEIGHTS = {
     "mmap":    (2, 0, 0, 0, 0, 0, 0, 40),
     # fallocate punch / zero / collapse / insert (format 1.5 range entries)
     "falloc":  (6, 0, 0, 14, 3, 0, 3, 4),
+    # extended attributes set (inline, split over entries, 64 KiB), removed
+    "setx":    (6, 0, 2, 2, 0, 2, 6, 0),
+    "rmx":     (3, 0, 1, 1, 0, 1, 3, 0),
 }
 WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap"]
 # The gc workload arms its fault injection at this operation, a whole-fs
@@ -377,6 +394,14 @@ def pick_op(m, rng, wl):
             return {"op": k, "p": f, "mode": mode, "off": off, "n": n}
         if k == "link" and not full:
             return {"op": k, "p": name, "s": f}
+        if k == "setx":
+            return {"op": k, "p": f, "name": "user.x%d" % rng.randrange(6),
+                    "n": rng.choice([0, 10, 100, 3584, 3585, 8000, 65536]),
+                    "seed": rng.randrange(1 << 30)}
+        if k == "rmx":
+            have = sorted(m.xattrs.get(m.paths[f]["i"], {}))
+            if have:
+                return {"op": k, "p": f, "name": rng.choice(have)}
         if k == "rename":
             src = rng.choice(files + [x for x in dirs if x and x not in tops])
             dd = rng.choice([x for x in dirs
@@ -495,6 +520,14 @@ def do_op(root, m, op):
     elif k == "mmap":
         do_mmap(p, op)
         return
+    elif k == "setx":
+        os.setxattr(p, op["name"], gen(op["seed"], op["n"]))
+        fsync_path(p)
+        return
+    elif k == "rmx":
+        os.removexattr(p, op["name"])
+        fsync_path(p)
+        return
     fsync_path(parent)
 
 
@@ -590,8 +623,9 @@ def scan(root):
             elif stat.S_ISREG(st.st_mode):
                 with open(full, "rb") as f:
                     data = f.read()
+                xa = {n: os.getxattr(full, n) for n in os.listxattr(full)}
                 out[rel] = {"t": "f", "ino": st.st_ino, "nlink": st.st_nlink,
-                            "data": data, "size": st.st_size}
+                            "data": data, "size": st.st_size, "xattrs": xa}
             else:
                 out[rel] = {"t": "?"}
     st = os.lstat(root)
@@ -656,6 +690,11 @@ def compare(m, fs, split=None):
                            (p, short(g["data"]), short(want)))
             if g["nlink"] != nl:
                 bad.append("%s: %d links, expected %d" % (p, g["nlink"], nl))
+            want_x = m.xattr_values(e["i"])
+            if g["xattrs"] != want_x:
+                bad.append("%s: xattrs %s, expected %s" % (
+                    p, {k: short(v) for k, v in sorted(g["xattrs"].items())},
+                    {k: short(v) for k, v in sorted(want_x.items())}))
     for d in m.dirs():
         if d in fs and fs[d]["t"] == "d":
             sub = sum(1 for c in m.children(d) if m.paths[c]["t"] == "d")

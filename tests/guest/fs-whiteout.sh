@@ -7,13 +7,10 @@
 # and an empty directory removed from the lower layer disappear from the
 # merged view and leave whiteouts in upper; created files land in upper;
 # a renamed lower file is copied up and its old name whited out; the
-# merged view is the same after the overlay and NOVA are remounted. NOVA
-# has no xattrs yet, so overlayfs runs without index, metacopy, xino,
-# opaque directories and redirect_dir (docs/fs.md): its warnings are
-# expected; removing a lower directory that had files removed from it, and
-# making a directory over a removed lower one, fail with EIO (opaque
-# directories need xattrs); renaming a lower directory is EXDEV (no
-# redirect_dir).
+# merged view is the same after the overlay and NOVA are remounted. With
+# xattrs (trusted.overlay.*) on NOVA: rm -rf of a lower directory whose
+# files were removed, mkdir over a removed lower directory (an opaque
+# upper directory) and mv of a lower directory work.
 # nova-timeout: 300
 # nova-expect-klog: overlayfs: (failed to set xattr on upper|upper fs does not support xattr|\.\.\.falling back to|try mounting with 'userxattr')
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -96,15 +93,20 @@ t_ok "modify a lower file (copy-up)" sh -c "echo changed >> '$O/f2'"
 t_is "... the lower layer is untouched" "$(cat "$L/f2")" "lower f2"
 t_ok "rename over a lower file" mv "$O/new" "$O/f3"
 t_is "... f3 has the new data" "$(cat "$O/f3")" new
-# Removing a directory whose copied-up upper holds whiteouts needs an
-# opaque directory (xattr): overlayfs gives EIO and leaves it in place.
+# Removing a directory whose copied-up upper holds whiteouts, and a
+# directory over a removed lower one, need opaque directories (xattrs).
 t_ok "rm a file in a lower directory" rm "$O/full/x"
-t_errno "rmdir of that directory needs an opaque xattr: EIO" EIO "$NOVA_SYS" rmdir "$O/full"
-t_ok "... the directory stays, empty" eval 'test -d "$O/full" && [ -z "$(ls -A "$O/full")" ]'
-t_errno "mkdir over a removed lower directory needs an opaque xattr: EIO" EIO \
-	"$NOVA_SYS" mkdir "$O/emptydir"
-t_errno "renaming a lower directory needs redirect_dir (xattr): EXDEV" EXDEV \
-	"$NOVA_SYS" rename "$O/keep" "$O/keep2"
+t_ok "rmdir of that directory" "$NOVA_SYS" rmdir "$O/full"
+t_ok "... it is gone from the merged view" test ! -e "$O/full"
+mkdir -p "$L/tree/a/b" && echo t > "$L/tree/a/b/c" && echo u > "$L/tree/top"
+t_ok "rm -rf of a lower directory tree" rm -rf "$O/tree"
+t_ok "... gone, whiteout in upper" eval '! test -e "$O/tree" && is_whiteout "$M/upper/tree"'
+t_ok "mkdir over a removed lower directory" "$NOVA_SYS" mkdir "$O/emptydir"
+t_is "... an opaque directory in upper" \
+	"$(getfattr --only-values -n trusted.overlay.opaque "$M/upper/emptydir")" y
+t_ok "mv of a lower directory" mv "$O/keep" "$O/keep2"
+t_ok "... the old name is gone, the new one has no k" \
+	eval '! test -e "$O/keep" && test -d "$O/keep2" && ! test -e "$O/keep2/k"'
 view "$O" > /tmp/ovl.view
 t_ok "the merged view: $(tr '\n' ' ' < /tmp/ovl.view)" test -s /tmp/ovl.view
 t_ok "umount overlay" umount "$O"

@@ -32,7 +32,7 @@ t_ok "partial overwrite (copy-on-write of head and tail pages)" \
 	sh -c "printf 'hello protected world' | dd of=$T/f bs=1 seek=5000 conv=notrunc status=none &&
 	       printf 'hello protected world' | dd of=$M/f bs=1 seek=5000 conv=notrunc status=none"
 t_ok "umount" nova_umount
-t_is "format 1.5 with checksums, parity, inode replicas, log mirrors and range entries" "$(layout minor) $(layout incompat)" "5 47"
+t_is "format 1.5 with checksums, parity, inode replicas, log mirrors, xattrs and range entries" "$(layout minor) $(layout incompat)" "5 63"
 
 for p in 0 1 2 3 4 5 6 7; do
 	blk[p]=$(media find "$D" "$T/f" "$p")
@@ -139,14 +139,14 @@ media sb "$D" incompat=0x83
 t_fail "a file system with unknown incompatible features does not mount" nova_mount
 t_ok "... and the kernel says why" sh -c "dmesg | tail -n 20 | grep -q 'unknown incompatible features 0x80'"
 t_fail "fsck.NOVA refuses it too" fsck.NOVA -n "$D"
-media sb "$D" incompat=47
+media sb "$D" incompat=63
 
 # protection=off: no areas; reads are not verified.
 t_ok "mount -o init,protection=off" nova_mount_init protection=off
 t_ok "protection=off shows in /proc/mounts" grep -q "protection=off" /proc/mounts
 t_ok "write a file" cp "$T/f" "$M/f"
 t_ok "umount" nova_umount
-t_is "format 1.5 without protection features" "$(layout minor) $(layout incompat) $(layout alloc_start)" "5 32 4"
+t_is "format 1.5 without protection features (xattrs, range entries)" "$(layout minor) $(layout incompat) $(layout alloc_start)" "5 48 4"
 t_fail "protection=on is refused without init (made with off)" nova_mount protection=on
 t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection=off
 t_ok "umount" nova_umount

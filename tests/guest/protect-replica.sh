@@ -136,7 +136,7 @@ count inode-both "$det" 0
 t_ok "protection=off: format" nova_mount_init protection=off
 echo x > "$M/x"
 t_fail "protection=off: no copy 1 to damage" inject inode --ino "$(ino x)" --offset 100 --copy 1
-t_is "protection=off: no replica feature (range entries only)" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 32
+t_is "protection=off: no replica feature (xattrs and range entries only)" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 48
 t_ok "umount" nova_umount
 t_ok "rewrite as format 1.2" media sb "$D" minor=2 incompat=0
 t_ok "a 1.2 image mounts" nova_mount

@@ -17,6 +17,11 @@ usage: tools-corrupt.py DEVICE OP [ARGS]
   leak N                   shorten the last saved free range by N blocks
                            (checksum resealed: N leaked blocks)
   where INO                print the offset of INO's first log page
+  xattr INO                give INO's first xattr entry an unknown
+                           namespace (checksum resealed, both copies)
+  downgrade                make a 1.5 file system without xattr entries
+                           a 1.4 (1.3 without log mirrors) one: clear
+                           the xattr feature in both superblocks
   rollback INO N           lower INO's log tail by N entries in the
                            primary inode slot only (its replica, format
                            1.3, keeps the right tail)
@@ -121,6 +126,26 @@ class Dev:
             page, pages = self.u64(page + 4032), pages + 1
         sys.exit("inode %d: log tail %d not found" % (ino, tail))
 
+    def first_of_type(self, ino, etype):
+        """Offset of the first committed entry of ETYPE in INO's log."""
+        pi = self.inode(ino)
+        page, tail = self.u64(pi + 8), self.u64(pi + 16)
+        pages = 0
+        while page and pages < self.size // BS:
+            pos = page
+            while pos + 24 <= page + 4032 and pos != tail:
+                e = self.read(pos, 24)
+                size = struct.unpack_from("<H", e, 2)[0]
+                if e[0] == 0 or size < 24 or size % 8:
+                    break
+                if e[0] == etype:
+                    return pos, size
+                pos += size
+            if pos == tail:
+                break
+            page, pages = self.u64(page + 4032), pages + 1
+        sys.exit("inode %d: no entry of type %d" % (ino, etype))
+
     def first_write(self, ino):
         """Offset of the first file write entry in INO's first log page."""
         page = self.log_head(ino)
@@ -169,6 +194,21 @@ def main():
         e[40:48] = blk
         struct.pack_into("<I", e, 4, entry_csum(e))
         d.write_both(dst, bytes(e))
+    elif op == "xattr":
+        pos, size = d.first_of_type(int(args[0]), 10)
+        e = bytearray(d.read(pos, size))
+        e[24] = 9
+        struct.pack_into("<I", e, 4, entry_csum(e))
+        d.write_both(pos, bytes(e))
+    elif op == "downgrade":
+        sb = bytearray(d.read(0, 512))
+        incompat = struct.unpack_from("<I", sb, 36)[0] & ~0x10
+        struct.pack_into("<I", sb, 36, incompat)
+        struct.pack_into("<H", sb, 10, 4 if incompat & 8 else 3)
+        struct.pack_into("<I", sb, 4, 0)
+        struct.pack_into("<I", sb, 4, crc32c(bytes(sb)))
+        d.write(0, bytes(sb))
+        d.write(d.size - BS, bytes(sb))
     elif op == "rollback":
         ino, n = int(args[0]), int(args[1])
         ends = d.entry_ends(ino)

@@ -855,6 +855,102 @@ static void test_log_mirrors(void **state)
 	img_free(&im);
 }
 
+/*
+ * Format 1.5: extended attribute entries. Whole sets (one piece, split
+ * values, removals) are clean; each broken rule is reported; a damaged
+ * copy is rewritten from the log mirror like any entry.
+ */
+static void test_xattr_entries(void **state)
+{
+	struct img im;
+	uint64_t off, m, t;
+
+	(void)state;
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR |
+					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 10, 0, 10, 0, 0);
+	off = img_xattr(&im, 16, NOVA_XATTR_INDEX_TRUSTED, "big", 5000, 0,
+			NOVA_XATTR_PIECE_MAX, 0, 0);
+	t = le64(((struct nova_log_entry_header *)img_at(&im, off))->e_trans_id);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_TRUSTED, "big", 5000,
+		  NOVA_XATTR_PIECE_MAX, 5000 - NOVA_XATTR_PIECE_MAX, 0, t);
+	img_xattr(&im, 17, NOVA_XATTR_INDEX_ACL_DEFAULT, "", 4, 0, 4, 0, 0);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 0, 0, 0,
+		  NOVA_XATTR_REMOVE, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+
+	/* one damaged copy: repaired from the mirror */
+	m = img_mirror(&im, off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1));
+	assert_true(m != 0);
+	*(uint8_t *)img_at(&im, off + 50) ^= 1;
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 16: damaged log entry at");
+	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_free(&im);
+
+	/* an unknown namespace (checksum valid) */
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, 9, "x", 1, 0, 1, 0, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "inode 16: xattr entry at");
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "unknown attribute namespace");
+	img_free(&im);
+
+	/* a split value cut short */
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "c", 9000, 0,
+		  NOVA_XATTR_PIECE_MAX, 0, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "value cut short");
+	img_free(&im);
+
+	/* a piece that does not continue its set */
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "c", 9000, 0,
+		  NOVA_XATTR_PIECE_MAX, 0, 0);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "d", 9000,
+		  NOVA_XATTR_PIECE_MAX, NOVA_XATTR_PIECE_MAX, 0, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "value piece does not continue its set");
+	img_free(&im);
+
+	/* a removal with a value, a NUL in a name, an oversized value */
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "r", 1, 0, 1,
+		  NOVA_XATTR_REMOVE, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "removal with a value");
+	img_free(&im);
+	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "big", 70000, 0,
+		  NOVA_XATTR_PIECE_MAX, 0, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "value larger than 64 KiB");
+	img_free(&im);
+
+	/* an xattr entry without the feature (format 1.4) */
+	assert_int_equal(img_make_features(&im, SIZE, 1,
+					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_populate(&im);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 1, 0, 1, 0, 0);
+	img_finish(&im);
+	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "extended attribute without the xattr feature");
+	img_free(&im);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -909,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_many_inodes),
 		cmocka_unit_test(test_inode_replicas),
 		cmocka_unit_test(test_log_mirrors),
+		cmocka_unit_test(test_xattr_entries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -388,6 +388,43 @@ static inline uint64_t img_truncate(struct img *im, uint64_t ino,
 	return img_append(im, ino, &sa);
 }
 
+/*
+ * An extended attribute entry (format 1.5): a piece of @vsize bytes of
+ * value at @offset (@len bytes of 0x5a), or with NOVA_XATTR_REMOVE a
+ * removal. @trans 0: a new transaction id, else that one (a later piece).
+ */
+static inline uint64_t img_xattr(struct img *im, uint64_t ino, uint8_t index,
+				 const char *name, uint32_t vsize,
+				 uint32_t offset, uint32_t len, uint16_t flags,
+				 uint64_t trans)
+{
+	size_t nl = strlen(name);
+	unsigned int size = nova_xattr_entry_size((unsigned int)nl, len);
+	struct nova_xattr_entry *xe = calloc(1, size);
+	uint64_t pos;
+
+	img_hdr(xe, NOVA_LOG_XATTR, size);
+	xe->xe_index = index;
+	xe->xe_name_len = (uint8_t)nl;
+	xe->xe_flags = cpu16(flags);
+	xe->xe_value_size = cpu32(vsize);
+	xe->xe_offset = cpu32(offset);
+	xe->xe_len = cpu32(len);
+	memcpy(xe->xe_name, name, nl);
+	memset(xe->xe_name + nl, 0x5a, len);
+	pos = img_append(im, ino, xe);
+	if (trans) {
+		struct nova_xattr_entry *w = img_at(im, pos);
+
+		im->trans--;
+		w->hdr.e_trans_id = cpu64(trans);
+		nova_entry_seal(w);
+		img_mirror_copy(im, pos, size);
+	}
+	free(xe);
+	return pos;
+}
+
 /* Snapshot log records (format 1.1), in the log of NOVA_SNAPSHOT_INO. */
 static inline uint64_t img_snapshot(struct img *im, uint64_t id, uint64_t epoch,
 				    const char *name)
