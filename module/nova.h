@@ -284,7 +284,6 @@ int nova_write_super(struct super_block *sb, u32 state);
 int nova_set_label(struct super_block *sb, const char *label);
 int nova_enable_feature(struct super_block *sb, u32 feature, const char *what);
 void nova_get_label(struct super_block *sb, char *buf, size_t len);
-void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l);
 
 /* ioctl.c */
 long nova_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -30,6 +30,7 @@
 #include "badblocks.h"
 #include "csum.h"
 #include "nova.h"
+#include "nova_sb.h"
 #include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
@@ -529,72 +530,21 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 enum nova_sb_check { NOVA_SB_OK, NOVA_SB_NOT_NOVA, NOVA_SB_BAD,
 		     NOVA_SB_FEATURES };
 
-void nova_layout_to_sb(struct nova_super_block *d, const struct nova_layout *l)
-{
-	d->s_alloc_start = cpu_to_le64(l->alloc_start);
-	d->s_alloc_end = cpu_to_le64(l->alloc_end);
-	d->s_csum_start = cpu_to_le64(l->csum);
-	d->s_csum_replica_start = cpu_to_le64(l->csum_replica);
-	d->s_parity_start = cpu_to_le64(l->parity);
-	d->s_mmap_block = cpu_to_le64(l->mmap);
-	d->s_csum_blocks = cpu_to_le32(l->csum_blocks);
-	d->s_parity_blocks = cpu_to_le32(l->parity_blocks);
-	d->s_meta_replica = cpu_to_le64(l->meta_replica);
-}
-
-/* 1.2: the stored layout must be the one the size and features give. */
-static bool nova_sb_layout_ok(const struct nova_super_block *s)
-{
-	struct nova_super_block t = { };
-	struct nova_layout l;
-
-	if (le16_to_cpu(s->s_version_minor) < 2)
-		return !s->s_feature_incompat;
-	/* Inode replicas came with 1.3. */
-	if (le16_to_cpu(s->s_version_minor) < 3 &&
-	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
-		return false;
-	/* Log page mirrors came with 1.4, xattrs with 1.5. */
-	if (le16_to_cpu(s->s_version_minor) < 4 &&
-	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
-		return false;
-	/* Xattr and range entries came with 1.5. */
-	if (le16_to_cpu(s->s_version_minor) < 5 &&
-	    (le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_1_5))
-		return false;
-	nova_layout_compute(le64_to_cpu(s->s_size) >> NOVA_BLOCK_SHIFT,
-			    le32_to_cpu(s->s_feature_incompat), &l);
-	nova_layout_to_sb(&t, &l);
-	return !memcmp(&t.s_alloc_start, &s->s_alloc_start,
-		       offsetof(struct nova_super_block, s_reserved) -
-		       offsetof(struct nova_super_block, s_alloc_start));
-}
-
+/* What nova_read_super() makes of a copy (uapi/nova_sb.h has the rules). */
 static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 					const struct nova_super_block *s,
 					u64 dev_size)
 {
-	u64 size = le64_to_cpu(s->s_size);
-	u32 cpus = le32_to_cpu(s->s_cpus);
-
-	if (le32_to_cpu(s->s_magic) != NOVA_SUPER_MAGIC)
+	switch (nova_sb_check(s, dev_size, nova_sb_crc(s))) {
+	case NOVA_SB_FINE:
+		return NOVA_SB_OK;
+	case NOVA_SB_BAD_MAGIC:
 		return NOVA_SB_NOT_NOVA;
-	if (le32_to_cpu(s->s_csum) != nova_sb_crc(s) ||
-	    le16_to_cpu(s->s_version_major) != NOVA_FORMAT_MAJOR ||
-	    le32_to_cpu(s->s_blocksize) != NOVA_BLOCK_SIZE ||
-	    size % NOVA_BLOCK_SIZE || size > dev_size ||
-	    size < (u64)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE ||
-	    !cpus || cpus > NOVA_MAX_CPUS ||
-	    !nova_sb_state_known(le32_to_cpu(s->s_state)))
-		return NOVA_SB_BAD;
-	if (le32_to_cpu(s->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
+	case NOVA_SB_UNKNOWN_FEATURES:
 		return NOVA_SB_FEATURES;
-	if ((le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_DATA_PARITY) &&
-	    !(le32_to_cpu(s->s_feature_incompat) & NOVA_FEATURE_DATA_CSUM))
+	default:
 		return NOVA_SB_BAD;
-	if (!nova_sb_layout_ok(s))
-		return NOVA_SB_BAD;
-	return NOVA_SB_OK;
+	}
 }
 
 /*

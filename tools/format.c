@@ -152,88 +152,64 @@ const char *nova_protection_name(uint32_t incompat)
 	return r ? "replicas" : "off";
 }
 
-void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l)
-{
-	sb->s_alloc_start = cpu64(l->alloc_start);
-	sb->s_alloc_end = cpu64(l->alloc_end);
-	sb->s_csum_start = cpu64(l->csum);
-	sb->s_csum_replica_start = cpu64(l->csum_replica);
-	sb->s_parity_start = cpu64(l->parity);
-	sb->s_mmap_block = cpu64(l->mmap);
-	sb->s_csum_blocks = cpu32((uint32_t)l->csum_blocks);
-	sb->s_parity_blocks = cpu32((uint32_t)l->parity_blocks);
-	sb->s_meta_replica = cpu64(l->meta_replica);
-}
-
-/* 1.2: the stored layout is the one size and features give. */
-static bool nova_sb_layout_ok(const struct nova_super_block *sb)
-{
-	struct nova_super_block t;
-	struct nova_layout l;
-
-	memset(&t, 0, sizeof(t));
-	nova_layout_compute(le64(sb->s_size) >> NOVA_BLOCK_SHIFT,
-			    le32(sb->s_feature_incompat), &l);
-	nova_layout_to_sb(&t, &l);
-	return !memcmp(&t.s_alloc_start, &sb->s_alloc_start,
-		       offsetof(struct nova_super_block, s_reserved) -
-		       offsetof(struct nova_super_block, s_alloc_start));
-}
-
 bool nova_sb_valid(const struct nova_super_block *sb, uint64_t dev_size,
 		   char *why, size_t why_len)
 {
-	uint64_t size = le64(sb->s_size);
-	uint32_t cpus = le32(sb->s_cpus), state = le32(sb->s_state);
+	uint32_t incompat = le32(sb->s_feature_incompat);
+	uint16_t major = le16(sb->s_version_major), minor = le16(sb->s_version_minor);
 
-#define BAD(...) do { snprintf(why, why_len, __VA_ARGS__); return false; } while (0)
-	if (le32(sb->s_magic) != NOVA_SUPER_MAGIC)
-		BAD("bad magic 0x%08x", le32(sb->s_magic));
-	if (le32(sb->s_csum) != nova_sb_csum(sb))
-		BAD("bad checksum 0x%08x (computed 0x%08x)",
-		    le32(sb->s_csum), nova_sb_csum(sb));
-	if (le16(sb->s_version_major) != NOVA_FORMAT_MAJOR)
-		BAD("unsupported format version %u.%u",
-		    le16(sb->s_version_major), le16(sb->s_version_minor));
-	if (le32(sb->s_blocksize) != NOVA_BLOCK_SIZE)
-		BAD("bad block size %u", le32(sb->s_blocksize));
-	if (size % NOVA_BLOCK_SIZE || size < (uint64_t)NOVA_MIN_BLOCKS * NOVA_BLOCK_SIZE)
-		BAD("bad size %llu", (unsigned long long)size);
-	if (size > dev_size)
-		BAD("size %llu is larger than the device (%llu)",
-		    (unsigned long long)size, (unsigned long long)dev_size);
-	if (cpus < 1 || cpus > NOVA_MAX_CPUS)
-		BAD("bad number of CPU stripes %u", cpus);
-	if (!nova_sb_state_known(state))
-		BAD("bad state %u", state);
-	if (le32(sb->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP)
-		BAD("unknown incompatible features 0x%x",
-		    le32(sb->s_feature_incompat) & ~NOVA_FEATURE_INCOMPAT_SUPP);
-	if ((le32(sb->s_feature_incompat) & NOVA_FEATURE_DATA_PARITY) &&
-	    !(le32(sb->s_feature_incompat) & NOVA_FEATURE_DATA_CSUM))
-		BAD("data parity without data checksums");
-	if (le16(sb->s_version_minor) < 2 && sb->s_feature_incompat)
-		BAD("format %u.%u has no features, but 0x%x are set",
-		    le16(sb->s_version_major), le16(sb->s_version_minor),
-		    le32(sb->s_feature_incompat));
-	if (le16(sb->s_version_minor) < 4 &&
-	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_LOG_REPLICA))
-		BAD("format %u.%u has no log page mirrors, but the feature is set",
-		    le16(sb->s_version_major), le16(sb->s_version_minor));
-	if (le16(sb->s_version_minor) < 5 &&
-	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_1_5))
-		BAD("format %u.%u has no extended attributes or range entries, but the feature is set",
-		    le16(sb->s_version_major), le16(sb->s_version_minor));
-	if (le16(sb->s_version_minor) < 3 &&
-	    (le32(sb->s_feature_incompat) & NOVA_FEATURE_META_REPLICA))
-		BAD("format %u.%u has no inode replicas, but the feature is set",
-		    le16(sb->s_version_major), le16(sb->s_version_minor));
-	if (le16(sb->s_version_minor) >= 2 && !nova_sb_layout_ok(sb))
-		BAD("the layout fields do not match the size and features");
-#undef BAD
 	if (why_len)
 		why[0] = 0;
-	return true;
+	/* The rules are uapi/nova_sb.h's (the kernel's too); the words ours. */
+	switch (nova_sb_check(sb, dev_size, nova_sb_csum(sb))) {
+	case NOVA_SB_FINE:
+		return true;
+	case NOVA_SB_BAD_MAGIC:
+		snprintf(why, why_len, "bad magic 0x%08x", le32(sb->s_magic));
+		break;
+	case NOVA_SB_BAD_CSUM:
+		snprintf(why, why_len, "bad checksum 0x%08x (computed 0x%08x)",
+			 le32(sb->s_csum), nova_sb_csum(sb));
+		break;
+	case NOVA_SB_BAD_VERSION:
+		snprintf(why, why_len, "unsupported format version %u.%u", major, minor);
+		break;
+	case NOVA_SB_BAD_BLOCKSIZE:
+		snprintf(why, why_len, "bad block size %u", le32(sb->s_blocksize));
+		break;
+	case NOVA_SB_BAD_SIZE:
+		snprintf(why, why_len, "bad size %llu",
+			 (unsigned long long)le64(sb->s_size));
+		break;
+	case NOVA_SB_TOO_LARGE:
+		snprintf(why, why_len, "size %llu is larger than the device (%llu)",
+			 (unsigned long long)le64(sb->s_size),
+			 (unsigned long long)dev_size);
+		break;
+	case NOVA_SB_BAD_CPUS:
+		snprintf(why, why_len, "bad number of CPU stripes %u", le32(sb->s_cpus));
+		break;
+	case NOVA_SB_BAD_STATE:
+		snprintf(why, why_len, "bad state %u", le32(sb->s_state));
+		break;
+	case NOVA_SB_UNKNOWN_FEATURES:
+		snprintf(why, why_len, "unknown incompatible features 0x%x",
+			 incompat & ~NOVA_FEATURE_INCOMPAT_SUPP);
+		break;
+	case NOVA_SB_PARITY_NO_CSUM:
+		snprintf(why, why_len, "data parity without data checksums");
+		break;
+	case NOVA_SB_FEATURE_TOO_NEW:
+		snprintf(why, why_len,
+			 "format %u.%u cannot have features 0x%x (they need %u.%u)",
+			 major, minor, incompat, major,
+			 nova_features_min_minor(incompat));
+		break;
+	case NOVA_SB_BAD_LAYOUT:
+		snprintf(why, why_len, "the layout fields do not match the size and features");
+		break;
+	}
+	return false;
 }
 
 unsigned int nova_entry_expected_size(const void *entry)

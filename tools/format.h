@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "nova_format.h"
+#include "nova_sb.h"
 
 #define NOVA_BLOCK(off)		((off) >> NOVA_BLOCK_SHIFT)
 #define NOVA_OFF(blk)		((uint64_t)(blk) << NOVA_BLOCK_SHIFT)
@@ -26,9 +27,6 @@ uint32_t nova_je_csum(const struct nova_journal_entry *je);
 uint32_t nova_lt_csum(const struct nova_log_page_tail *lt);
 /* Entry of @size bytes: e_csum, e_flags and hint fields taken as zero. */
 uint32_t nova_entry_csum(const void *entry, unsigned int size);
-
-/* The 1.2 layout fields of a superblock (mkfs). */
-void nova_layout_to_sb(struct nova_super_block *sb, const struct nova_layout *l);
 
 /* Store the checksum into the structure (mkfs, repairs). */
 void nova_sb_seal(struct nova_super_block *sb);

@@ -272,8 +272,8 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 			 o->protection);
 		return -EINVAL;
 	}
-	/* Format 1.5: logs may hold extended attributes. */
-	p->features |= NOVA_FEATURE_XATTR;
+	/* Format 1.5: logs may hold xattr and range entries. */
+	p->features |= NOVA_FEATURE_1_5;
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->now = now.tv_sec;
 	p->now_nsec = (uint32_t)now.tv_nsec;

@@ -405,8 +405,9 @@ static void test_range_entry_needs_feature(void **state)
 	struct img *im = *state;
 	struct nova_super_block *sb = img_sb(im);
 
+	/* A 1.4 image: neither 1.5 feature. */
 	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) &
-				       ~NOVA_FEATURE_RANGE_OPS);
+				       ~NOVA_FEATURE_1_5);
 	sb->s_version_minor = cpu16(4);
 	img_sync_super(im);
 	img_finish(im);
@@ -940,9 +941,13 @@ static void test_xattr_entries(void **state)
 	       "value larger than 64 KiB");
 	img_free(&im);
 
-	/* an xattr entry without the feature (format 1.4) */
+	/* an xattr entry without the feature (a 1.4 image) */
 	assert_int_equal(img_make_features(&im, SIZE, 1,
 					   NOVA_FEATURE_LOG_REPLICA), 0);
+	img_sb(&im)->s_feature_incompat =
+		cpu32(le32(img_sb(&im)->s_feature_incompat) & ~NOVA_FEATURE_1_5);
+	img_sb(&im)->s_version_minor = cpu16(4);
+	img_sync_super(&im);
 	img_populate(&im);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 1, 0, 1, 0, 0);
 	img_finish(&im);
