@@ -166,8 +166,8 @@ for i in range(2000):
 pages=$(( $(stat -c %b "$M/churn") / 8 ))
 # Without GC the log takes about 160 pages (see the thorough case below);
 # fast GC frees fully superseded pages as the log grows, so how many are
-# left depends on where the last extensions fell (8 and 12 seen).
-t_ok "fast GC keeps the churned log small ($pages pages)" test "$pages" -le 16
+# left depends on where the last extensions fell (8, 12 and 14 seen).
+t_ok "fast GC keeps the churned log small ($pages pages)" test "$pages" -le 32
 t_ok "300 attributes of 1000 bytes, then every other removed" px '
 p = sys.argv[1]
 for i in range(300):
