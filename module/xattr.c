@@ -192,9 +192,33 @@ bool nova_xattr_entry_ok(const struct nova_xattr_entry *xe)
 }
 
 /*
+ * Does @xe continue the pending set @p (its next piece)?
+ */
+static bool nova_xattr_continues(const struct nova_xattr_node *p,
+				 const struct nova_xattr_entry *xe)
+{
+	return !(le16_to_cpu(xe->xe_flags) & NOVA_XATTR_REMOVE) &&
+	       le64_to_cpu(xe->hdr.e_trans_id) == p->trans &&
+	       xe->xe_index == p->index && xe->xe_name_len == p->name_len &&
+	       le32_to_cpu(xe->xe_value_size) == p->size &&
+	       le32_to_cpu(xe->xe_offset) == p->filled &&
+	       !memcmp(xe->xe_name, p->name, p->name_len);
+}
+
+/*
  * Replay one committed xattr entry (nova_replay_entry(), log lock not
  * needed: the inode is not yet visible). Pieces of one set are consecutive;
  * the set takes effect with its last one.
+ *
+ * A set split over log pages may have lost some pieces to fast GC: once a
+ * later set or removal supersedes it, all its pieces are invalid, and a
+ * page whose entries are all invalid is freed while the page holding its
+ * other pieces stays for the live entries beside them. So a set that
+ * another entry interrupts, or a piece whose start is missing, is a
+ * superseded set and is skipped. A value is never torn by a crash (one
+ * tail commit publishes all its pieces), and a live set's pieces are
+ * never invalid, so nothing current is lost; only a set cut short by the
+ * end of the log is corruption (nova_xattr_replay_done()).
  */
 int nova_xattr_replay(struct inode *inode, u64 off,
 		      const struct nova_xattr_entry *xe)
@@ -208,17 +232,14 @@ int nova_xattr_replay(struct inode *inode, u64 off,
 
 	if (!nova_xattr_entry_ok(xe))
 		return -EFSCORRUPTED;
-	if (p) {
-		/* Only the next piece of the pending set may come. */
-		if (le16_to_cpu(xe->xe_flags) & NOVA_XATTR_REMOVE ||
-		    trans != p->trans || xe->xe_index != p->index ||
-		    xe->xe_name_len != p->name_len || vsize != p->size ||
-		    offset != p->filled ||
-		    memcmp(xe->xe_name, p->name, p->name_len))
-			return -EFSCORRUPTED;
-	} else if (offset) {
-		return -EFSCORRUPTED;
+	if (p && !nova_xattr_continues(p, xe)) {
+		/* Superseded; its later pieces were collected. */
+		nova_xattr_node_free(p);
+		ni->xattr_pending = NULL;
+		p = NULL;
 	}
+	if (!p && offset)
+		return 0;	/* a superseded set whose start was collected */
 	old = nova_xattr_find(inode, xe->xe_index, xe->xe_name,
 			      xe->xe_name_len);
 	if (le16_to_cpu(xe->xe_flags) & NOVA_XATTR_REMOVE) {

@@ -685,6 +685,18 @@ static bool replay_dentry(struct replay *r, uint64_t off,
 	return true;
 }
 
+/* Is @xe the next piece of the pending set? */
+static bool xattr_continues(const struct replay *r,
+			    const struct nova_xattr_entry *xe)
+{
+	return !(le16(xe->xe_flags) & NOVA_XATTR_REMOVE) &&
+	       le64(xe->hdr.e_trans_id) == r->xtrans &&
+	       xe->xe_index == r->xindex && xe->xe_name_len == r->xname_len &&
+	       le32(xe->xe_value_size) == r->xsize &&
+	       le32(xe->xe_offset) == r->xfilled &&
+	       !memcmp(xe->xe_name, r->xname, r->xname_len);
+}
+
 /*
  * An extended attribute entry (format 1.5): the rules of
  * uapi/nova_format.h, as module/xattr.c applies them when it replays.
@@ -722,11 +734,18 @@ static bool replay_xattr(struct replay *r, uint64_t off,
 			return bad_entry(r, off, "attribute name contains NUL");
 	if (flags & ~NOVA_XATTR_REMOVE)
 		return bad_entry(r, off, "unknown attribute flags");
+	/*
+	 * A pending set that this entry does not continue was superseded and
+	 * fast GC collected the page of its later pieces; a piece without its
+	 * start is a superseded set whose first page was collected. Both are
+	 * skipped, as module/xattr.c does; only a set cut short by the end of
+	 * the log is damage.
+	 */
+	if (p && !xattr_continues(r, xe))
+		r->xpend = p = false;
 	if (flags & NOVA_XATTR_REMOVE) {
 		if (vsize || offset || len)
 			return bad_entry(r, off, "removal with a value");
-		if (p)
-			return bad_entry(r, off, "removal inside a split value");
 		r->xattrs++;
 		return true;
 	}
@@ -737,14 +756,9 @@ static bool replay_xattr(struct replay *r, uint64_t off,
 		    vsize - offset : NOVA_XATTR_PIECE_MAX) ||
 	    (!len && vsize))
 		return bad_entry(r, off, "bad value piece");
-	if (p) {
-		if (le64(xe->hdr.e_trans_id) != r->xtrans ||
-		    xe->xe_index != r->xindex || nl != r->xname_len ||
-		    vsize != r->xsize || offset != r->xfilled ||
-		    memcmp(xe->xe_name, r->xname, nl))
-			return bad_entry(r, off, "value piece does not continue its set");
-	} else if (offset) {
-		return bad_entry(r, off, "value piece without its start");
+	if (!p && offset) {
+		r->xattrs++;
+		return true;
 	}
 	r->xpend = true;
 	r->xtrans = le64(xe->hdr.e_trans_id);

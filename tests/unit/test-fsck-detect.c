@@ -912,16 +912,20 @@ static void test_xattr_entries(void **state)
 	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "value cut short");
 	img_free(&im);
 
-	/* a piece that does not continue its set */
+	/*
+	 * A set interrupted by another set's later piece: what fast GC leaves
+	 * of two superseded sets split over pages it partly collected (the
+	 * rest of "c", the start of "d"). Skipped, as the kernel does.
+	 */
 	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
 	img_populate(&im);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "c", 9000, 0,
 		  NOVA_XATTR_PIECE_MAX, 0, 0);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "d", 9000,
 		  NOVA_XATTR_PIECE_MAX, NOVA_XATTR_PIECE_MAX, 0, 0);
+	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "e", 1, 0, 1, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
-	       "value piece does not continue its set");
+	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
 	img_free(&im);
 
 	/* a removal with a value, a NUL in a name, an oversized value */
