@@ -168,6 +168,13 @@ pages=$(( $(stat -c %b "$M/churn") / 8 ))
 # fast GC frees fully superseded pages as the log grows, so how many are
 # left depends on where the last extensions fell (8, 12 and 14 seen).
 t_ok "fast GC keeps the churned log small ($pages pages)" test "$pages" -le 32
+# What fast GC left (superseded split values with pieces collected) must
+# replay cleanly: kernel and fsck.NOVA.
+dump "$M/churn" > "$T/churn.fast"
+t_ok "umount after fast GC" nova_umount
+t_is "fsck.NOVA clean after fast GC" "$(fsck.NOVA -f -n "$D" > "$T/fsck.fast" 2>&1; echo $?)" 0
+t_ok "mount again" nova_mount
+t_is "the churned attributes replay as they were" "$(dump "$M/churn")" "$(cat "$T/churn.fast")"
 t_ok "300 attributes of 1000 bytes, then every other removed" px '
 p = sys.argv[1]
 for i in range(300):
