@@ -257,10 +257,7 @@ void nova_file_apply_range(struct inode *inode, u64 off,
 	u64 from, to;
 	void *v;
 
-	if (nova_range_drop(le32_to_cpu(rg->rg_kind),
-			    le64_to_cpu(rg->rg_pgoff),
-			    le64_to_cpu(rg->rg_pages),
-			    MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to) &&
+	if (nova_range_entry_drop(rg, &from, &to) &&
 	    to > from) {
 		xa_for_each_range(&ni->pages, idx, v, from, to - 1) {
 			xa_erase(&ni->pages, idx);

@@ -900,10 +900,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 		u64 from, to;
 
 		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
-		    !nova_range_drop(le32_to_cpu(rg->rg_kind),
-				     le64_to_cpu(rg->rg_pgoff),
-				     le64_to_cpu(rg->rg_pages),
-				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+		    !nova_range_entry_drop(rg, &from, &to))
 			break;
 		nova_file_apply_range(inode, off, rg, false, NULL);
 		return 0;

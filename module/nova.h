@@ -445,6 +445,19 @@ extern const struct inode_operations nova_symlink_inode_operations;
 void nova_file_apply_write(struct inode *inode, u64 off,
 			   struct nova_file_write_entry *fw, bool runtime);
 void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
+/*
+ * The file pages [*@from, *@to) range entry @rg drops (nova_range_drop(),
+ * the rule shared with fsck.NOVA); false if the entry is malformed.
+ */
+static inline bool nova_range_entry_drop(const struct nova_range_entry *rg,
+					 u64 *from, u64 *to)
+{
+	return nova_range_drop(le32_to_cpu(rg->rg_kind),
+			       le64_to_cpu(rg->rg_pgoff),
+			       le64_to_cpu(rg->rg_pages),
+			       MAX_LFS_FILESIZE >> PAGE_SHIFT, from, to);
+}
+
 void nova_file_apply_range(struct inode *inode, u64 off,
 			   struct nova_range_entry *rg, bool runtime,
 			   struct xarray *moved);

@@ -230,10 +230,7 @@ static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 
 		/* As nova_file_apply_range(): its pages are dropped. */
 		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
-		    !nova_range_drop(le32_to_cpu(rg->rg_kind),
-				     le64_to_cpu(rg->rg_pgoff),
-				     le64_to_cpu(rg->rg_pages),
-				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+		    !nova_range_entry_drop(rg, &from, &to))
 			break;
 		if (to > from)
 			xa_for_each_range(&t->pages, idx, v, from, to - 1)

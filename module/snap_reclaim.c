@@ -112,10 +112,7 @@ static int nova_snap_reclaim_entry(struct super_block *sb, u64 off,
 		u64 from, to;
 
 		/* As nova_file_apply_range(). */
-		if (!nova_range_drop(le32_to_cpu(rg->rg_kind),
-				     le64_to_cpu(rg->rg_pgoff),
-				     le64_to_cpu(rg->rg_pages),
-				     MAX_LFS_FILESIZE >> PAGE_SHIFT, &from, &to))
+		if (!nova_range_entry_drop(rg, &from, &to))
 			return -EFSCORRUPTED;
 		if (to > from)
 			xa_for_each_range(&r->pages, idx, v, from, to - 1)
