@@ -2,6 +2,9 @@
 #
 #   make deps     install build and test dependencies (apt-get, as root)
 #   make          build module/nova.ko and the userspace programs
+#   make module-test  the test build of the module, build/module-test/nova.ko
+#                 (NOVA_TEST_HOOKS: crash points, corruption injector);
+#                 make test and make crashtest load it into the guest
 #   make test     host checks + unit tests + guest tests; summary line last
 #   make test-6.12  the 6.12 lane: make deps KERNEL=6.12, then the build
 #                 for every installed kernel and the guest tests CI runs on
@@ -41,13 +44,25 @@ export KVER KERNEL BUILD
 USER_DIRS := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,lib novactl novad tools tests/unit tests/guest/progs bench)))
 
 .PHONY: fstests fstests-build
-.PHONY: all module user deps test test-6.12 test-debug demo bench shell check clean install install-module uninstall dkms-source crashtest
+# module-test is phony too: Kbuild decides what to rebuild.
+.PHONY: all module module-test user deps test test-6.12 test-debug demo bench shell check clean install install-module uninstall dkms-source crashtest
 
 all: module user
 
 module:
 	@test -d "$(KDIR)" || { echo "nova: no headers for $(KVER) at $(KDIR): run 'make deps'" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module W=1 modules
+
+# The test build: the same sources, linked into build/module-test, built
+# with NOVA_TEST_HOOKS=y (module/Kbuild). Only what the tests load.
+MODULE_TEST_SRC := $(filter-out %.mod.c,$(wildcard $(CURDIR)/module/*.c)) \
+	$(wildcard $(CURDIR)/module/*.h) $(CURDIR)/module/Kbuild
+module-test:
+	@test -d "$(KDIR)" || { echo "nova: no headers for $(KVER) at $(KDIR): run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/module-test
+	@find $(BUILD)/module-test -maxdepth 1 -type l -delete
+	@ln -s $(MODULE_TEST_SRC) $(BUILD)/module-test/
+	$(MAKE) -C $(KDIR) M=$(BUILD)/module-test W=1 NOVA_TEST_HOOKS=y NOVA_UAPI=$(CURDIR)/uapi modules
 
 user:
 	@for d in $(USER_DIRS); do $(MAKE) -C $$d BUILD=$(BUILD) || exit 1; done
@@ -56,7 +71,7 @@ deps:
 	qemu/deps.sh
 
 test: deps
-	$(MAKE) all
+	$(MAKE) all module-test
 	tests/run.sh $(T)
 
 # The guest tests of the 6.12 lane (any T= works with KERNEL=6.12 too).
@@ -80,7 +95,7 @@ test-debug:
 	$(MAKE) test KERNEL=debug KVER="$$(KERNEL=debug KVER= bash -c '. qemu/lib.sh && nova_kver')" \
 		T="$(or $(T),$(TDEBUG))"
 
-crashtest: all
+crashtest: all module-test
 	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh
 
 # The demo hides apt's and the compilers' output behind one line; the whole
@@ -153,4 +168,4 @@ dkms-source:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 	@for d in $(USER_DIRS); do $(MAKE) -C $$d BUILD=$(BUILD) clean; done
-	rm -rf $(BUILD)/bin $(BUILD)/obj $(BUILD)/test-results
+	rm -rf $(BUILD)/bin $(BUILD)/obj $(BUILD)/test-results $(BUILD)/module-test

@@ -2,14 +2,14 @@
 /*
  * NOVA: fault injection hook of the persistence barrier (fault.c).
  *
- * Built when Kbuild defines NOVA_FAULT_INJECTION (the default; build with
- * NOVA_FAULT_INJECTION=n to leave it out). Disarmed, the hook is a static
- * branch that is never taken.
+ * Built only into the test module (Kbuild's NOVA_TEST_HOOKS, make
+ * module-test); the production module has an empty hook. Disarmed, the
+ * hook is a static branch that is never taken.
  */
 #ifndef _NOVA_FAULT_H
 #define _NOVA_FAULT_H
 
-#ifdef NOVA_FAULT_INJECTION
+#ifdef NOVA_TEST_HOOKS
 #include <linux/jump_label.h>
 
 DECLARE_STATIC_KEY_FALSE(nova_fault_armed);

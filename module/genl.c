@@ -25,45 +25,9 @@
 
 #include "nova.h"
 #include "nova_ctl.h"
+#include "genl.h"
 #include "protect.h"
 #include "scrub.h"
-
-/*
- * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
- * at most NOVA_GENL_CORRUPTION_BURST per window of one second; the rest
- * are counted in @suppressed, which the next notification sent carries.
- * The lock is taken with interrupts off (callers may be in any context
- * but hard interrupts) and nests inside every NOVA lock.
- */
-struct nova_ctl_ratelimit {
-	spinlock_t		lock;
-	unsigned long		window;		/* jiffies it began */
-	u32			sent;		/* in this window */
-	u64			suppressed;	/* since the last one sent */
-};
-
-/* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
-struct nova_ctl_fs {
-	/*
-	 * On nova_ctl_list, by id: changed under nova_ctl_lock, read under
-	 * it or (the event path, which may not sleep) under RCU; freed after
-	 * a grace period.
-	 */
-	struct list_head	list;
-	struct rcu_head		rcu;
-	struct nova_ctl_ratelimit corruption_rl;
-	struct super_block	*sb;
-	u64			id;		/* mount sequence number */
-	u8			uuid[NOVA_GENL_UUID_LEN];
-	/* FS_IOC_SETFSLABEL changes it: under nova_ctl_label_lock. */
-	char			label[NOVA_GENL_LABEL_LEN];
-	u32			format_version;
-	/*
-	 * Created by the first SCRUB_START under nova_ctl_lock; freed by
-	 * nova_ctl_fs_unmounting() once off the list (the thread stopped).
-	 */
-	struct nova_scrub	*scrub;
-};
 
 static DEFINE_MUTEX(nova_ctl_lock);
 /* The cached labels (events read them under RCU, without nova_ctl_lock). */
@@ -103,7 +67,7 @@ static const char * const nova_op_names[NOVA_CTL_OP_NR] = {
 };
 
 /* st_dev values are the kernel's 32-bit "new" encoding; 0 is no device. */
-static struct netlink_range_validation nova_dev_range __ro_after_init = {
+struct netlink_range_validation nova_dev_range __ro_after_init = {
 	.min	= 1,
 	.max	= U32_MAX,
 };
@@ -147,26 +111,12 @@ static const struct nla_policy nova_scrub_req_policy[NOVA_A_SCRUB + 1] = {
 	[NOVA_A_SCRUB]		= NLA_POLICY_NESTED(nova_scrub_policy),
 };
 
-static const struct nla_policy nova_inject_policy[NOVA_INJECT_A_MAX + 1] = {
-	[NOVA_INJECT_A_TARGET]	= NLA_POLICY_RANGE(NLA_U32, 1, NOVA_INJECT_MAX),
-	[NOVA_INJECT_A_INODE]	= { .type = NLA_U64 },
-	[NOVA_INJECT_A_OFFSET]	= { .type = NLA_U64 },
-	[NOVA_INJECT_A_COPY]	= NLA_POLICY_MAX(NLA_U32, 1),
-};
-
-static const struct nla_policy nova_inject_req_policy[NOVA_A_INJECT + 1] = {
-	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
-	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
-	[NOVA_A_INJECT]		= NLA_POLICY_NESTED(nova_inject_policy),
-};
-
 /* Dump state, kept in cb->ctx. */
 struct nova_dump_ctx {
 	u64			next_id;	/* first registry id not yet sent */
 	struct nova_fs_stats	*st;		/* scratch buffer for the dump */
 };
 
-static struct genl_family nova_genl_family;
 
 static struct nova_dump_ctx *nova_dump_ctx(struct netlink_callback *cb)
 {
@@ -179,7 +129,7 @@ static u64 nova_ctl_dev(const struct nova_ctl_fs *fs)
 	return new_encode_dev(fs->sb->s_dev);
 }
 
-static int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
+int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
 {
 	char label[NOVA_GENL_LABEL_LEN];
 	unsigned long flags;
@@ -440,7 +390,7 @@ static int nova_ctl_may_change(const struct sk_buff *skb,
  * reference would unmount, which takes it). *@copy receives the entry as
  * it is then. The caller drops the reference with deactivate_super().
  */
-static struct super_block *
+struct super_block *
 nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
 		struct nova_ctl_fs *copy,
 		int (*prepare)(struct nova_ctl_fs *fs, struct genl_info *info))
@@ -1211,135 +1161,6 @@ void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
 			  GFP_ATOMIC);
 }
 
-/* ---- corruption injector (tests) ---- */
-
-struct nova_inject_req {
-	u32 target;
-	u64 ino;
-	u64 offset;
-	u32 copy;
-};
-
-static int nova_inject_reply(struct genl_info *info,
-			     const struct nova_ctl_fs *fs,
-			     const struct nova_inject_req *r)
-{
-	struct sk_buff *msg;
-	struct nlattr *nest;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
-				NOVA_CMD_INJECT);
-	if (!hdr || nova_put_identity(msg, fs))
-		goto fail;
-	nest = nla_nest_start(msg, NOVA_A_INJECT);
-	if (!nest ||
-	    nla_put_u32(msg, NOVA_INJECT_A_TARGET, r->target) ||
-	    nla_put_u64_64bit(msg, NOVA_INJECT_A_INODE, r->ino,
-			      NOVA_INJECT_A_PAD) ||
-	    nla_put_u64_64bit(msg, NOVA_INJECT_A_OFFSET, r->offset,
-			      NOVA_INJECT_A_PAD) ||
-	    nla_put_u32(msg, NOVA_INJECT_A_COPY, r->copy))
-		goto fail;
-	nla_nest_end(msg, nest);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-fail:
-	nlmsg_free(msg);
-	return -EMSGSIZE;
-}
-
-/* The request's NOVA_A_INJECT nest; sets extack on failure. */
-static int nova_inject_parse(struct genl_info *info,
-			     struct nova_inject_req *r)
-{
-	struct nlattr *tb[NOVA_INJECT_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_INJECT];
-	int err;
-
-	if (!nest) {
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_INJECT);
-		GENL_SET_ERR_MSG(info, "NOVA_A_INJECT is required");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, NOVA_INJECT_A_MAX, nest, nova_inject_policy,
-			       info->extack);
-	if (err)
-		return err;
-	if (!tb[NOVA_INJECT_A_TARGET]) {
-		NL_SET_ERR_ATTR_MISS(info->extack, nest, NOVA_INJECT_A_TARGET);
-		GENL_SET_ERR_MSG(info, "NOVA_INJECT_A_TARGET is required");
-		return -EINVAL;
-	}
-	r->target = nla_get_u32(tb[NOVA_INJECT_A_TARGET]);
-	r->ino = tb[NOVA_INJECT_A_INODE] ?
-		 nla_get_u64(tb[NOVA_INJECT_A_INODE]) : 0;
-	r->offset = tb[NOVA_INJECT_A_OFFSET] ?
-		    nla_get_u64(tb[NOVA_INJECT_A_OFFSET]) : 0;
-	r->copy = tb[NOVA_INJECT_A_COPY] ?
-		  nla_get_u32(tb[NOVA_INJECT_A_COPY]) : 0;
-	return 0;
-}
-
-static void nova_inject_errmsg(struct genl_info *info, int err)
-{
-	switch (err) {
-	case -ENOENT:
-		GENL_SET_ERR_MSG(info, "no such inode, or it has no such object");
-		break;
-	case -ERANGE:
-		GENL_SET_ERR_MSG(info, "offset beyond the object");
-		break;
-	case -EINVAL:
-		GENL_SET_ERR_MSG(info, "the target has no such copy or object");
-		break;
-	case -EOPNOTSUPP:
-		GENL_SET_ERR_MSG(info, "the file system does not keep that object (protection off)");
-		break;
-	case -EROFS:
-		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
-		break;
-	default:
-		GENL_SET_ERR_MSG(info, "injection failed");
-		break;
-	}
-}
-
-static int nova_inject_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_inject_req r;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	if (!nova_inject_enabled()) {
-		GENL_SET_ERR_MSG(info, "the corruption injector is off (load nova.ko with inject=1)");
-		return -EPERM;
-	}
-	err = nova_inject_parse(info, &r);
-	if (err)
-		return err;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb))
-		return PTR_ERR(sb);
-	/* s_umount keeps remount and freezing away while the media changes. */
-	down_read(&sb->s_umount);
-	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
-		err = -EROFS;
-	else
-		err = nova_inject(sb, r.target, r.ino, r.offset, r.copy);
-	up_read(&sb->s_umount);
-	if (err)
-		nova_inject_errmsg(info, err);
-	else
-		err = nova_inject_reply(info, &fs, &r);
-	deactivate_super(sb);
-	return err;
-}
-
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nova_fs_stats *st;
@@ -1541,6 +1362,7 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_stats_get_policy,
 		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
 	},
+#ifdef NOVA_TEST_HOOKS
 	{
 		.cmd	= NOVA_CMD_INJECT,
 		.doit	= nova_inject_doit,
@@ -1548,9 +1370,10 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_inject_req_policy,
 		.maxattr = ARRAY_SIZE(nova_inject_req_policy) - 1,
 	},
+#endif
 };
 
-static struct genl_family nova_genl_family __ro_after_init = {
+struct genl_family nova_genl_family __ro_after_init = {
 	.name		= NOVA_GENL_NAME,
 	.version	= NOVA_GENL_VERSION,
 	.module		= THIS_MODULE,

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA: test-only corruption injector (genl NOVA_CMD_INJECT, available
- * only with the module parameter inject=1). nova_inject() inverts one byte
- * of the chosen object on PMEM, writes it back from the CPU caches and
- * fences, so the next read of the object, by any path, sees the damage.
- * The objects and their offsets are those of enum nova_inject_target
- * (uapi/linux/nova_genl.h).
+ * NOVA: test-only corruption injector (genl NOVA_CMD_INJECT in
+ * genl_inject.c; built only into the test module, NOVA_TEST_HOOKS, and
+ * available only with the module parameter inject=1). nova_inject()
+ * inverts one byte of the chosen object on PMEM, writes it back from the
+ * CPU caches and fences, so the next read of the object, by any path,
+ * sees the damage. The objects and their offsets are those of enum
+ * nova_inject_target (uapi/linux/nova_genl.h).
  *
  * Lock order: VFS inode references, then nova_inode_info.log_lock while
  * the log or the page index is looked at.

@@ -17,8 +17,9 @@
  *    with @kept the slot of a removed inode a snapshot keeps (i_valid 0;
  *    its static part is as it was; the caller holds the snapshot table
  *    lock so it stays kept).
- *  - nova_inject(): flip one byte of a chosen object (module parameter
- *    inject=1 only; the caller checks it with nova_inject_enabled()).
+ *  - nova_inject(): flip one byte of a chosen object (test builds only,
+ *    NOVA_TEST_HOOKS, and module parameter inject=1; the caller checks it
+ *    with nova_inject_enabled()).
  *
  * Counters since mount (struct nova_sb_info): prot_verified (strips
  * checked), prot_repaired (strips or checksum copies rewritten),
@@ -48,9 +49,11 @@ int nova_verify_inode(struct super_block *sb, u64 ino, bool kept, bool repair,
 int nova_verify_inode_data(struct inode *inode, bool repair,
 			   struct nova_verify_result *res);
 
+#ifdef NOVA_TEST_HOOKS
 bool nova_inject_enabled(void);
 int nova_inject(struct super_block *sb, u32 target, u64 ino, u64 offset,
 		u32 copy);
+#endif
 
 /* Used by the file system itself. */
 bool nova_prot_csum(struct super_block *sb);

@@ -42,9 +42,9 @@
 #define NOVA_SNAP_RECLAIM_RUNS		256
 #define NOVA_SNAP_RECLAIM_INODES	16
 
-#ifdef NOVA_FAULT_INJECTION
+#ifdef NOVA_TEST_HOOKS
 /*
- * Test hook (fault-injection builds): while set, the worker leaves every
+ * Test hook (test builds only, NOVA_TEST_HOOKS): while set, the worker leaves every
  * queue alone unless an unmount or remount read-only is draining it, so a
  * test can unmount with reclaim queued (tests/guest/snapshot-bgreclaim.sh).
  * Clearing it takes effect at the next delete or drain. A --wait delete

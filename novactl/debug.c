@@ -3,6 +3,7 @@
  * novactl debug inject: a test tool that damages one on-media object of a
  * mounted NOVA file system, to prove detection and repair.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,9 @@ static void inject_help(FILE *f)
 		"inode (st_ino; ignored for super); --offset selects the object: the\n"
 		"byte in the superblock or inode slot, the index of the log entry or\n"
 		"log page, or a byte offset in the file for data, csum and parity;\n"
-		"--copy 1 hits the replica where there is one. Works only when\n"
-		"nova.ko was loaded with inject=1. Needs CAP_NET_ADMIN.\n");
+		"--copy 1 hits the replica where there is one. Works only with the\n"
+		"test build of nova.ko (make module-test) loaded with inject=1.\n"
+		"Needs CAP_NET_ADMIN.\n");
 }
 
 static int debug_inject(struct nctl *c, int argc, char **argv)
@@ -90,10 +92,14 @@ static int debug_inject(struct nctl *c, int argc, char **argv)
 		return r;
 	if (nova_inject(ipc, &sel, (uint32_t)target, ino, off, (uint32_t)copy,
 			&e)) {
-		r = e.from_kernel ?
-		    nctl_error(c, NCTL_EXIT_FAIL, e.err, "%s: %s",
-			       argv[optind + 1], e.msg) :
-		    nctl_error_nova(c, &e);
+		if (e.err == -EOPNOTSUPP && !e.from_kernel)
+			r = nctl_error(c, NCTL_EXIT_FAIL, e.err,
+				       "this nova.ko has no corruption injector: it is a production build (the test build, 'make module-test', has it)");
+		else
+			r = e.from_kernel ?
+			    nctl_error(c, NCTL_EXIT_FAIL, e.err, "%s: %s",
+				       argv[optind + 1], e.msg) :
+			    nctl_error_nova(c, &e);
 	} else if (c->json) {
 		struct json_object *doc = nctl_json_doc();
 		struct json_object *o = json_object_new_object();

@@ -32,6 +32,9 @@
 #                      refuses MTTCG with icount)
 #
 # The repository is shared read-only at /nova, DIR read-write at /out.
+# NOVA_GUEST_MODULE names the nova.ko the guest loads (default
+# module/nova.ko, the production build; tests/run.sh sets
+# build/module-test/nova.ko, the test build with its hooks).
 # KERNEL=debug boots the debug lane's kernel (qemu/build-debug-kernel.sh;
 # no initrd) with its modules in the image, and scales the guest's time
 # limits (NOVA_TIMEOUT_SCALE, default 4 there).
@@ -78,7 +81,16 @@ if [ "${KERNEL:-}" = debug ]; then
 else
 	[ -r "$kernel" ] && [ -r "$initrd" ] || nova_die "no $kernel / $initrd: run 'make deps'"
 fi
-[ -f "$nova_top/module/nova.ko" ] || nova_die "module/nova.ko is not built: run 'make'"
+# The module the guest loads, relative to the repository: the production
+# build by default; tests/run.sh names the test build (make module-test).
+module=${NOVA_GUEST_MODULE:-module/nova.ko}
+case $module in
+/*|*..*) nova_die "NOVA_GUEST_MODULE must be a path inside the repository: $module" ;;
+esac
+[ -f "$nova_top/$module" ] || {
+	[ "$module" = module/nova.ko ] && nova_die "module/nova.ko is not built: run 'make'"
+	nova_die "$module is not built: run 'make module-test'"
+}
 if [ "${KERNEL:-}" = debug ]; then
 	rootfs=$("$nova_top/qemu/debug-rootfs.sh")
 else
@@ -115,6 +127,7 @@ done > "$out/plan"
 	echo "NOVA_PMEM_COUNT=$npmem"
 	echo "NOVA_KVER=$kver"
 	echo "NOVA_TIMEOUT_SCALE=$scale"
+	echo "NOVA_MODULE_PATH=$module"
 } > "$out/guest.env"
 
 # Only one guest at a time: two TCG guests on two cores starve each other.

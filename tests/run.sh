@@ -12,6 +12,9 @@
 # With arguments it runs only the named tests, e.g.
 #   tests/run.sh tests/guest/fs-basic.sh
 #
+# The guest loads build/module-test/nova.ko, the test build (make
+# module-test), unless NOVA_GUEST_MODULE names another.
+#
 # Every guest test's kernel log is scanned (tests/lib/klog-scan.sh); a
 # problem there fails the test. The last line is the summary
 # "N passed, N failed[, N skipped]"; the exit status is 1 on any failure.
@@ -21,6 +24,9 @@ set -uo pipefail
 cd "$nova_top" || exit 1
 
 build=$(nova_build_dir)
+# Every guest of the suite, also those tests/boot scripts start, loads the
+# test build of the module (make module-test: crash points, injector).
+export NOVA_GUEST_MODULE=${NOVA_GUEST_MODULE:-build/module-test/nova.ko}
 stamp=$(date +%Y%m%d-%H%M%S)
 if [ -n "${NOVA_RESULTS_DIR:-}" ]; then
 	results=$NOVA_RESULTS_DIR	# nested runs (harness self-checks)

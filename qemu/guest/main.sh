@@ -63,14 +63,14 @@ load_module() {
 		say "nova.ko already loaded ($(modinfo -F filename nova 2>/dev/null))"
 		return 0
 	fi
-	deps=$(modinfo -F depends "$top/module/nova.ko" | tr ',' ' ')
+	deps=$(modinfo -F depends "$NOVA_MODULE" | tr ',' ' ')
 	[ -z "$deps" ] || modprobe -a $deps || return 1
-	insmod "$top/module/nova.ko"
+	insmod "$NOVA_MODULE"
 }
 
 test_env() {
 	export NOVA_TOP=$top
-	export NOVA_MODULE=$top/module/nova.ko
+	export NOVA_MODULE=$top/${NOVA_MODULE_PATH:-module/nova.ko}
 	export NOVA_PMEM=/dev/pmem0
 	NOVA_PMEM_DEVS=$(ls /dev/pmem* 2>/dev/null | tr '\n' ' ')
 	export NOVA_PMEM_DEVS

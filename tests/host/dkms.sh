@@ -42,6 +42,8 @@ t_ok "dkms build for $kver" dkms build --dkmstree "$work/tree" --sourcetree "$wo
 ko=$(find "$work/tree/nova/$ver" -name nova.ko | head -n1)
 t_ok "dkms produced nova.ko" test -s "$ko"
 t_is "built for $kver" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" "$kver"
+t_is "the DKMS module is the production build (no test hooks)" \
+	"$(modinfo -F parm "$ko" | grep -E -o '^(crash_after_barriers|inject|snap_reclaim_hold):')" ""
 k612=$(KERNEL=6.12 KVER= nova_kver 2>/dev/null)
 if [ "$k612" = "$kver" ]; then
 	t_skip "dkms build for 6.12" "built above as the default kernel"

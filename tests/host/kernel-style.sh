@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Kernel code quality gates, on a private copy of module/ and uapi/ so that
 # a build in the work tree is not disturbed:
-#   - the module builds with W=1 without a single warning
-#   - sparse (C=2) reports nothing
+#   - the module builds with W=1 without a single warning, in its production
+#     and its test build (NOVA_TEST_HOOKS)
+#   - sparse (C=2) reports nothing (on the test build, a superset)
 #   - checkpatch.pl (from linux-source-6.1) is clean on every file
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
@@ -17,14 +18,20 @@ cp -a module "$work/"
 [ ! -d uapi ] || cp -a uapi "$work/"
 rm -f "$work"/module/*.o "$work"/module/*.ko "$work"/module/.*.cmd
 
-make -C "$kdir" M="$work/module" W=1 modules > "$work/w1.log" 2>&1
-t_is "module builds with W=1" "$?" 0
-t_is "W=1 build has no warnings" \
-	"$(grep -E 'warning:|error:' "$work/w1.log" | head -n 20)" ""
+# Both builds: the production module and the test build (NOVA_TEST_HOOKS,
+# make module-test), which compiles the test hooks as well.
+for hooks in n y; do
+	name=production
+	[ "$hooks" = n ] || name="test build"
+	make -C "$kdir" M="$work/module" W=1 NOVA_TEST_HOOKS=$hooks modules > "$work/w1.log" 2>&1
+	t_is "$name: module builds with W=1" "$?" 0
+	t_is "$name: W=1 build has no warnings" \
+		"$(grep -E 'warning:|error:' "$work/w1.log" | head -n 20)" ""
+done
 
 touch "$work"/module/*.c
 if command -v sparse > /dev/null; then
-	make -C "$kdir" M="$work/module" C=2 modules > "$work/sparse.log" 2>&1
+	make -C "$kdir" M="$work/module" C=2 NOVA_TEST_HOOKS=y modules > "$work/sparse.log" 2>&1
 	t_is "sparse (C=2) reports nothing" \
 		"$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$work/sparse.log" | head -n 20)" ""
 else

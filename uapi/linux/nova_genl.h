@@ -403,9 +403,11 @@
  *
  * NOVA_CMD_INJECT
  *
- *   Plain request, GENL_ADMIN_PERM, a test tool (docs/scrub.md). Refused
- *   with -EPERM and an extack message unless the module was loaded with
- *   inject=1. Names one file system and carries NOVA_A_INJECT; flips bytes
+ *   Plain request, GENL_ADMIN_PERM, a test tool (docs/scrub.md). Only the
+ *   test build of the module (make module-test) registers it; the
+ *   production module answers -EOPNOTSUPP (the generic netlink core's
+ *   answer to an unknown command). Refused with -EPERM and an extack
+ *   message unless the module was loaded with inject=1. Names one file system and carries NOVA_A_INJECT; flips bytes
  *   of the chosen object on the media, bypassing checksums, without
  *   telling the file system (in-DRAM copies stay as they are). The reply
  *   carries the identity and NOVA_A_INJECT as given. Errors: -EINVAL
@@ -493,7 +495,7 @@ enum nova_cmd {
 	NOVA_CMD_SCRUB_STATUS,
 	NOVA_CMD_SCRUB_FINISHED,	/* notification */
 	NOVA_CMD_CORRUPTION,		/* notification */
-	NOVA_CMD_INJECT,		/* debugging, needs inject=1 */
+	NOVA_CMD_INJECT,		/* test builds, needs inject=1 */
 
 	__NOVA_CMD_MAX
 };

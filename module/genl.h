@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NOVA control plane, internal to it: what the files of the generic
+ * netlink family (genl*.c) share. The family, the registry of mounted
+ * file systems and every command but the test-only injector live in
+ * genl.c; genl_inject.c (test builds only) has NOVA_CMD_INJECT. Nothing
+ * outside the control plane includes this header: the core reports to
+ * the control plane through nova_ctl.h.
+ *
+ * Lock order: as in genl.c (nova_ctl_lock, then file-system locks).
+ */
+#ifndef _NOVA_GENL_H
+#define _NOVA_GENL_H
+
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <net/genetlink.h>
+#include <linux/nova_genl.h>
+
+struct nova_scrub;
+
+/*
+ * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
+ * at most NOVA_GENL_CORRUPTION_BURST per window of one second; the rest
+ * are counted in @suppressed, which the next notification sent carries.
+ * The lock is taken with interrupts off (callers may be in any context
+ * but hard interrupts) and nests inside every NOVA lock.
+ */
+struct nova_ctl_ratelimit {
+	spinlock_t		lock;
+	unsigned long		window;		/* jiffies it began */
+	u32			sent;		/* in this window */
+	u64			suppressed;	/* since the last one sent */
+};
+
+/* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
+struct nova_ctl_fs {
+	/*
+	 * On nova_ctl_list, by id: changed under nova_ctl_lock, read under
+	 * it or (the event path, which may not sleep) under RCU; freed after
+	 * a grace period.
+	 */
+	struct list_head	list;
+	struct rcu_head		rcu;
+	struct nova_ctl_ratelimit corruption_rl;
+	struct super_block	*sb;
+	u64			id;		/* mount sequence number */
+	u8			uuid[NOVA_GENL_UUID_LEN];
+	/* FS_IOC_SETFSLABEL changes it: under nova_ctl_label_lock. */
+	char			label[NOVA_GENL_LABEL_LEN];
+	u32			format_version;
+	/*
+	 * Created by the first SCRUB_START under nova_ctl_lock; freed by
+	 * nova_ctl_fs_unmounting() once off the list (the thread stopped).
+	 */
+	struct nova_scrub	*scrub;
+};
+
+extern struct genl_family nova_genl_family;
+extern struct netlink_range_validation nova_dev_range;
+
+int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs);
+struct super_block *
+nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
+		struct nova_ctl_fs *copy,
+		int (*prepare)(struct nova_ctl_fs *fs, struct genl_info *info));
+
+#ifdef NOVA_TEST_HOOKS
+extern const struct nla_policy nova_inject_req_policy[NOVA_A_INJECT + 1];
+int nova_inject_doit(struct sk_buff *skb, struct genl_info *info);
+#endif
+
+#endif /* _NOVA_GENL_H */
