@@ -832,6 +832,27 @@ bool nova_prot_was_mapped(struct super_block *sb, u64 ino)
 	return false;
 }
 
+/*
+ * Is any inode listed as mapped writable (or the list overflowed)? One
+ * look at the list per recovery, so that the scan asks
+ * nova_prot_was_mapped() (a walk of the whole list) only when the answer
+ * can be yes: after most crashes nothing was mapped writable.
+ */
+bool nova_prot_any_mapped(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le64 *l;
+	unsigned int i;
+
+	if (!sbi->layout.mmap)
+		return false;
+	l = nova_mmap_list(sbi);
+	for (i = 0; i < NOVA_MMAP_SLOTS; i++)
+		if (READ_ONCE(l[i]))
+			return true;
+	return false;
+}
+
 /* Recovery re-protected the listed files: empty the list. */
 void nova_prot_clear_mapped(struct super_block *sb)
 {
