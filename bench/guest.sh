@@ -321,10 +321,23 @@ phase_recover() {
 		mkdir -p "$mnt-${dev##*/}"
 		dmesg -C
 		log "$fs: recovery mount of $n files"
-		if ! nova-bench-meta mount -k -R 1 -T "$(fs_type "$fs")" -o "$(fs_data "$fs" again)" \
+		prof=()
+		# BENCH_RECOVERY_PERF=1: a perf profile of the recovery mount.
+		[ "${BENCH_RECOVERY_PERF:-0}" = 0 ] ||
+			prof=(perf record -q -e cpu-clock -F 20000 -a -g -o "/tmp/rec-$fs-$n.data" --)
+		if ! "${prof[@]}" nova-bench-meta mount -k -R 1 -T "$(fs_type "$fs")" -o "$(fs_data "$fs" again)" \
 			"$dev" "$mnt-${dev##*/}" > "$f" 2> "$f.err"; then
 			unavailable "$fs" "recovery-$n" "mount after power cut failed: $(tail -n 1 "$f.err") $(klog_reason 'nova|ext4|xfs')"
 			continue
+		fi
+		dmesg > "$out/$fs-recovery-$n.dmesg" 2>&1
+		if [ ${#prof[@]} -gt 0 ]; then
+			perf report -i "/tmp/rec-$fs-$n.data" --stdio --no-children --sort sym \
+				--percent-limit 0.5 -g none > "$out/$fs-recovery-$n.report" 2> /dev/null
+			perf report -i "/tmp/rec-$fs-$n.data" --stdio --no-children --sort sym \
+				--percent-limit 2 -g caller,0.5,2 --max-stack 16 \
+				> "$out/$fs-recovery-$n.callers" 2> /dev/null
+			rm -f "/tmp/rec-$fs-$n.data"
 		fi
 		got=$(find "$mnt-${dev##*/}/pop" -type f 2>/dev/null | wc -l)
 		if awk -v d="$mnt-${dev##*/}" '$2 == d { split($4, o, ","); if (o[1] == "ro") ro = 1 } END { exit !ro }' /proc/mounts; then

@@ -106,7 +106,7 @@ else
 	: "${BENCH_MOUNT_REPEATS:=5}" "${BENCH_RECOVERY_COUNTS:=1000 5000 20000}"
 	: "${BENCH_TIMEOUT:=3600}"
 fi
-: "${BENCH_RECOVERY_PMEM_SIZE:=512M}"
+: "${BENCH_RECOVERY_PMEM_SIZE:=512M}" "${BENCH_RECOVERY_PERF:=0}"
 
 build=$(nova_build_dir)
 [ -n "$work" ] || work=$build/bench/$(date +%Y%m%d-%H%M%S)-$mode
@@ -178,7 +178,7 @@ write_env() {
 		printf 'BENCH_NOVA_OFF_OPTS=%q\n' "$off_opts"
 		for v in BENCH_FIO_SIZE BENCH_FIO_RUNTIME BENCH_JOBS BENCH_META_N BENCH_META_BYTES \
 			 BENCH_TREE_DEPTH BENCH_TREE_FANOUT BENCH_MIX_FILES BENCH_MIX_SECONDS \
-			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS; do
+			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS BENCH_RECOVERY_PERF; do
 			printf '%s=%q\n' "$v" "${!v}"
 		done
 		printf 'BENCH_CRASH_PLAN=%q\n' "${3:-}"

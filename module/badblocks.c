@@ -16,7 +16,8 @@
  *    listed sectors, for writing it), and checks that the pieces form the
  *    one linear mapping NOVA addresses the device with.
  *  - reading a poisoned line machine-checks. NOVA reads file data with
- *    copy_mc_to_kernel() (protect.c), so poison is a bad strip there, but
+ *    machine-check-safe loads (copy_mc_to_kernel() in protect.c, the
+ *    one-pass read loop in csum.c), so poison is a bad strip there, but
  *    the mount should not wait for a reader to find it: nova_bb_mount()
  *    walks the list once the file system is loaded.
  *

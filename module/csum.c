@@ -176,6 +176,49 @@ static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
 	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
 	return 0;
 }
+
+/*
+ * One word of a strip read: load word @W (byte offset @W * 8 from the
+ * index) from PMEM, feed it into the chain, store it to the user. The
+ * load may take a machine check (EX_TYPE_DEFAULT_MCE_SAFE: the handler
+ * resumes at 9, err still -EIO); the store may fault on user memory the
+ * page fault handler cannot resolve (err = -EFAULT, resume at 9).
+ */
+#define NOVA_MC_WORD(W)							\
+	"1" #W ":	movq " #W "*8(%[s],%[i]), %[v]\n"		\
+	"	crc32q %[v], %[crc]\n"					\
+	"2" #W ":	movq %[v], " #W "*8(%[d],%[i])\n"		\
+	_ASM_EXTABLE_TYPE(1 ## W ## b, 9f, EX_TYPE_DEFAULT_MCE_SAFE)	\
+	NOVA_EXTABLE_EFAULT("2" #W "b", "9f", "%[err]")
+
+static int nova_csum_copy_mc_strip_x86(u8 __user *dst, const u8 *src,
+				       u32 *crc)
+{
+	long i = -(long)NOVA_STRIP_SIZE;
+	u64 c = ~0U, v;
+	int err = -EIO;
+
+	if (!user_access_begin(dst, NOVA_STRIP_SIZE))
+		return -EFAULT;
+	/* A cache line per round: 8 x (load, crc32q, store), add, jnz. */
+	asm volatile("8:\n"
+		     NOVA_MC_WORD(0) NOVA_MC_WORD(1)
+		     NOVA_MC_WORD(2) NOVA_MC_WORD(3)
+		     NOVA_MC_WORD(4) NOVA_MC_WORD(5)
+		     NOVA_MC_WORD(6) NOVA_MC_WORD(7)
+		     "	addq $64, %[i]\n"
+		     "	jnz 8b\n"
+		     "	xorl %[err], %[err]\n"
+		     "9:\n"
+		     : [err] "+r" (err), [i] "+r" (i), [v] "=&r" (v),
+		       [crc] "+r" (c)
+		     : [s] "r" (src + NOVA_STRIP_SIZE),
+		       [d] "r" (dst + NOVA_STRIP_SIZE)
+		     : "memory", "cc");
+	user_access_end();
+	*crc = c;
+	return err;
+}
 #endif /* CONFIG_X86_64 */
 
 /* crc32c(@crc, @buf, @len), as linux/crc32c.h defines it. */
@@ -213,6 +256,29 @@ int nova_csum_copy_user_block(void *dst, const void __user *src, u32 *csum,
 	}
 #endif
 	return -EFAULT;
+}
+
+/*
+ * Copy the NOVA_STRIP_SIZE bytes of PMEM at @src to user @dst and put
+ * their crc32c (seed ~0, as on media) in *@crc, in one pass: each 8-byte
+ * word is loaded once, fed to the crc and stored to the user, so the
+ * checksum is of what was read from PMEM, whatever the user's threads do
+ * to their buffer meanwhile. The PMEM loads are machine-check safe, as
+ * copy_mc_to_kernel() is. Returns 0; -EIO if a load took a machine check
+ * (poison); -EFAULT if user memory faulted; -EOPNOTSUPP without the fast
+ * path (nova_csum_fast()). On an error @dst holds part of the strip and
+ * *@crc is not valid: the caller reads the strip the careful way.
+ */
+int nova_csum_copy_mc_strip_to_user(void __user *dst, const void *src,
+				    u32 *crc)
+{
+#ifdef CONFIG_X86_64
+	if (likely(nova_crc_fast)) {
+		might_fault();
+		return nova_csum_copy_mc_strip_x86(dst, src, crc);
+	}
+#endif
+	return -EOPNOTSUPP;
 }
 
 /* The 8 strip checksums of the block at @block (8-byte aligned). */

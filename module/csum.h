@@ -20,6 +20,9 @@
  *    and its XOR parity strip on the way (one pass; parity stored with
  *    non-temporal stores too). Durable after the caller's next fence.
  *  - nova_csum_strips(): the 8 strip checksums of a block in memory.
+ *  - nova_csum_copy_mc_strip_to_user(): copy one 512-byte strip from PMEM
+ *    to user memory with machine-check-safe loads, computing its checksum
+ *    on the way (the verified read's one pass).
  */
 #ifndef _NOVA_CSUM_H
 #define _NOVA_CSUM_H
@@ -31,6 +34,8 @@ bool nova_csum_fast(void);
 int nova_csum_copy_user_block(void *dst, const void __user *src, u32 *csum,
 			      u64 *parity);
 void nova_csum_strips(const void *block, u32 *csum);
+int nova_csum_copy_mc_strip_to_user(void __user *dst, const void *src,
+				    u32 *crc);
 void nova_csum_init(void);
 
 #endif /* _NOVA_CSUM_H */

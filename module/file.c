@@ -681,7 +681,7 @@ out:
 
 /*
  * With verification, each page goes through nova_read_iter_verified(),
- * which reads PMEM once and checks each strip before the user gets it;
+ * which reads PMEM once and checks each strip as the user gets it;
  * only a page that fails the check goes through a DRAM page buffer, where
  * nova_read_verified() repairs it. Without, pages are copied straight
  * from PMEM (copy_mc: poison fails the read, no machine check).

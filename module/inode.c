@@ -11,13 +11,13 @@
  * Lock order: i_rwsem -> invalidate_lock -> nova_inode_info.log_lock ->
  * nova_inode_map.lock -> (allocator, journal leaf locks).
  */
-#include <linux/crc32c.h>
 #include <linux/slab.h>
 #include <linux/random.h>
 #include <linux/pagemap.h>
 #include <linux/iversion.h>
 #include <linux/nova_genl.h>
 
+#include "csum.h"
 #include "nova.h"
 #include "xattr.h"
 #include "pmem.h"
@@ -32,17 +32,17 @@ u32 nova_inode_crc(const struct nova_inode *pi)
 	unsigned int start = offsetof(struct nova_inode, i_csum);
 	u32 crc;
 
-	crc = crc32c(~0U, zero, 4);
-	return crc32c(crc, p + start + 4, NOVA_INODE_SIZE - start - 4);
+	crc = nova_crc32c(~0U, zero, 4);
+	return nova_crc32c(crc, p + start + 4, NOVA_INODE_SIZE - start - 4);
 }
 
 static u32 nova_table_crc(const void *rec, size_t len)
 {
 	/* Records start with a commit word, then __le32 csum, then data. */
 	static const u8 zero[4];
-	u32 crc = crc32c(~0U, zero, 4);
+	u32 crc = nova_crc32c(~0U, zero, 4);
 
-	return crc32c(crc, (const u8 *)rec + 12, len - 12);
+	return nova_crc32c(crc, (const u8 *)rec + 12, len - 12);
 }
 
 static struct nova_inode_table *nova_itable(struct nova_sb_info *sbi,

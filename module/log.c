@@ -581,16 +581,52 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
 		  unsigned int flags)
 {
+	struct nova_walk *w = nova_walker_new();
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	err = nova_log_walk_with(w, sb, ino, head, tail, efn, pfn, arg, flags);
+	nova_walker_free(w);
+	return err;
+}
+
+/*
+ * A walker for many walks in a row (recovery: one per scan thread), so
+ * that each walk does not allocate, and zero (init_on_alloc), its
+ * buffers anew.
+ */
+struct nova_walk *nova_walker_new(void)
+{
+	struct nova_walk *w = kmalloc(sizeof(*w), GFP_NOFS);
+
+	if (w) {
+		w->big = NULL;
+		w->mbig = NULL;
+	}
+	return w;
+}
+
+void nova_walker_free(struct nova_walk *w)
+{
+	if (!w)
+		return;
+	kfree(w->big);
+	kfree(w->mbig);
+	kfree(w);
+}
+
+/* nova_log_walk() with the buffers of walker @w (nova_walker_new()). */
+int nova_log_walk_with(struct nova_walk *w, struct super_block *sb, u64 ino,
+		       u64 head, u64 tail, nova_entry_fn efn, nova_page_fn pfn,
+		       void *arg, unsigned int flags)
+{
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_walk *w;
 	unsigned long pages = 0;
 	bool done = !tail;
 	u64 page = head;
 	int err = 0;
 
-	w = kmalloc(sizeof(*w), GFP_NOFS);
-	if (!w)
-		return -ENOMEM;
 	w->sb = sb;
 	w->sbi = sbi;
 	w->ino = ino;
@@ -599,8 +635,6 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 	w->probe = (flags & NOVA_WALK_PROBE) == NOVA_WALK_PROBE;
 	w->repair = !sb_rdonly(sb) && !w->peek;
 	w->both = flags & NOVA_WALK_BOTH;
-	w->big = NULL;
-	w->mbig = NULL;
 	while (page) {
 		u64 pos = page, mirror;
 		struct nova_log_page_tail lt;
@@ -661,9 +695,6 @@ int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		err = -EFSCORRUPTED;
 	}
 out:
-	kfree(w->big);
-	kfree(w->mbig);
-	kfree(w);
 	return err;
 }
 

@@ -343,6 +343,12 @@ int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 int nova_log_walk(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		  nova_entry_fn efn, nova_page_fn pfn, void *arg,
 		  unsigned int flags);
+struct nova_walk;
+struct nova_walk *nova_walker_new(void);
+void nova_walker_free(struct nova_walk *w);
+int nova_log_walk_with(struct nova_walk *w, struct super_block *sb, u64 ino,
+		       u64 head, u64 tail, nova_entry_fn efn, nova_page_fn pfn,
+		       void *arg, unsigned int flags);
 bool nova_log_mirrored(struct nova_sb_info *sbi, u64 ino);
 u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page);
 void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,

@@ -22,12 +22,15 @@
  * between the two checksum copies: a torn update leaves one copy that
  * matches the data, and a strip matching either copy is good.
  *
- * Reading (nova_read_iter_verified()): each strip a read touches is
- * copied out of PMEM with copy_mc_to_kernel() into a strip buffer, so
- * poisoned media becomes a bad strip rather than a machine check, checked
- * against the checksum there and copied on to the user; parity is not
- * read. On any mismatch the page goes through nova_read_verified(), which
- * compares every strip with both checksum copies.
+ * Reading (nova_read_iter_verified()): a whole strip read into a plain
+ * user buffer is copied from PMEM to the user and checksummed in one loop
+ * (nova_csum_copy_mc_strip_to_user(): machine-check-safe loads, so
+ * poisoned media becomes a bad strip rather than a machine check); any
+ * other strip a read touches is copied out of PMEM with
+ * copy_mc_to_kernel() into a strip buffer, checked there and copied on to
+ * the user. Parity is not read. On any mismatch the page goes through
+ * nova_read_verified(), which compares every strip with both checksum
+ * copies, and the user gets the repaired bytes in place of the bad ones.
  * One bad strip is rebuilt from parity and the other seven, checked
  * against the checksums and written back; a checksum copy that disagrees
  * with good data is rewritten from the data. Two or more bad strips (or a
@@ -486,17 +489,23 @@ bool nova_block_intact(struct super_block *sb, unsigned long blk)
 
 /*
  * A verified read of bytes [@off, @off + @n) of file page @pos (block
- * @blk) into @to, reading PMEM once: strip by strip, each strip the read
- * touches is copied into a strip buffer with copy_mc (poison is a failed
- * copy, not a machine check), its crc32c computed there and compared
- * with the checksum, and only then copied to the user from the buffer,
- * which is still in the cache. The parity strip is not read at all on
- * this path: it is needed only to rebuild a bad strip. A true single pass
- * from PMEM into the user buffer would lose copy_mc's machine-check
- * safety (and hand the user bytes before they were checked); the strip
- * buffer costs a copy within the cache instead of a second pass over
- * PMEM. Damage in strips the read does not touch, or in the parity, is
- * left to the reads that do and to the scrub (nova_block_intact()).
+ * @blk) into @to, reading PMEM once, strip by strip. A whole strip going
+ * to a plain user buffer (ITER_UBUF: read(2), pread(2)) takes one pass:
+ * each word is loaded from PMEM with a machine-check-safe load, fed to
+ * the crc and stored to the user (csum.c), and the crc, of what was
+ * loaded rather than of the user's buffer, is compared with the checksum
+ * afterwards. The user's buffer then holds the strip before it is known
+ * good; a mismatch or poison goes to the slow path below, which writes
+ * the repaired page over it, or fails the read (the bytes past what
+ * read(2) returns are unspecified, as after any failed read). Other
+ * strips (partial ones, iovecs, kernel buffers, and a strip whose user
+ * store faulted, so that the read stops at the exact byte) are copied
+ * into a strip buffer with copy_mc (poison is a failed copy, not a
+ * machine check), checked there and copied to the user from the cache.
+ * The parity strip is not read at all on this path: it is needed only to
+ * rebuild a bad strip. Damage in strips the read does not touch, or in
+ * the parity, is left to the reads that do and to the scrub
+ * (nova_block_intact()).
  *
  * Checksum copies that differ, a bad or poisoned strip: the rest of the
  * page goes through nova_read_verified() (parity rebuild, repair, events)
@@ -515,6 +524,8 @@ size_t nova_read_iter_verified(struct inode *inode, unsigned long blk,
 	unsigned int at = off, end = off + n, s, len, checked = 0;
 	__le32 c[2][NOVA_STRIPS];
 	size_t got;
+	u32 crc;
+	int r;
 
 	*err = 0;
 	if (nova_pmem_read(c[0], nova_csum_slot(sbi, blk, 0), sizeof(c[0])) ||
@@ -523,6 +534,24 @@ size_t nova_read_iter_verified(struct inode *inode, unsigned long blk,
 		goto slow;
 	while (at < end) {
 		s = at >> NOVA_STRIP_SHIFT;
+		if (!(at & (NOVA_STRIP_SIZE - 1)) &&
+		    end - at >= NOVA_STRIP_SIZE && iter_is_ubuf(to) &&
+		    iov_iter_count(to) >= NOVA_STRIP_SIZE) {
+			/* A whole strip into a plain user buffer: one pass. */
+			r = nova_csum_copy_mc_strip_to_user(to->ubuf +
+							    to->iov_offset,
+							    data + at, &crc);
+			if (r == -EIO ||
+			    (!r && crc != le32_to_cpu(c[0][s])))
+				goto slow;
+			if (!r) {
+				iov_iter_advance(to, NOVA_STRIP_SIZE);
+				at += NOVA_STRIP_SIZE;
+				checked++;
+				continue;
+			}
+			/* -EFAULT, -EOPNOTSUPP: the strip buffer finds out. */
+		}
 		if (nova_pmem_read(strip, data + (s << NOVA_STRIP_SHIFT),
 				   sizeof(strip)) ||
 		    nova_strip_crc(strip) != le32_to_cpu(c[0][s]))
@@ -799,6 +828,27 @@ bool nova_prot_was_mapped(struct super_block *sb, u64 ino)
 		return true;
 	for (i = 1; i < NOVA_MMAP_SLOTS; i++)
 		if (le64_to_cpu(READ_ONCE(l[i])) == ino)
+			return true;
+	return false;
+}
+
+/*
+ * Is any inode listed as mapped writable (or the list overflowed)? One
+ * look at the list per recovery, so that the scan asks
+ * nova_prot_was_mapped() (a walk of the whole list) only when the answer
+ * can be yes: after most crashes nothing was mapped writable.
+ */
+bool nova_prot_any_mapped(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	__le64 *l;
+	unsigned int i;
+
+	if (!sbi->layout.mmap)
+		return false;
+	l = nova_mmap_list(sbi);
+	for (i = 0; i < NOVA_MMAP_SLOTS; i++)
+		if (READ_ONCE(l[i]))
 			return true;
 	return false;
 }

@@ -74,6 +74,7 @@ size_t nova_copy_from_iter_protected(struct super_block *sb,
 				     size_t bytes, struct iov_iter *from);
 int nova_prot_load(struct super_block *sb);
 bool nova_prot_was_mapped(struct super_block *sb, u64 ino);
+bool nova_prot_any_mapped(struct super_block *sb);
 void nova_prot_clear_mapped(struct super_block *sb);
 void nova_prot_mmap_get(struct inode *inode);
 void nova_prot_mmap_put(struct inode *inode);

@@ -36,7 +36,11 @@
  * The work is proportional to live metadata: table blocks, live inodes,
  * their log pages and mapped data pages. The only per-device cost is the
  * bitmap itself (one bit per 4 KiB block, 32 KiB per GiB), cleared and
- * searched a word at a time.
+ * searched a word at a time. Per inode nothing is allocated but the
+ * xarray nodes of a regular file's pages: each scan thread walks every
+ * log with one walker (nova_walker_new(), whose buffers a fresh kmalloc
+ * per walk would also zero), and the list of files mapped writable
+ * (NOVA_MMAP_SLOTS words) is searched per file only if it is not empty.
  *
  * A block claimed twice, a broken log chain, a bad checksum or an
  * out-of-range pointer stops the scan: handing out a block that a live
@@ -78,6 +82,7 @@ struct nova_rec {
 	struct super_block *sb;
 	unsigned long *used;		/* one bit per block: claimed */
 	atomic_t next_stripe;		/* next stripe to scan */
+	bool any_mapped;		/* nova_prot_any_mapped() */
 	bool abort;			/* a thread failed: stop early */
 };
 
@@ -88,6 +93,7 @@ struct nova_rec_thread {
 	struct completion done;
 	int err;
 	struct xarray pages;		/* file being scanned: pgoff -> block */
+	struct nova_walk *walker;	/* buffers of this thread's log walks */
 	u64 ino;			/* inode being scanned */
 	umode_t mode;
 	u64 inodes;
@@ -327,15 +333,17 @@ static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 	t->inodes++;
 
 	if (head) {
-		err = nova_log_walk_raw(sb, ino, head, tail, nova_rec_entry,
-					nova_rec_log_page, t);
+		err = nova_log_walk_with(t->walker, sb, ino, head, tail,
+					 nova_rec_entry, nova_rec_log_page, t,
+					 0);
 	} else if (tail) {
 		nova_err(sb, "recovery: inode %llu: log tail without a log",
 			 ino);
 		err = -EFSCORRUPTED;
 	}
 	if (S_ISREG(t->mode)) {
-		if (!err && nova_prot_was_mapped(sb, ino))
+		if (!err && t->rec->any_mapped &&
+		    nova_prot_was_mapped(sb, ino))
 			nova_rec_reprotect(t);
 		if (err)
 			xa_destroy(&t->pages);
@@ -589,6 +597,7 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 	u64 inodes = 0, logp = 0, datap = 0, meta, trans = 0;
 	int err;
 
+	rec.any_mapped = nova_prot_any_mapped(sb);
 	want = clamp_t(unsigned int, num_online_cpus(), 1, sbi->cpus);
 	rec.used = kvcalloc(BITS_TO_LONGS(sbi->nblocks), sizeof(unsigned long),
 			    GFP_KERNEL);
@@ -601,6 +610,11 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 		t[i].rec = &rec;
 		init_completion(&t[i].done);
 		xa_init(&t[i].pages);
+		t[i].walker = nova_walker_new();
+		if (!t[i].walker) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 
 	err = nova_rec_run(&rec, t, want, &nr);
@@ -644,6 +658,8 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 		  div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC), inodes,
 		  logp, datap, nova_count_free(sb), nr);
 out:
+	for (i = 0; t && i < want; i++)
+		nova_walker_free(t[i].walker);
 	kfree(t);
 	kvfree(rec.used);
 	return err;
