@@ -607,8 +607,7 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 		unsigned long blk, got;
 		size_t bytes, copied;
 
-		err = nova_alloc_blocks(sb, want, false, NOVA_BLOCK_DATA, &blk,
-					&got);
+		err = nova_alloc_data(inode, p >> PAGE_SHIFT, want, &blk, &got);
 		if (err)
 			break;
 		bytes = min_t(size_t, count - done, got * PAGE_SIZE - off);
