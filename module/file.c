@@ -811,6 +811,8 @@ const struct file_operations nova_file_operations = {
 	.read_iter		= nova_read_iter,
 	.write_iter		= nova_write_iter,
 	.mmap			= nova_file_mmap,
+	/* 2 MiB-aligned user addresses, so that PMDs can map (dax.c). */
+	.get_unmapped_area	= thp_get_unmapped_area,
 	NOVA_FOP_MMAP_SYNC,
 	.open			= nova_file_open,
 	.fsync			= nova_fsync,
