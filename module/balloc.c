@@ -420,11 +420,18 @@ bool nova_balloc_withhold(struct super_block *sb, unsigned long blk)
 	return taken;
 }
 
+/*
+ * File data of at least this many blocks at an aligned 2 MiB of the file
+ * starts a whole chunk even if it does not fill it: a large file written
+ * in pieces then goes on in that chunk (the goal) and stays aligned.
+ */
+#define NOVA_HUGE_START		64
+
 /* What a take from one list looks for (nova_alloc()). */
 enum nova_fit {
 	NOVA_FIT_FRAG,		/* blocks outside whole aligned chunks */
 	NOVA_FIT_ANY,		/* the lowest free blocks */
-	NOVA_FIT_HUGE,		/* whole aligned chunks */
+	NOVA_FIT_HUGE,		/* whole aligned chunks, or the start of one */
 	NOVA_FIT_CONTIG,	/* exactly @want contiguous blocks */
 	NOVA_FIT_GOAL,		/* from block *@blk on */
 };
@@ -508,8 +515,12 @@ static bool nova_pick(struct nova_free_list *fl, unsigned long want,
 		if (!r)
 			return false;
 		*lo = nova_chunk_up(r->skew, r->start);
-		*hi = *lo + min(want / NOVA_HUGE_BLOCKS, nova_range_chunks(r)) *
-		      NOVA_HUGE_BLOCKS;
+		if (want < NOVA_HUGE_BLOCKS)
+			*hi = *lo + want;
+		else
+			*hi = *lo + min(want / NOVA_HUGE_BLOCKS,
+					nova_range_chunks(r)) *
+			      NOVA_HUGE_BLOCKS;
 		break;
 	case NOVA_FIT_FRAG:
 		/*
@@ -558,8 +569,9 @@ static bool nova_pick(struct nova_free_list *fl, unsigned long want,
 
 /*
  * Take up to @want blocks from one list as @fit says (exactly @want for
- * NOVA_FIT_CONTIG; whole chunks, at most @want / NOVA_HUGE_BLOCKS of
- * them, for NOVA_FIT_HUGE; from @goal on for NOVA_FIT_GOAL). Returns the
+ * NOVA_FIT_CONTIG; for NOVA_FIT_HUGE whole chunks, at most @want /
+ * NOVA_HUGE_BLOCKS of them, or fewer blocks than a chunk from the start
+ * of one; from @goal on for NOVA_FIT_GOAL). Returns the
  * number taken (first in *@blk), 0 if none fit.
  */
 static unsigned long nova_take(struct nova_sb_info *sbi,
@@ -714,7 +726,7 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 	if (contig) {
 		n = nova_take_any_list(sbi, want, NOVA_FIT_CONTIG, blk);
 	} else {
-		if (huge && want >= NOVA_HUGE_BLOCKS)
+		if (huge && want >= NOVA_HUGE_START)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_HUGE, blk);
 		if (!n && goal && nova_block_ok(sbi, goal, 1))
 			n = nova_take(sbi, &sbi->free_lists[nova_list_of(sbi, goal)],
@@ -759,7 +771,9 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
  * covers an aligned 2 MiB of the file, whole aligned 2 MiB chunks, so
  * that a PMD can map them (dax.c): a request that starts inside a 2 MiB
  * of the file and reaches past the next whole one gets only the blocks up
- * to it, and the caller's next request starts aligned. Otherwise the
+ * to it, and the caller's next request starts aligned. A request of at
+ * least NOVA_HUGE_START pages at an aligned 2 MiB of the file starts a
+ * chunk (and the file's next pieces go on in it). Otherwise the
  * blocks right after those of page @pgoff - 1 if they are free, so that
  * a file written in pieces stays contiguous (and frees whole chunks when
  * deleted); else as nova_alloc_blocks(). Caller holds i_rwsem or the log
