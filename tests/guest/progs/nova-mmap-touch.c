@@ -8,11 +8,13 @@
  *   nova-mmap-touch write FILE SEED
  *	store a 16-byte pattern of (SEED, page number) at the start of every
  *	page through the mapping, then msync(MS_SYNC)
+ *   nova-mmap-touch syncwrite FILE SEED
+ *	the same through a MAP_SHARED_VALIDATE | MAP_SYNC mapping
  *   nova-mmap-touch check FILE SEED
  *	read() the file and check the pattern of "write FILE SEED" in every
  *	page (no mapping)
  *
- * read and write print "pages=T faults=F pmd_share=S smaps_pmd_kb=K":
+ * read, write and syncwrite print "pages=T faults=F pmd_share=S smaps_pmd_kb=K":
  * T pages touched, F page faults taken while touching them (minor plus
  * major, getrusage), S the percentage of the file mapped by PMDs derived
  * from those two, K the mapping's FilePmdMapped from /proc/self/smaps
@@ -79,7 +81,7 @@ static long smaps_pmd_kb(void *addr)
 	return kb;
 }
 
-static int touch(const char *path, int write, uint64_t seed)
+static int touch(const char *path, int write, int sync, uint64_t seed)
 {
 	int fd = open(path, write ? O_RDWR : O_RDONLY);
 	unsigned long pages, p, pmds;
@@ -99,7 +101,7 @@ static int touch(const char *path, int write, uint64_t seed)
 		return 1;
 	}
 	m = mmap(NULL, pages * PAGE, write ? PROT_READ | PROT_WRITE : PROT_READ,
-		 MAP_SHARED, fd, 0);
+		 sync ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "nova-mmap-touch: mmap %s: %s\n", path, strerror(errno));
 		return 1;
@@ -160,11 +162,14 @@ static int check(const char *path, uint64_t seed)
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "read"))
-		return touch(argv[2], 0, 0);
+		return touch(argv[2], 0, 0, 0);
 	if (argc == 4 && !strcmp(argv[1], "write"))
-		return touch(argv[2], 1, strtoull(argv[3], NULL, 0));
+		return touch(argv[2], 1, 0, strtoull(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "syncwrite"))
+		return touch(argv[2], 1, 1, strtoull(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "check"))
 		return check(argv[2], strtoull(argv[3], NULL, 0));
-	fprintf(stderr, "usage: nova-mmap-touch read FILE | write FILE SEED | check FILE SEED\n");
+	fprintf(stderr, "usage: nova-mmap-touch read FILE | write FILE SEED | syncwrite FILE SEED |\n"
+		"       nova-mmap-touch check FILE SEED\n");
 	return 2;
 }
