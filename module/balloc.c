@@ -21,8 +21,9 @@
  * range holds (an augmented rbtree), so both kinds are found in O(log n).
  * Small allocations take fragments first, from any list, and break a
  * whole chunk only when no list has a fragment left; file data whose file
- * range covers an aligned 2 MiB takes whole chunks (nova_alloc_data()),
- * falling back to anything when none is left. docs/fs.md "Allocation".
+ * range covers an aligned 2 MiB takes whole chunks, other file data goes
+ * on after the file's previous block (nova_alloc_data()), falling back to
+ * anything when nothing else is left. docs/fs.md "Allocation".
  *
  * The trees are not on PMEM. On a clean unmount they are written to the log
  * of the reserved inode NOVA_ALLOC_INO and read back by the next mount.
