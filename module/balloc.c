@@ -14,26 +14,158 @@
  * per-CPU counter (free_blocks) that the data reserve check reads; the
  * exact per-list sum is taken only near the reserve.
  *
+ * Huge extents: free space is seen in 2 MiB chunks aligned on physical
+ * addresses (NOVA_HUGE_BLOCKS, sbi->huge_skew), the unit of a PMD
+ * mapping (dax.c). Each range node knows, for its subtree, the most whole
+ * chunks and the most blocks outside whole chunks ("fragments") that one
+ * range holds (an augmented rbtree), so both kinds are found in O(log n).
+ * Small allocations take fragments first, from any list, and break a
+ * whole chunk only when no list has a fragment left; file data whose file
+ * range covers an aligned 2 MiB takes whole chunks, other file data goes
+ * on after the file's previous block (nova_alloc_data()), falling back to
+ * anything when nothing else is left. docs/fs.md "Allocation".
+ *
  * The trees are not on PMEM. On a clean unmount they are written to the log
  * of the reserved inode NOVA_ALLOC_INO and read back by the next mount.
  *
  * Lock order: nova_free_list.lock is a leaf (taken alone, never nested).
  */
+#include <linux/rbtree_augmented.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 
 #include "nova.h"
 #include "pmem.h"
 
+/* Over a subtree: the most of each that one range holds. */
+struct nova_range_aug {
+	unsigned long chunks;		/* whole aligned 2 MiB chunks */
+	unsigned long frag;		/* blocks outside them */
+};
+
 struct nova_range_node {
 	struct rb_node node;
 	unsigned long start;
 	unsigned long end;		/* exclusive */
+	unsigned long skew;		/* sbi->huge_skew, set when linked */
+	struct nova_range_aug sub;
 };
 
 static unsigned long nova_range_len(const struct nova_range_node *r)
 {
 	return r->end - r->start;
+}
+
+/* First block of the chunk holding @blk, and of the next chunk. */
+static unsigned long nova_chunk_down(unsigned long skew, unsigned long blk)
+{
+	return blk - ((blk + skew) & (NOVA_HUGE_BLOCKS - 1));
+}
+
+static unsigned long nova_chunk_up(unsigned long skew, unsigned long blk)
+{
+	return nova_chunk_down(skew, blk + NOVA_HUGE_BLOCKS - 1);
+}
+
+bool nova_block_huge_aligned(struct nova_sb_info *sbi, unsigned long blk)
+{
+	return nova_chunk_down(sbi->huge_skew, blk) == blk;
+}
+
+/* Whole chunks in @r: they start at nova_chunk_up(r->start). */
+static unsigned long nova_range_chunks(const struct nova_range_node *r)
+{
+	unsigned long lo = nova_chunk_up(r->skew, r->start);
+	unsigned long hi = nova_chunk_down(r->skew, r->end);
+
+	return hi > lo ? (hi - lo) / NOVA_HUGE_BLOCKS : 0;
+}
+
+static bool nova_range_compute(struct nova_range_node *r, bool exit)
+{
+	struct nova_range_aug a;
+	struct rb_node *kid[2] = { r->node.rb_left, r->node.rb_right };
+	int i;
+
+	a.chunks = nova_range_chunks(r);
+	a.frag = nova_range_len(r) - a.chunks * NOVA_HUGE_BLOCKS;
+	for (i = 0; i < 2; i++) {
+		struct nova_range_node *c;
+
+		if (!kid[i])
+			continue;
+		c = rb_entry(kid[i], struct nova_range_node, node);
+		a.chunks = max(a.chunks, c->sub.chunks);
+		a.frag = max(a.frag, c->sub.frag);
+	}
+	if (exit && r->sub.chunks == a.chunks && r->sub.frag == a.frag)
+		return true;
+	r->sub = a;
+	return false;
+}
+
+RB_DECLARE_CALLBACKS(static, nova_range_cb, struct nova_range_node, node,
+		     sub, nova_range_compute);
+
+/* @r's bounds changed in place: bring the subtree figures up to date. */
+static void nova_range_changed(struct nova_range_node *r)
+{
+	nova_range_cb_propagate(&r->node, NULL);
+}
+
+/* Link the new node @r at @link under @parent. */
+static void nova_range_link(struct nova_sb_info *sbi, struct rb_root *root,
+			    struct nova_range_node *r, struct rb_node *parent,
+			    struct rb_node **link)
+{
+	r->skew = sbi->huge_skew;
+	r->sub.chunks = 0;
+	r->sub.frag = 0;
+	rb_link_node(&r->node, parent, link);
+	nova_range_cb_propagate(&r->node, NULL);
+	rb_insert_augmented(&r->node, root, &nova_range_cb);
+}
+
+static void nova_range_erase(struct rb_root *root, struct nova_range_node *r)
+{
+	rb_erase_augmented(&r->node, root, &nova_range_cb);
+}
+
+/* The subtree figure that nova_range_find() follows. */
+static unsigned long nova_range_aug(struct rb_node *rb, bool frag)
+{
+	struct nova_range_node *r = rb_entry(rb, struct nova_range_node, node);
+
+	return frag ? r->sub.frag : r->sub.chunks;
+}
+
+/*
+ * The lowest range that holds a whole chunk (@frag false) or a fragment
+ * (@frag true), or NULL.
+ */
+static struct nova_range_node *nova_range_find(struct rb_root *root,
+					       bool frag)
+{
+	struct rb_node *p = root->rb_node;
+	struct nova_range_node *r;
+
+	if (!p || !nova_range_aug(p, frag))
+		return NULL;
+	for (;;) {
+		if (p->rb_left && nova_range_aug(p->rb_left, frag)) {
+			p = p->rb_left;
+			continue;
+		}
+		r = rb_entry(p, struct nova_range_node, node);
+		if (frag ? nova_range_len(r) >
+			   nova_range_chunks(r) * NOVA_HUGE_BLOCKS :
+			   nova_range_chunks(r) > 0)
+			return r;
+		/* Neither here nor on the left: on the right, by the figures. */
+		p = p->rb_right;
+		if (WARN_ON_ONCE(!p || !nova_range_aug(p, frag)))
+			return NULL;
+	}
 }
 
 static unsigned int nova_list_of(struct nova_sb_info *sbi, unsigned long blk)
@@ -87,14 +219,19 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 	}
 
 	if (prev && prev->end == start && next && next->start == end) {
-		prev->end = next->end;
-		rb_erase(&next->node, &fl->root);
+		unsigned long hi = next->end;
+
+		nova_range_erase(&fl->root, next);
 		nova_drop_node(fl, next);
 		fl->nr_ranges--;
+		prev->end = hi;
+		nova_range_changed(prev);
 	} else if (prev && prev->end == start) {
 		prev->end = end;
+		nova_range_changed(prev);
 	} else if (next && next->start == end) {
 		next->start = start;
+		nova_range_changed(next);
 	} else {
 		if (!fl->spare)
 			return -ENOMEM;
@@ -102,8 +239,7 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 		fl->spare = NULL;
 		r->start = start;
 		r->end = end;
-		rb_link_node(&r->node, parent, link);
-		rb_insert_color(&r->node, &fl->root);
+		nova_range_link(sbi, &fl->root, r, parent, link);
 		fl->nr_ranges++;
 	}
 	nova_list_free_add(sbi, fl, end - start);
@@ -199,6 +335,19 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		atomic_long_sub(n, &sbi->meta_blocks);
 }
 
+/* @r lost blocks at one end: drop it if empty. Lock held. */
+static void nova_range_shrunk(struct nova_free_list *fl,
+			      struct nova_range_node *r)
+{
+	if (nova_range_len(r)) {
+		nova_range_changed(r);
+		return;
+	}
+	nova_range_erase(&fl->root, r);
+	fl->nr_ranges--;
+	nova_drop_node(fl, r);
+}
+
 /*
  * Take the single free block @blk out of @fl, splitting its range (the
  * upper half goes into *@spare). Returns false if @blk is not free. Lock
@@ -233,6 +382,7 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 		hi->start = blk + 1;
 		hi->end = r->end;
 		r->end = blk;
+		nova_range_changed(r);
 		/* hi is the leftmost node to the right of r. */
 		link = &r->node.rb_right;
 		parent = &r->node;
@@ -240,16 +390,11 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 			parent = *link;
 			link = &(*link)->rb_left;
 		}
-		rb_link_node(&hi->node, parent, link);
-		rb_insert_color(&hi->node, &fl->root);
+		nova_range_link(sbi, &fl->root, hi, parent, link);
 		fl->nr_ranges++;
 		return true;
 	}
-	if (!nova_range_len(r)) {
-		rb_erase(&r->node, &fl->root);
-		fl->nr_ranges--;
-		nova_drop_node(fl, r);
-	}
+	nova_range_shrunk(fl, r);
 	return true;
 }
 
@@ -276,35 +421,187 @@ bool nova_balloc_withhold(struct super_block *sb, unsigned long blk)
 	return taken;
 }
 
-/* Take up to @want blocks (exactly @want if @contig) from one list. */
-static unsigned long nova_take(struct nova_sb_info *sbi,
-			       struct nova_free_list *fl, unsigned long want,
-			       bool contig, unsigned long *blk)
+/*
+ * File data of at least this many blocks at an aligned 2 MiB of the file
+ * starts a whole chunk even if it does not fill it: a large file written
+ * in pieces then goes on in that chunk (the goal) and stays aligned.
+ */
+#define NOVA_HUGE_START		64
+
+/* What a take from one list looks for (nova_alloc()). */
+enum nova_fit {
+	NOVA_FIT_FRAG,		/* blocks outside whole aligned chunks */
+	NOVA_FIT_ANY,		/* the lowest free blocks */
+	NOVA_FIT_HUGE,		/* whole aligned chunks, or the start of one */
+	NOVA_FIT_CONTIG,	/* exactly @want contiguous blocks */
+	NOVA_FIT_GOAL,		/* from block *@blk on */
+};
+
+/*
+ * Take [@lo, @hi) out of range @r. Taking it from inside the range splits
+ * it, which needs @fl's spare node: false (nothing taken) if there is
+ * none. Lock held.
+ */
+static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
+			 struct nova_range_node *r, unsigned long lo,
+			 unsigned long hi)
+{
+	struct nova_range_node *up;
+	struct rb_node **link, *parent;
+
+	if (lo == r->start) {
+		r->start = hi;
+		nova_range_shrunk(fl, r);
+	} else if (hi == r->end) {
+		r->end = lo;
+		nova_range_changed(r);
+	} else {
+		if (!fl->spare)
+			return false;
+		up = fl->spare;
+		fl->spare = NULL;
+		up->start = hi;
+		up->end = r->end;
+		r->end = lo;
+		nova_range_changed(r);
+		/* up is the leftmost node to the right of r. */
+		link = &r->node.rb_right;
+		parent = &r->node;
+		while (*link) {
+			parent = *link;
+			link = &(*link)->rb_left;
+		}
+		nova_range_link(sbi, &fl->root, up, parent, link);
+		fl->nr_ranges++;
+	}
+	nova_list_free_add(sbi, fl, -(long)(hi - lo));
+	return true;
+}
+
+/* The free range of @fl that holds @blk, or NULL. Lock held. */
+static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
+					     unsigned long blk)
+{
+	struct rb_node *p = fl->root.rb_node;
+	struct nova_range_node *r;
+
+	while (p) {
+		r = rb_entry(p, struct nova_range_node, node);
+		if (blk < r->start)
+			p = p->rb_left;
+		else if (blk >= r->end)
+			p = p->rb_right;
+		else
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * What to take from one list for @fit: [*@lo, *@hi), in range *@rp.
+ * False if the list has nothing that fits. Lock held.
+ */
+static bool nova_pick(struct nova_free_list *fl, unsigned long want,
+		      enum nova_fit fit, unsigned long goal,
+		      struct nova_range_node **rp, unsigned long *lo,
+		      unsigned long *hi)
 {
 	struct nova_range_node *r = NULL;
 	struct rb_node *p;
-	unsigned long got;
+	unsigned long top;
+
+	switch (fit) {
+	case NOVA_FIT_HUGE:
+		r = nova_range_find(&fl->root, false);
+		if (!r)
+			return false;
+		*lo = nova_chunk_up(r->skew, r->start);
+		if (want < NOVA_HUGE_BLOCKS)
+			*hi = *lo + want;
+		else
+			*hi = *lo + min(want / NOVA_HUGE_BLOCKS,
+					nova_range_chunks(r)) *
+			      NOVA_HUGE_BLOCKS;
+		break;
+	case NOVA_FIT_FRAG:
+		/*
+		 * The top of the lowest fragment: the start of a free range
+		 * is where a file that ends just below it goes on (the
+		 * goal), so it is kept for last.
+		 */
+		r = nova_range_find(&fl->root, true);
+		if (!r)
+			return false;
+		if (!nova_range_chunks(r))
+			top = r->end;
+		else if (nova_chunk_down(r->skew, r->end) != r->end)
+			top = r->end;
+		else
+			top = nova_chunk_up(r->skew, r->start);
+		*hi = top;
+		*lo = top - min(want, top - max(r->start,
+					     nova_range_chunks(r) ?
+					     nova_chunk_down(r->skew, top - 1) :
+					     r->start));
+		break;
+	case NOVA_FIT_GOAL:
+		r = nova_range_at(fl, goal);
+		if (!r)
+			return false;
+		*lo = goal;
+		*hi = goal + min(want, r->end - goal);
+		break;
+	case NOVA_FIT_ANY:
+	case NOVA_FIT_CONTIG:
+		for (p = rb_first(&fl->root); p; p = rb_next(p)) {
+			r = rb_entry(p, struct nova_range_node, node);
+			if (fit == NOVA_FIT_ANY || nova_range_len(r) >= want)
+				break;
+		}
+		if (!p)
+			return false;
+		*lo = r->start;
+		*hi = r->start + min(want, nova_range_len(r));
+		break;
+	}
+	*rp = r;
+	return true;
+}
+
+/*
+ * Take up to @want blocks from one list as @fit says (exactly @want for
+ * NOVA_FIT_CONTIG; for NOVA_FIT_HUGE whole chunks, at most @want /
+ * NOVA_HUGE_BLOCKS of them, or fewer blocks than a chunk from the start
+ * of one; from @goal on for NOVA_FIT_GOAL). Returns the
+ * number taken (first in *@blk), 0 if none fit.
+ */
+static unsigned long nova_take(struct nova_sb_info *sbi,
+			       struct nova_free_list *fl, unsigned long want,
+			       enum nova_fit fit, unsigned long goal,
+			       unsigned long *blk)
+{
+	struct nova_range_node *r, *node = NULL;
+	unsigned long lo, hi, got = 0;
 
 	spin_lock(&fl->lock);
-	for (p = rb_first(&fl->root); p; p = rb_next(p)) {
-		r = rb_entry(p, struct nova_range_node, node);
-		if (!contig || nova_range_len(r) >= want)
+	while (nova_pick(fl, want, fit, goal, &r, &lo, &hi)) {
+		if (nova_take_at(sbi, fl, r, lo, hi)) {
+			*blk = lo;
+			got = hi - lo;
 			break;
-	}
-	if (!p) {
+		}
+		/* A split needs a node: get one unlocked, then look again. */
 		spin_unlock(&fl->lock);
-		return 0;
-	}
-	got = min(want, nova_range_len(r));
-	*blk = r->start;
-	r->start += got;
-	nova_list_free_add(sbi, fl, -(long)got);
-	if (!nova_range_len(r)) {
-		rb_erase(&r->node, &fl->root);
-		fl->nr_ranges--;
-		nova_drop_node(fl, r);
+		kfree(node);
+		node = kmalloc(sizeof(*node), GFP_NOFS | __GFP_NOFAIL);
+		spin_lock(&fl->lock);
+		if (!fl->spare) {
+			fl->spare = node;
+			node = NULL;
+		}
 	}
 	spin_unlock(&fl->lock);
+	kfree(node);
 	return got;
 }
 
@@ -329,11 +626,7 @@ static bool nova_take_high(struct nova_sb_info *sbi,
 	r->end -= want;
 	*blk = r->end;
 	nova_list_free_add(sbi, fl, -(long)want);
-	if (!nova_range_len(r)) {
-		rb_erase(&r->node, &fl->root);
-		fl->nr_ranges--;
-		nova_drop_node(fl, r);
-	}
+	nova_range_shrunk(fl, r);
 	spin_unlock(&fl->lock);
 	return true;
 }
@@ -386,18 +679,31 @@ unsigned long nova_count_user_free(struct super_block *sb)
 	return nova_count_free(sb) + NOVA_SB(sb)->nr_state_pages;
 }
 
+/* Take from the lists as @fit says, this CPU's list first. */
+static unsigned long nova_take_any_list(struct nova_sb_info *sbi,
+					unsigned long want, enum nova_fit fit,
+					unsigned long *blk)
+{
+	unsigned int first = raw_smp_processor_id() % sbi->nr_lists, i;
+	unsigned long n = 0;
+
+	for (i = 0; i < sbi->nr_lists && !n; i++)
+		n = nova_take(sbi, &sbi->free_lists[(first + i) % sbi->nr_lists],
+			      want, fit, 0, blk);
+	return n;
+}
+
 /*
- * Allocate blocks. Without @contig, returns between 1 and @want blocks in
- * *@got (one contiguous run); with it, exactly @want. Data allocations
- * leave sbi->reserve blocks for log pages, so that a full file system can
- * still log the unlinks that make room. Returns -ENOSPC when nothing fits.
+ * Allocate blocks; @huge: whole aligned chunks if any are left; @goal
+ * (not 0): from that block on if it is free. Data allocations leave
+ * sbi->reserve blocks for log pages, so that a full file system can still
+ * log the unlinks that make room.
  */
-int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
-		      enum nova_block_kind kind, unsigned long *blk,
-		      unsigned long *got)
+static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
+		      bool huge, unsigned long goal, enum nova_block_kind kind,
+		      unsigned long *blk, unsigned long *got)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned int first, i;
 	unsigned long n = 0;
 
 	if (!want)
@@ -418,10 +724,23 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 			return -ENOSPC;
 	}
 
-	first = raw_smp_processor_id() % sbi->nr_lists;
-	for (i = 0; i < sbi->nr_lists && !n; i++)
-		n = nova_take(sbi, &sbi->free_lists[(first + i) % sbi->nr_lists],
-			      want, contig, blk);
+	if (contig) {
+		n = nova_take_any_list(sbi, want, NOVA_FIT_CONTIG, blk);
+	} else {
+		if (huge && want >= NOVA_HUGE_START)
+			n = nova_take_any_list(sbi, want, NOVA_FIT_HUGE, blk);
+		if (!n && goal && nova_block_ok(sbi, goal, 1))
+			n = nova_take(sbi, &sbi->free_lists[nova_list_of(sbi, goal)],
+				      want, NOVA_FIT_GOAL, goal, blk);
+		/*
+		 * Fragments from every list before breaking a chunk in any:
+		 * a list without fragments makes some by breaking one.
+		 */
+		if (!n)
+			n = nova_take_any_list(sbi, want, NOVA_FIT_FRAG, blk);
+		if (!n)
+			n = nova_take_any_list(sbi, want, NOVA_FIT_ANY, blk);
+	}
 	if (!n)
 		return -ENOSPC;
 	*got = n;
@@ -432,6 +751,45 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
 	else
 		atomic_long_add(n, &sbi->meta_blocks);
 	return 0;
+}
+
+/*
+ * Allocate blocks. Without @contig, returns between 1 and @want blocks in
+ * *@got (one contiguous run), outside whole aligned 2 MiB chunks while
+ * there are such blocks; with it, exactly @want. Returns -ENOSPC when
+ * nothing fits.
+ */
+int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
+		      enum nova_block_kind kind, unsigned long *blk,
+		      unsigned long *got)
+{
+	return nova_alloc(sb, want, contig, false, 0, kind, blk, got);
+}
+
+/*
+ * Allocate between 1 and @want data blocks for pages @pgoff onwards of
+ * @inode (one contiguous run in *@blk, *@got). Where the file range
+ * covers an aligned 2 MiB of the file, whole aligned 2 MiB chunks, so
+ * that a PMD can map them (dax.c): a request that starts inside a 2 MiB
+ * of the file and reaches past the next whole one gets only the blocks up
+ * to it, and the caller's next request starts aligned. A request of at
+ * least NOVA_HUGE_START pages at an aligned 2 MiB of the file starts a
+ * chunk (and the file's next pieces go on in it). Otherwise the
+ * blocks right after those of page @pgoff - 1 if they are free, so that
+ * a file written in pieces stays contiguous (and frees whole chunks when
+ * deleted); else as nova_alloc_blocks(). Caller holds i_rwsem or the log
+ * lock.
+ */
+int nova_alloc_data(struct inode *inode, pgoff_t pgoff, unsigned long want,
+		    unsigned long *blk, unsigned long *got)
+{
+	unsigned long in = pgoff & (NOVA_HUGE_BLOCKS - 1);
+	u64 goal = pgoff ? nova_file_block(inode, pgoff - 1) : 0;
+
+	if (in && want >= 2 * NOVA_HUGE_BLOCKS - in)
+		want = NOVA_HUGE_BLOCKS - in;
+	return nova_alloc(inode->i_sb, want, false, !in, goal ? goal + 1 : 0,
+			  NOVA_BLOCK_DATA, blk, got);
 }
 
 int nova_balloc_init(struct super_block *sb)

@@ -7,7 +7,8 @@
  *  - inode operations take the mount's struct user_namespace; 6.3 turned
  *    it into struct mnt_idmap (nova_idmap_t);
  *  - huge_fault takes enum page_entry_size; 6.6 passes a page order
- *    (nova_pe_size_t, and dax_iomap_fault() follows);
+ *    (nova_pe_size_t, NOVA_PE_SIZE_PTE/PMD, and dax_iomap_fault()
+ *    follows);
  *  - vma->vm_flags is written directly; 6.3 made it read-only behind
  *    vm_flags_set() (nova_vma_set_flags);
  *  - inode->i_ctime is a plain field; 6.6 hid it behind accessors, 6.7 did
@@ -54,9 +55,11 @@
 #if NOVA_KERNEL_AT_LEAST(6, 6)
 #define nova_pe_size_t		unsigned int
 #define NOVA_PE_SIZE_PTE	0
+#define NOVA_PE_SIZE_PMD	PMD_ORDER
 #else
 #define nova_pe_size_t		enum page_entry_size
 #define NOVA_PE_SIZE_PTE	PE_SIZE_PTE
+#define NOVA_PE_SIZE_PMD	PE_SIZE_PMD
 #endif
 
 /* 6.3: vm_flags is const; vm_flags_set() writes it under the mmap lock. */

@@ -21,6 +21,10 @@
  * A file with a writable shared mapping is unprotected until the last
  * one goes away (nova_vma_open/close(), protect.c, docs/protection.md).
  *
+ * 2 MiB: where the file's 2 MiB is one physically aligned run of blocks
+ * (balloc.c keeps such chunks for data that covers an aligned 2 MiB of
+ * the file), a PMD maps it (nova_dax_huge_fault()); docs/fs.md.
+ *
  * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
  * -> log_lock -> allocator.
  */
@@ -34,8 +38,14 @@
 #include "pmem.h"
 #include "protect.h"
 
-/* Give a hole at @pgoff a zeroed block (write fault). Log lock held. */
-static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
+/*
+ * Give the hole of @n pages at @pgoff zeroed blocks (write fault): one
+ * page, or a whole aligned 2 MiB for a PMD fault (nova_alloc_data() then
+ * gives an aligned chunk if one is left; fewer blocks than asked for are
+ * fine, the fault falls back to pages). Log lock held.
+ */
+static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff,
+			    unsigned long n)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -45,12 +55,12 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	unsigned long blk, got;
 	int err;
 
-	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
+	err = nova_alloc_data(inode, pgoff, n, &blk, &got);
 	if (err)
 		return err;
-	nova_pmem_memset(nova_block(sbi, blk), 0, PAGE_SIZE);
-	nova_protect_blocks(sb, blk, 1);
-	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, 1,
+	nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
+	nova_protect_blocks(sb, blk, got);
+	nova_file_write_entry_init(sbi, &fw, nova_next_trans(sbi), pgoff, got,
 				   blk);
 	fw.fw_size = cpu_to_le64(i_size_read(inode));
 	nova_ts_to_media(&fw.fw_mtime, &mtime);
@@ -58,7 +68,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	nova_pmem_fence();
 	err = nova_log_append(inode, &fw, &tail);
 	if (err) {
-		nova_free_blocks(sb, blk, 1, NOVA_BLOCK_DATA);
+		nova_free_blocks(sb, blk, got, NOVA_BLOCK_DATA);
 		return err;
 	}
 	nova_log_commit(inode, tail);
@@ -66,12 +76,32 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff)
 	return 0;
 }
 
+/*
+ * Pages from @pgoff on, at most @max, that are all holes (@blk 0) or all
+ * mapped by consecutive blocks from @blk.
+ */
+static unsigned long nova_fault_run(struct inode *inode, pgoff_t pgoff,
+				    u64 blk, unsigned long max)
+{
+	unsigned long n = 1;
+
+	while (n < max && nova_file_block(inode, pgoff + n) == (blk ? blk + n : 0))
+		n++;
+	return n;
+}
+
+/*
+ * A page fault (length one page) or a PMD fault (2 MiB, aligned): the DAX
+ * core maps a PMD only if the extent returned covers the 2 MiB and its
+ * address is 2 MiB-aligned, else it falls back to pages.
+ */
 static int nova_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 			    unsigned int flags, struct iomap *iomap,
 			    struct iomap *srcmap)
 {
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	pgoff_t pgoff = pos >> PAGE_SHIFT;
+	unsigned long max = max_t(loff_t, length >> PAGE_SHIFT, 1), n;
 	u64 blk;
 	int err;
 
@@ -81,7 +111,10 @@ static int nova_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		mutex_lock(&NOVA_I(inode)->log_lock);
 		blk = nova_file_block(inode, pgoff);
 		if (!blk) {
-			err = nova_fault_alloc(inode, pgoff);
+			/* A PMD fault on a whole hole fills all of it. */
+			n = nova_fault_run(inode, pgoff, 0, max);
+			err = nova_fault_alloc(inode, pgoff,
+					       n == max ? max : 1);
 			if (err) {
 				mutex_unlock(&NOVA_I(inode)->log_lock);
 				return err;
@@ -92,10 +125,11 @@ static int nova_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		mutex_unlock(&NOVA_I(inode)->log_lock);
 	}
 
+	n = nova_fault_run(inode, pgoff, blk, max);
 	iomap->bdev = inode->i_sb->s_bdev;
 	iomap->dax_dev = sbi->dax_dev;
 	iomap->offset = (loff_t)pgoff << PAGE_SHIFT;
-	iomap->length = PAGE_SIZE;
+	iomap->length = (loff_t)n << PAGE_SHIFT;
 	if (blk) {
 		iomap->type = IOMAP_MAPPED;
 		iomap->addr = (blk << NOVA_BLOCK_SHIFT) + sbi->dax_part_off;
@@ -217,6 +251,37 @@ static int nova_dax_cow(struct inode *inode, pgoff_t pgoff)
 	return err;
 }
 
+/*
+ * Whether a snapshot shows any page of the 2 MiB at @pgoff (aligned): a
+ * racy hint, asked once per write entry. Exact enough where it matters:
+ * the caller holds off snapshots (sb_start_pagefault()).
+ */
+static bool nova_pmd_shown(struct inode *inode, pgoff_t pgoff)
+{
+	void *prev = NULL, *v;
+	unsigned long i;
+
+	for (i = 0; i < NOVA_HUGE_BLOCKS; i++) {
+		v = xa_load(&NOVA_I(inode)->pages, pgoff + i);
+		if (!v || v == prev)
+			continue;
+		prev = v;
+		if (nova_file_shown_block(inode, pgoff + i))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Page (PTE) and 2 MiB (PMD) faults. A PMD is mapped when the 2 MiB of
+ * the file is one run of blocks that starts 2 MiB-aligned in physical
+ * memory (balloc.c keeps such chunks for file data that covers an aligned
+ * 2 MiB); a write fault on a 2 MiB hole gets such a chunk. A PMD write
+ * fault over pages that a snapshot shows falls back to pages
+ * (VM_FAULT_FALLBACK: the kernel splits the PMD), and each page write
+ * fault then copies its page on write as below; the copies are not
+ * aligned, so that 2 MiB stays mapped by pages.
+ */
 static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 				      nova_pe_size_t pe_size)
 {
@@ -228,16 +293,22 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	vm_fault_t ret;
 	pfn_t pfn;
 
-	/* Blocks are 4 KiB and not aligned for PMD mappings. */
-	if (pe_size != NOVA_PE_SIZE_PTE)
+	if (pe_size != NOVA_PE_SIZE_PTE && pe_size != NOVA_PE_SIZE_PMD)
 		return VM_FAULT_FALLBACK;
 	if (write) {
 		int err;
 
 		sb_start_pagefault(sb);
+		if (pe_size == NOVA_PE_SIZE_PMD &&
+		    nova_pmd_shown(inode, vmf->pgoff &
+				   ~(NOVA_HUGE_BLOCKS - 1))) {
+			sb_end_pagefault(sb);
+			return VM_FAULT_FALLBACK;
+		}
 		file_update_time(vmf->vma->vm_file);
 		/* Before the shared invalidate lock: it may take it exclusive. */
-		err = nova_dax_cow(inode, vmf->pgoff);
+		err = pe_size == NOVA_PE_SIZE_PTE ?
+		      nova_dax_cow(inode, vmf->pgoff) : 0;
 		if (err) {
 			sb_end_pagefault(sb);
 			nova_op_done(sb, NOVA_CTL_OP_FAULT, start);
@@ -303,6 +374,8 @@ int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EOPNOTSUPP;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
+	/* PMD faults where the blocks allow (nova_dax_huge_fault()). */
+	nova_vma_set_flags(vma, VM_HUGEPAGE);
 	nova_vma_open(vma);
 	return 0;
 }

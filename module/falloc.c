@@ -69,8 +69,7 @@ static int nova_falloc_holes(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 		}
 		while (pgoff + hole <= last && !nova_file_block(inode, pgoff + hole))
 			hole++;
-		err = nova_alloc_blocks(sb, hole, false, NOVA_BLOCK_DATA, &blk,
-					&got);
+		err = nova_alloc_data(inode, pgoff, hole, &blk, &got);
 		if (err)
 			return err;
 		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
@@ -212,12 +211,15 @@ static int nova_rop_write(struct nova_rop *r, pgoff_t pgoff, u32 nr,
 	return nova_log_append(r->inode, &fw, &r->tail);
 }
 
-/* A new block, noted for freeing if the operation fails. */
-static int nova_rop_alloc(struct nova_rop *r, unsigned long want,
-			  unsigned long *blk, unsigned long *got)
+/*
+ * New blocks for pages @pgoff onwards (nova_alloc_data()), noted for
+ * freeing if the operation fails.
+ */
+static int nova_rop_alloc(struct nova_rop *r, pgoff_t pgoff,
+			  unsigned long want, unsigned long *blk,
+			  unsigned long *got)
 {
-	int err = nova_alloc_blocks(r->inode->i_sb, want, false,
-				    NOVA_BLOCK_DATA, blk, got);
+	int err = nova_alloc_data(r->inode, pgoff, want, blk, got);
 
 	if (err)
 		return err;
@@ -243,7 +245,7 @@ static int nova_rop_edge(struct nova_rop *r, pgoff_t pgoff, unsigned int zf,
 
 	if (!alloc && !nova_file_block(inode, pgoff))
 		return 0;
-	err = nova_rop_alloc(r, 1, &blk, &got);
+	err = nova_rop_alloc(r, pgoff, 1, &blk, &got);
 	if (err)
 		return err;
 	dst = nova_block(NOVA_SB(sb), blk);
@@ -267,8 +269,9 @@ static int nova_rop_zeroed(struct nova_rop *r, pgoff_t pgoff, pgoff_t end)
 	int err;
 
 	while (pgoff < end) {
-		err = nova_rop_alloc(r, min_t(unsigned long, end - pgoff,
-					      U32_MAX), &blk, &got);
+		err = nova_rop_alloc(r, pgoff, min_t(unsigned long,
+						     end - pgoff, U32_MAX),
+				     &blk, &got);
 		if (err)
 			return err;
 		nova_pmem_memset(nova_block(NOVA_SB(sb), blk), 0,
@@ -334,7 +337,7 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 		if (!down && to > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - 1)
 			return -EFBIG;
 		if (nova_file_shown_block(inode, idx)) {
-			err = nova_rop_alloc(r, 1, &blk, &got);
+			err = nova_rop_alloc(r, to, 1, &blk, &got);
 			if (!err)
 				err = nova_fill_old(inode, nova_block(sbi, blk),
 						    idx, 0, PAGE_SIZE,

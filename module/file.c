@@ -607,8 +607,7 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 		unsigned long blk, got;
 		size_t bytes, copied;
 
-		err = nova_alloc_blocks(sb, want, false, NOVA_BLOCK_DATA, &blk,
-					&got);
+		err = nova_alloc_data(inode, p >> PAGE_SHIFT, want, &blk, &got);
 		if (err)
 			break;
 		bytes = min_t(size_t, count - done, got * PAGE_SIZE - off);
@@ -812,6 +811,8 @@ const struct file_operations nova_file_operations = {
 	.read_iter		= nova_read_iter,
 	.write_iter		= nova_write_iter,
 	.mmap			= nova_file_mmap,
+	/* 2 MiB-aligned user addresses, so that PMDs can map (dax.c). */
+	.get_unmapped_area	= thp_get_unmapped_area,
 	NOVA_FOP_MMAP_SYNC,
 	.open			= nova_file_open,
 	.fsync			= nova_fsync,

@@ -54,6 +54,13 @@ enum nova_block_kind {
 };
 
 /* One CPU's share of the free space: an rbtree of free ranges. */
+/*
+ * 2 MiB, the size of a PMD mapping, in blocks. The allocator keeps such
+ * extents, aligned on the device's physical addresses, whole for the
+ * allocations that can use them (balloc.c, docs/fs.md "Allocation").
+ */
+#define NOVA_HUGE_BLOCKS	512UL
+
 struct nova_free_list {
 	spinlock_t lock;
 	struct rb_root root;		/* struct nova_range_node by start */
@@ -109,6 +116,7 @@ struct nova_sb_info {
 	unsigned long list_span;	/* blocks per list region */
 	unsigned long reserve;		/* blocks only log pages may use */
 	unsigned long managed;		/* blocks the allocator manages */
+	unsigned long huge_skew;	/* pfn of block 0, mod NOVA_HUGE_BLOCKS */
 	struct percpu_counter free_blocks;	/* sum of the lists' free */
 	atomic_long_t log_pages;
 	atomic_long_t data_pages;
@@ -304,6 +312,9 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		      unsigned long n, enum nova_block_kind kind);
 int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
 			   enum nova_block_kind kind, unsigned long *blk);
+int nova_alloc_data(struct inode *inode, pgoff_t pgoff, unsigned long want,
+		    unsigned long *blk, unsigned long *got);
+bool nova_block_huge_aligned(struct nova_sb_info *sbi, unsigned long blk);
 unsigned long nova_count_free(struct super_block *sb);
 bool nova_balloc_withhold(struct super_block *sb, unsigned long blk);
 unsigned long nova_count_user_free(struct super_block *sb);

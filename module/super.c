@@ -802,6 +802,26 @@ static void nova_free_sbi(struct nova_sb_info *sbi)
 	kfree(sbi);
 }
 
+/*
+ * Where 2 MiB-aligned physical addresses fall among the blocks: the
+ * allocator keeps such chunks whole for PMD mappings (balloc.c). Without
+ * an answer (a media error on block 0) it assumes block 0 is aligned,
+ * which only costs PMD mappings.
+ */
+static void nova_find_huge_skew(struct nova_sb_info *sbi)
+{
+	void *kaddr;
+	pfn_t pfn;
+	int id;
+
+	sbi->huge_skew = 0;
+	id = dax_read_lock();
+	if (dax_direct_access(sbi->dax_dev, sbi->dax_part_off >> PAGE_SHIFT, 1,
+			      DAX_ACCESS, &kaddr, &pfn) > 0)
+		sbi->huge_skew = pfn_t_to_pfn(pfn) & (NOVA_HUGE_BLOCKS - 1);
+	dax_read_unlock(id);
+}
+
 /* Map the device: all of it, through DAX. */
 static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 {
@@ -831,6 +851,7 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 			sb->s_id, avail, sbi->nblocks);
 		return avail < 0 ? avail : -EINVAL;
 	}
+	nova_find_huge_skew(sbi);
 	return 0;
 }
 
