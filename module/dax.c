@@ -32,6 +32,7 @@
 #include <linux/iomap.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/pfn_t.h>
 #include <linux/uio.h>
 
 #include "nova.h"
@@ -107,6 +108,8 @@ static int nova_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 
 	blk = nova_file_block(inode, pgoff);
 	iomap->flags = 0;
+	if ((flags & IOMAP_WRITE) && nova_is_view(inode))
+		return -EROFS;
 	if (!blk && (flags & IOMAP_WRITE)) {
 		mutex_lock(&NOVA_I(inode)->log_lock);
 		blk = nova_file_block(inode, pgoff);
@@ -377,6 +380,55 @@ int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
 	/* PMD faults where the blocks allow (nova_dax_huge_fault()). */
 	nova_vma_set_flags(vma, VM_HUGEPAGE);
 	nova_vma_open(vma);
+	return 0;
+}
+
+/*
+ * Faults of snapshot views (snapview.c): the snapshot's block, or the
+ * zero page for a hole, mapped read-only without a DAX mapping entry.
+ * fsdax lets a page belong to one file mapping at a time (page->mapping),
+ * and the live file or another view may map the same block. The pte is
+ * special (devmap), as for fsdax, so the page's refcount is untouched; a
+ * write to a private mapping copies the page (do_wp_page()). The block
+ * stays: the snapshot is not deleted while the mapping holds the view.
+ */
+static vm_fault_t nova_view_fault(struct vm_fault *vmf)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	unsigned long addr = vmf->address;
+	void *kaddr;
+	pfn_t pfn;
+	long n;
+	u64 blk;
+	int id;
+
+	if (vmf->pgoff >= DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE))
+		return VM_FAULT_SIGBUS;
+	blk = nova_file_block(inode, vmf->pgoff);
+	if (!blk)
+		return vmf_insert_mixed(vmf->vma, addr,
+					pfn_to_pfn_t(my_zero_pfn(addr)));
+	id = dax_read_lock();
+	n = dax_direct_access(sbi->dax_dev,
+			      (sbi->dax_part_off >> PAGE_SHIFT) + blk, 1,
+			      DAX_ACCESS, &kaddr, &pfn);
+	dax_read_unlock(id);
+	if (n < 1)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_mixed(vmf->vma, addr, pfn);
+}
+
+static const struct vm_operations_struct nova_view_vm_ops = {
+	.fault		= nova_view_fault,
+};
+
+/* mmap of a snapshot view file: read-only (its fd is never writable). */
+int nova_view_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if ((vma->vm_flags & VM_SHARED) && (vma->vm_flags & VM_MAYWRITE))
+		return -EROFS;
+	vma->vm_ops = &nova_view_vm_ops;
 	return 0;
 }
 

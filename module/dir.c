@@ -202,13 +202,18 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 		goto out;
 	pos = ctx->pos;
 	xa_for_each_start(&ni->dpos, pos, n, ctx->pos) {
-		if (!dir_emit(ctx, nova_node_name(dir, n), n->name_len, n->ino,
+		/* A view directory lists the numbers of view inodes. */
+		u64 ino = nova_is_view(dir) ? nova_view_d_ino(dir, n->ino) :
+			  n->ino;
+
+		if (!dir_emit(ctx, nova_node_name(dir, n), n->name_len, ino,
 			      n->file_type))
 			goto out;
 		ctx->pos = pos + 1;
 	}
 	if (ctx->pos < ni->next_pos)
 		ctx->pos = ni->next_pos;
+	nova_snapdir_emit(dir, ctx);
 out:
 	nova_op_done(dir->i_sb, NOVA_CTL_OP_READDIR, start);
 	return 0;
@@ -228,4 +233,12 @@ const struct file_operations nova_dir_operations = {
 	.fsync		= nova_dir_fsync,
 	.unlocked_ioctl	= nova_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+/* Directories of snapshot views (snapview.c): read-only, no ioctls. */
+const struct file_operations nova_view_dir_operations = {
+	.llseek		= generic_file_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= nova_readdir,
+	.fsync		= nova_dir_fsync,
 };

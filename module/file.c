@@ -823,6 +823,15 @@ const struct file_operations nova_file_operations = {
 	.splice_write		= iter_file_splice_write,
 };
 
+/* Files of snapshot views (snapview.c): opened read-only only. */
+const struct file_operations nova_view_file_operations = {
+	.llseek			= nova_llseek,
+	.read_iter		= nova_read_iter,
+	.mmap			= nova_view_mmap,
+	.open			= nova_file_open,
+	.splice_read		= nova_splice_read,
+};
+
 const struct inode_operations nova_file_inode_operations = {
 	.setattr	= nova_setattr,
 	.getattr	= nova_getattr,

@@ -954,7 +954,11 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	int err;
 
 	lockdep_assert_held(&ni->log_lock);
-	if (!old_head)
+	/*
+	 * A snapshot view of this inode points into the log by offset
+	 * (snapview.c): the entries stay where they are until it goes.
+	 */
+	if (!old_head || ni->view_pins)
 		return 0;
 	err = nova_gc_pass(&plan, &attr_off);
 	if (err)

@@ -513,6 +513,7 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	struct nova_ctl_fs fs;
 	struct super_block *sb;
 	u64 ticket = 0;
+	bool browsed;
 	int err;
 
 	if (!nest) {
@@ -534,8 +535,10 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
+	sn.id = 0;
 	if (tb[NOVA_SNAPSHOT_A_ID]) {
-		err = nova_snapshot_delete(sb, nla_get_u64(sel), &sn, &ticket);
+		sn.id = nla_get_u64(sel);
+		err = nova_snapshot_delete(sb, sn.id, &sn, &ticket);
 	} else {
 		err = nova_snapshot_lookup(sb, 0, nla_data(sel), &sn);
 		if (!err)
@@ -546,6 +549,7 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	/* The active reference keeps unmount away while we wait. */
 	if (!err && nla_get_flag(tb[NOVA_SNAPSHOT_A_WAIT]))
 		err = nova_snapshot_reclaim_wait(sb, ticket);
+	browsed = err == -EBUSY && sn.id && nova_snapshot_browsed(sb, sn.id);
 	deactivate_super(sb);
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
@@ -553,6 +557,9 @@ static int nova_snapshot_delete_doit(struct sk_buff *skb,
 	else if (err == -EBUSY && NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
 				    "this snapshot is mounted");
+	else if (browsed)
+		NL_SET_ERR_MSG_ATTR(info->extack, sel,
+				    "snapshot is being browsed (in use under .snapshots)");
 	else if (err == -EINTR)
 		GENL_SET_ERR_MSG(info, "killed while waiting: the snapshot is deleted, its space is still being freed");
 	else if (err)

@@ -768,6 +768,10 @@ void nova_free_ino(struct super_block *sb, u64 ino)
 
 static void nova_set_ops(struct inode *inode)
 {
+	if (nova_is_view(inode)) {
+		nova_view_set_ops(inode);
+		return;
+	}
 	switch (inode->i_mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &nova_file_inode_operations;
@@ -866,7 +870,7 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 
 	nova_update_trans(NOVA_SB(sb), le64_to_cpu(h->e_trans_id));
 	/* A snapshot mount stops at its epoch (entries are in epoch order). */
-	if (nova_snapshot_hides(NOVA_SB(sb), h))
+	if (nova_snapshot_hides(NOVA_I(inode), h))
 		return 0;
 	switch (h->e_type) {
 	case NOVA_LOG_FILE_WRITE: {
@@ -989,39 +993,46 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->parent = 0;
 	ni->snap_stage = NULL;
 	ni->snap_kept = false;
+	ni->view_epoch = NOVA_EPOCH_LIVE;
+	ni->view_pins = 0;
 	INIT_LIST_HEAD(&ni->xattrs);
 	ni->xattr_bytes = 0;
 	ni->xattr_pending = NULL;
 	nova_gc_init_inode(ni);
 }
 
-static int nova_read_inode(struct inode *inode)
+/*
+ * Build @inode's DRAM state from slot and log of inode @ino (on media),
+ * showing what epoch @epoch shows (NOVA_EPOCH_LIVE: everything). @inode
+ * is a live inode (@ino is its i_ino) or a view inode (snapview.c).
+ */
+int nova_read_inode(struct inode *inode, u64 ino, u64 epoch)
 {
 	struct super_block *sb = inode->i_sb;
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_inode *pi = nova_get_pinode(sb, inode->i_ino), *src;
+	struct nova_inode *pi = nova_get_pinode(sb, ino), *src;
 	u64 valid;
 	u32 flags;
 	int err;
 
 	if (!pi)
 		return -ESTALE;
-	/* A snapshot mount also shows inodes removed after the snapshot. */
+	/* A snapshot also shows inodes removed after it was taken. */
 	valid = le64_to_cpu(READ_ONCE(pi->i_valid));
 	if (valid != 1 &&
-	    (valid || !nova_snapshot_shows_inode(sb, inode->i_ino,
-						 le32_to_cpu(pi->i_generation))))
+	    (valid || !nova_snapshot_shows_inode(sb, ino,
+						 le32_to_cpu(pi->i_generation),
+						 epoch)))
 		return -ESTALE;
 	/* Static fields from a good copy; commit words from the primary. */
-	if (nova_inode_check(sb, pi, inode->i_ino, true, &src) ==
-	    NOVA_SLOT_BAD) {
-		nova_err(sb, "inode %lu: bad checksum or inode number",
-			 inode->i_ino);
+	if (nova_inode_check(sb, pi, ino, true, &src) == NOVA_SLOT_BAD) {
+		nova_err(sb, "inode %llu: bad checksum or inode number", ino);
 		return -EFSCORRUPTED;
 	}
 
 	nova_init_ni(ni);
+	ni->view_epoch = epoch;
 	ni->pi_off = nova_off(sbi, pi);
 	pi = src;
 	inode->i_mode = le16_to_cpu(pi->i_mode);
@@ -1074,10 +1085,10 @@ static int nova_read_inode(struct inode *inode)
 	}
 	nova_set_ops(inode);
 
-	nova_pi_resolve_words(sb, nova_pi(inode), inode->i_ino, false,
+	nova_pi_resolve_words(sb, nova_pi(inode), ino, false,
 			      &ni->log_head, &ni->log_tail);
 	if (ni->log_head) {
-		err = nova_log_walk_raw(sb, inode->i_ino, ni->log_head,
+		err = nova_log_walk_raw(sb, ino, ni->log_head,
 					ni->log_tail, nova_replay_entry,
 					nova_count_page, inode);
 		if (!err)
@@ -1097,8 +1108,8 @@ static int nova_read_inode(struct inode *inode)
 			  (NOVA_BLOCK_SHIFT - 9);
 	return 0;
 bad:
-	nova_err(sb, "inode %lu: inconsistent inode (mode %o, flags %x)",
-		 inode->i_ino, inode->i_mode, flags);
+	nova_err(sb, "inode %llu: inconsistent inode (mode %o, flags %x)",
+		 ino, inode->i_mode, flags);
 	return -EFSCORRUPTED;
 }
 
@@ -1116,7 +1127,7 @@ struct inode *nova_iget(struct super_block *sb, u64 ino)
 		return ERR_PTR(-ENOMEM);
 	if (!(inode->i_state & I_NEW))
 		return inode;
-	err = nova_read_inode(inode);
+	err = nova_read_inode(inode, ino, NOVA_SB(sb)->view_epoch);
 	if (err) {
 		iget_failed(inode);
 		return ERR_PTR(err);
@@ -1256,6 +1267,10 @@ void nova_evict_inode(struct inode *inode)
 		    NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE;
 	bool guard = dead;
 
+	if (nova_is_view(inode)) {
+		nova_view_evict(inode);
+		return;
+	}
 	truncate_inode_pages_final(&inode->i_data);
 	/*
 	 * Freeing a dead inode writes PMEM (hints in its log, keep records

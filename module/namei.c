@@ -96,6 +96,9 @@ static struct dentry *nova_lookup(struct inode *dir, struct dentry *dentry,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return ERR_PTR(-ENAMETOOLONG);
+	/* The root's .snapshots shadows an entry of that name (snapview.c). */
+	if (nova_snapdir_name(dir, &dentry->d_name))
+		return d_splice_alias(nova_snapdir_inode(dir->i_sb), dentry);
 	n = nova_dir_find(dir, dentry->d_name.name, dentry->d_name.len);
 	if (n) {
 		inode = nova_iget(dir->i_sb, n->ino);
@@ -321,6 +324,9 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 
 	if (dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* Snapshot views (and .snapshots) are read-only. */
+	if (nova_is_view(inode))
+		return -EROFS;
 	nova_lock_logs(locks, 2);
 	op.trans = nova_next_trans(NOVA_SB(dir->i_sb));
 	err = nova_dir_entry(dir, dentry->d_name.name, dentry->d_name.len,
@@ -360,6 +366,8 @@ static int nova_remove(struct inode *dir, struct dentry *dentry,
 	u64 start = nova_op_start(), tail = 0;
 	int err;
 
+	if (nova_is_view(inode))
+		return -EROFS;
 	if (is_dir && !nova_dir_empty(inode))
 		return -ENOTEMPTY;
 	nova_lock_logs(locks, 2);
@@ -445,6 +453,8 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 		return -EINVAL;
 	if (new_dentry->d_name.len > NOVA_NAME_LEN)
 		return -ENAMETOOLONG;
+	if (nova_is_view(old) || (new && nova_is_view(new)))
+		return -EROFS;
 	if (!exchange && new_is_dir && !nova_dir_empty(new))
 		return -ENOTEMPTY;
 	if (flags & RENAME_WHITEOUT) {

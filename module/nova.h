@@ -107,8 +107,9 @@ struct nova_sb_info {
 
 	/* snapshots (snapshot.c) */
 	struct nova_snap_table *snaps;
-	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot shown */
+	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot mounted */
 	u64 view_id;
+	bool snapdir_visible;		/* -o snapdir=visible (snapview.c) */
 
 	/* allocator (balloc.c) */
 	struct nova_free_list *free_lists;
@@ -210,6 +211,19 @@ struct nova_inode_info {
 	bool snap_kept;			/* removed while a snapshot shows it */
 	u64 snap_born;			/* ... its NOVA_LOG_SNAPSHOT_INODE */
 	u64 snap_dead;
+	/*
+	 * The newest epoch this inode's DRAM state shows: NOVA_EPOCH_LIVE,
+	 * the epoch of a snapshot mount, or of the snapshot a view inode
+	 * (snapview.c) belongs to. Set before the log replay.
+	 */
+	u64 view_epoch;
+	/* view inodes only (snapview.c) */
+	u64 view_id;			/* snapshot id, 0: not a view inode */
+	u64 view_ino;			/* the inode number on media */
+	struct inode *view_live;	/* the live inode pinned, or NULL */
+	bool view_counted;		/* counted in the snapshot's views */
+	/* live inodes: view inodes built from this log (thorough GC waits) */
+	unsigned int view_pins;		/* under log_lock */
 	/* data protection (protect.c) */
 	atomic_t wmaps;			/* writable shared mappings */
 	/* extended attributes (xattr.c), under log_lock */
@@ -386,6 +400,7 @@ void nova_unlock_logs(struct inode **inodes, int n);
 extern const struct inode_operations nova_special_inode_operations;
 struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino);
 struct inode *nova_iget(struct super_block *sb, u64 ino);
+int nova_read_inode(struct inode *inode, u64 ino, u64 epoch);
 struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 			     umode_t mode, dev_t rdev, u64 *trans);
 void nova_commit_new_inode(struct inode *inode);
@@ -500,6 +515,7 @@ extern const struct iomap_ops nova_iomap_ops;
 int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 		u64 start, u64 len);
 int nova_file_mmap(struct file *file, struct vm_area_struct *vma);
+int nova_view_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* snapshot.c */
 #define NOVA_EPOCH_LIVE	U64_MAX
@@ -518,6 +534,13 @@ bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
 bool nova_snapshot_may_keep(struct inode *inode);
 bool nova_snapshot_shows(struct super_block *sb, u64 born);
 bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
+int nova_snapshot_view_get(struct super_block *sb, u64 id, u64 *epoch);
+void nova_snapshot_view_put(struct super_block *sb, u64 id);
+bool nova_snapshot_browsed(struct super_block *sb, u64 id);
+u64 nova_snapshot_view_find(struct super_block *sb, const char *name,
+			    unsigned int len);
+bool nova_snapshot_view_next(struct super_block *sb, u64 from, u64 *id,
+			     char *buf);
 
 /* Keep records staged by an operation, committed with its log tail. */
 struct nova_snap_stage {
@@ -539,7 +562,8 @@ typedef int (*nova_kept_inode_fn)(struct super_block *sb,
 
 int nova_snapshot_keep_inode(struct inode *inode);
 bool nova_snapshot_evict_inode(struct inode *inode);
-bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen);
+bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen,
+			       u64 epoch);
 int nova_snapshot_mark_inodes(struct super_block *sb, nova_kept_inode_fn fn,
 			      void *arg);
 
@@ -567,12 +591,40 @@ int nova_snapshot_walk_log(struct super_block *sb, nova_entry_fn entry_fn,
 int nova_snap_inode_pages(struct super_block *sb, u64 ino, u32 gen,
 			  struct xarray *pages);
 
-/* A mount showing a snapshot does not replay entries written after it. */
-static inline bool nova_snapshot_hides(struct nova_sb_info *sbi,
+/*
+ * An inode showing a snapshot (a snapshot mount, a view inode) does not
+ * replay entries written after it.
+ */
+static inline bool nova_snapshot_hides(struct nova_inode_info *ni,
 				       const struct nova_log_entry_header *h)
 {
-	return le64_to_cpu(h->e_epoch_id) > sbi->view_epoch;
+	return le64_to_cpu(h->e_epoch_id) > ni->view_epoch;
 }
+
+/*
+ * snapview.c: the .snapshots directory and the read-only view inodes of
+ * snapshots under it. View inode numbers have the top bit set (nova inode
+ * numbers are far below it), so they never meet a live inode's.
+ */
+#define NOVA_SNAPDIR_NAME	".snapshots"
+#define NOVA_VIEW_INO_BIT	(1UL << 63)
+
+static inline bool nova_is_view(struct inode *inode)
+{
+	return inode->i_ino & NOVA_VIEW_INO_BIT;
+}
+
+/* The readdir position of .snapshots in the root (snapdir=visible). */
+#define NOVA_SNAPDIR_POS	((loff_t)1 << 40)
+
+extern const struct file_operations nova_view_file_operations;
+extern const struct file_operations nova_view_dir_operations;
+struct inode *nova_snapdir_inode(struct super_block *sb);
+bool nova_snapdir_name(struct inode *dir, const struct qstr *name);
+void nova_snapdir_emit(struct inode *dir, struct dir_context *ctx);
+unsigned long nova_view_d_ino(struct inode *dir, u64 ino);
+void nova_view_set_ops(struct inode *inode);
+void nova_view_evict(struct inode *inode);
 
 /* gc.c */
 struct nova_gc_info;

@@ -913,22 +913,21 @@ bool nova_snapshot_evict_inode(struct inode *inode)
 }
 
 /*
- * On a snapshot mount: is removed inode @ino (slot generation @gen) part
- * of the snapshot shown?
+ * For a snapshot mount or a view inode showing @epoch: is removed inode
+ * @ino (slot generation @gen) part of that snapshot?
  */
-bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen)
+bool nova_snapshot_shows_inode(struct super_block *sb, u64 ino, u32 gen,
+			       u64 epoch)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	struct nova_snap_table *t = sbi->snaps;
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
 	struct nova_snap_inode *ki;
 	bool ok;
 
-	if (!t || sbi->view_epoch == NOVA_EPOCH_LIVE)
+	if (!t || epoch == NOVA_EPOCH_LIVE)
 		return false;
 	mutex_lock(&t->lock);
 	ki = nova_snap_find_inode(t, ino);
-	ok = ki && ki->gen == gen && ki->born <= sbi->view_epoch &&
-	     sbi->view_epoch < ki->dead;
+	ok = ki && ki->gen == gen && ki->born <= epoch && epoch < ki->dead;
 	mutex_unlock(&t->lock);
 	return ok;
 }
@@ -1053,6 +1052,14 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 	s = nova_snap_find(t, id);
 	if (!s) {
 		err = -ENOENT;
+		goto out;
+	}
+	/*
+	 * Someone is browsing it under .snapshots: its view inodes point
+	 * into what it keeps (snapview.c). They go with the last reference.
+	 */
+	if (s->views) {
+		err = -EBUSY;
 		goto out;
 	}
 	nova_snap_del_record(sbi, &sd, s);
@@ -1545,4 +1552,112 @@ int nova_snapshot_walk_log(struct super_block *sb, nova_entry_fn entry_fn,
 				    entry_fn, page_fn, arg, flags);
 	mutex_unlock(&t->lock);
 	return err;
+}
+
+/* ---- view inodes (snapview.c) ---- */
+
+/*
+ * A view inode of snapshot @id is being built: count it, so the snapshot
+ * is not deleted while it exists, and return the epoch it shows. -ENOENT
+ * if the snapshot is gone.
+ */
+int nova_snapshot_view_get(struct super_block *sb, u64 id, u64 *epoch)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snapshot *s;
+	int err = -ENOENT;
+
+	mutex_lock(&t->lock);
+	s = nova_snap_find(t, id);
+	if (s) {
+		s->views++;
+		*epoch = s->epoch;
+		err = 0;
+	}
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+void nova_snapshot_view_put(struct super_block *sb, u64 id)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snapshot *s;
+
+	mutex_lock(&t->lock);
+	s = nova_snap_find(t, id);
+	if (!WARN_ON_ONCE(!s || !s->views))
+		s->views--;
+	mutex_unlock(&t->lock);
+}
+
+/* Is live snapshot @id browsed (has view inodes)? */
+bool nova_snapshot_browsed(struct super_block *sb, u64 id)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snapshot *s;
+	bool ret;
+
+	mutex_lock(&t->lock);
+	s = nova_snap_find(t, id);
+	ret = s && s->views;
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * The name of snapshot @s under .snapshots: its name, or its id if it has
+ * none (names are never all digits, so the two cannot clash).
+ */
+static void nova_snap_dir_name(const struct nova_snapshot *s, char *buf)
+{
+	if (s->name[0])
+		strscpy(buf, s->name, NOVA_SNAPSHOT_NAME_LEN);
+	else
+		snprintf(buf, NOVA_SNAPSHOT_NAME_LEN, "%llu", s->id);
+}
+
+/* The id of the live snapshot called @name under .snapshots, or 0. */
+u64 nova_snapshot_view_find(struct super_block *sb, const char *name,
+			    unsigned int len)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	char buf[NOVA_SNAPSHOT_NAME_LEN];
+	struct nova_snapshot *s;
+	u64 id = 0;
+
+	if (!len || len >= NOVA_SNAPSHOT_NAME_LEN)
+		return 0;
+	mutex_lock(&t->lock);
+	list_for_each_entry(s, &t->live, list) {
+		nova_snap_dir_name(s, buf);
+		if (strlen(buf) == len && !memcmp(buf, name, len)) {
+			id = s->id;
+			break;
+		}
+	}
+	mutex_unlock(&t->lock);
+	return id;
+}
+
+/*
+ * Readdir of .snapshots: the live snapshot with the smallest id >= @from,
+ * its id in *@id and its name under .snapshots in @buf
+ * (NOVA_SNAPSHOT_NAME_LEN bytes). false when there is none.
+ */
+bool nova_snapshot_view_next(struct super_block *sb, u64 from, u64 *id,
+			     char *buf)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snapshot *s, *best = NULL;
+
+	mutex_lock(&t->lock);
+	list_for_each_entry(s, &t->live, list)
+		if (s->id >= from && (!best || s->id < best->id))
+			best = s;
+	if (best) {
+		*id = best->id;
+		nova_snap_dir_name(best, buf);
+	}
+	mutex_unlock(&t->lock);
+	return best;
 }

@@ -49,6 +49,7 @@ struct nova_snapshot {
 	char name[NOVA_SNAPSHOT_NAME_LEN];
 	struct list_head keep;		/* blocks this is the newest user of */
 	unsigned long kept;		/* blocks on @keep */
+	unsigned int views;		/* view inodes in memory (snapview.c) */
 };
 
 /*

@@ -268,6 +268,7 @@ struct nova_fs_context {
 	bool no_verify;			/* -o verify=off */
 	int acl;			/* -o acl 1, noacl 0, not given -1 */
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
+	int snapdir;			/* -o snapdir=visible 1, hidden 0, -1 */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: by name or live */
@@ -282,7 +283,7 @@ static bool nova_ctx_snapshot(const struct nova_fs_context *ctx)
 
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
-	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr,
+	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr, Opt_snapdir,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -327,6 +328,9 @@ static void nova_apply_xattr_options(struct super_block *sb,
 		sb->s_flags &= ~SB_POSIXACL;
 	if (ctx->user_xattr >= 0)
 		sbi->user_xattr = ctx->user_xattr;
+	/* Not an xattr option, but it follows the same remount rule. */
+	if (ctx->snapdir >= 0)
+		sbi->snapdir_visible = ctx->snapdir;
 }
 
 static const struct fs_parameter_spec nova_fs_parameters[] = {
@@ -339,6 +343,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_string("snapshot", Opt_snapshot),
 	fsparam_flag_no("acl", Opt_acl),
 	fsparam_flag_no("user_xattr", Opt_user_xattr),
+	fsparam_string("snapdir", Opt_snapdir),
 	{}
 };
 
@@ -398,6 +403,16 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_user_xattr:
 		ctx->user_xattr = !result.negated;
+		break;
+	case Opt_snapdir:
+		/* Is .snapshots listed by readdir of the root (snapview.c)? */
+		if (!strcmp(param->string, "hidden"))
+			ctx->snapdir = 0;
+		else if (!strcmp(param->string, "visible"))
+			ctx->snapdir = 1;
+		else
+			return invalfc(fc, "snapdir=%s: must be hidden or visible",
+				       param->string);
 		break;
 	case Opt_cpus:
 		if (!result.uint_32 || result.uint_32 > NOVA_MAX_CPUS)
@@ -674,6 +689,12 @@ static struct inode *nova_alloc_inode(struct super_block *sb)
 	ni->pi_off = 0;
 	ni->log_head = 0;
 	ni->log_tail = 0;
+	ni->view_epoch = NOVA_EPOCH_LIVE;
+	ni->view_id = 0;
+	ni->view_ino = 0;
+	ni->view_live = NULL;
+	ni->view_counted = false;
+	ni->view_pins = 0;
 	INIT_LIST_HEAD(&ni->xattrs);
 	ni->xattr_bytes = 0;
 	ni->xattr_pending = NULL;
@@ -737,6 +758,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",noacl");
 	if (!sbi->user_xattr)
 		seq_puts(seq, ",nouser_xattr");
+	if (sbi->snapdir_visible)
+		seq_puts(seq, ",snapdir=visible");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -762,9 +785,16 @@ static int nova_freeze_fs(struct super_block *sb)
 	return 0;
 }
 
+/* Snapshot view inodes go with their last reference (snapview.c). */
+static int nova_drop_inode(struct inode *inode)
+{
+	return nova_is_view(inode) || generic_drop_inode(inode);
+}
+
 static const struct super_operations nova_sops = {
 	.alloc_inode	= nova_alloc_inode,
 	.free_inode	= nova_free_inode,
+	.drop_inode	= nova_drop_inode,
 	.evict_inode	= nova_evict_inode,
 	.put_super	= nova_put_super,
 	.sync_fs	= nova_sync_fs,
@@ -1142,6 +1172,7 @@ static int nova_init_fs_context(struct fs_context *fc)
 		return -ENOMEM;
 	ctx->acl = -1;
 	ctx->user_xattr = -1;
+	ctx->snapdir = -1;
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;
 	return 0;

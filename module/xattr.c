@@ -341,7 +341,8 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 		return -EINVAL;
 	if (value && size > NOVA_XATTR_VALUE_MAX)
 		return -E2BIG;
-	if (sbi->view_epoch != NOVA_EPOCH_LIVE || sb_rdonly(sb))
+	if (sbi->view_epoch != NOVA_EPOCH_LIVE || sb_rdonly(sb) ||
+	    nova_is_view(inode))
 		return -EROFS;
 	if (!value)
 		size = 0;

@@ -67,7 +67,8 @@ static const char *snapshot_hint(int err)
 	case -ENODEV:
 		return " (the file system is no longer mounted)";
 	case -EBUSY:
-		return " (the file system is frozen; retrying later)";
+		/* a delete also while someone browses the snapshot */
+		return " (the file system is frozen, or the snapshot is being browsed under .snapshots; retrying later)";
 	default:
 		return "";
 	}
