@@ -32,7 +32,7 @@ t_ok "partial overwrite (copy-on-write of head and tail pages)" \
 	sh -c "printf 'hello protected world' | dd of=$T/f bs=1 seek=5000 conv=notrunc status=none &&
 	       printf 'hello protected world' | dd of=$M/f bs=1 seek=5000 conv=notrunc status=none"
 t_ok "umount" nova_umount
-t_is "format 1.5 with checksums, parity, inode replicas, log mirrors, xattrs and range entries" "$(layout minor) $(layout incompat)" "5 63"
+t_is "format 1.6 with checksums, parity, inode replicas, log mirrors, xattrs, range entries and file attributes" "$(layout minor) $(layout incompat)" "6 127"
 
 for p in 0 1 2 3 4 5 6 7; do
 	blk[p]=$(media find "$D" "$T/f" "$p")
