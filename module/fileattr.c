@@ -32,6 +32,7 @@
 #include <linux/fs.h>
 #include <linux/fileattr.h>
 #include <linux/mm.h>
+#include <linux/stat.h>
 
 #include "nova.h"
 
@@ -83,6 +84,21 @@ static u32 nova_fs_settable(struct inode *inode)
 	if (!S_ISDIR(inode->i_mode))
 		fs &= ~FS_DIRSYNC_FL;
 	return fs;
+}
+
+/* statx(2) attributes: immutable, append-only, nodump (as ext4). */
+void nova_fileattr_statx(struct inode *inode, struct kstat *stat)
+{
+	u16 flags = READ_ONCE(NOVA_I(inode)->attr_flags);
+
+	if (flags & NOVA_FL_IMMUTABLE)
+		stat->attributes |= STATX_ATTR_IMMUTABLE;
+	if (flags & NOVA_FL_APPEND)
+		stat->attributes |= STATX_ATTR_APPEND;
+	if (flags & NOVA_FL_NODUMP)
+		stat->attributes |= STATX_ATTR_NODUMP;
+	stat->attributes_mask |= STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND |
+				 STATX_ATTR_NODUMP;
 }
 
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)

@@ -1472,6 +1472,7 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 	struct nova_inode_info *ni = NOVA_I(inode);
 
 	nova_fillattr(idmap, request_mask, inode, stat);
+	nova_fileattr_statx(inode, stat);
 	/* Directories have no byte size: report a nominal 32 bytes a name. */
 	if (S_ISDIR(inode->i_mode))
 		stat->size = (READ_ONCE(ni->nr_entries) + 2) * 32;

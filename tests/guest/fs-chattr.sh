@@ -52,6 +52,7 @@ t_ok "chattr +i" chattr +i "$M/f"
 t_is "lsattr shows i" "$(flags "$M/f")" i
 t_ok "xfs_io lsattr shows it too (FS_IOC_FSGETXATTR)" sh -c "xfs_io -r -c lsattr '$M/f' | grep -q '^-*i'"
 t_is "still readable" "$(cat "$M/f")" data
+t_ok "statx reports it (STATX_ATTR_IMMUTABLE)" sh -c "xfs_io -r -c 'statx -r' '$M/f' | grep -q '^stat.attributes = 0x10\$'"
 t_errno "open for writing: EPERM" EPERM "$NOVA_SYS" open "$M/f" O_WRONLY
 t_errno "open O_APPEND: EPERM" EPERM "$NOVA_SYS" open "$M/f" "O_WRONLY|O_APPEND"
 t_errno "write through a descriptor opened before: EPERM" EPERM px 'os.pwrite(7, b"x", 0)'
