@@ -52,7 +52,18 @@ t_ok "chattr +i" chattr +i "$M/f"
 t_is "lsattr shows i" "$(flags "$M/f")" i
 t_ok "xfs_io lsattr shows it too (FS_IOC_FSGETXATTR)" sh -c "xfs_io -r -c lsattr '$M/f' | grep -q '^-*i'"
 t_is "still readable" "$(cat "$M/f")" data
-t_ok "statx reports it (STATX_ATTR_IMMUTABLE)" sh -c "xfs_io -r -c 'statx -r' '$M/f' | grep -q '^stat.attributes = 0x10\$'"
+# statx(2): stx_attributes at byte 8, stx_attributes_mask at byte 56
+statx_attrs() {
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(256)
+if libc.statx(-100, sys.argv[1].encode(), 0, 0x7ff, buf) < 0:
+    sys.exit("statx failed")
+a, m = (int.from_bytes(buf.raw[o:o + 8], "little") for o in (8, 56))
+print("0x%x 0x%x" % (a & 0x70, m & 0x70))' "$1"
+}
+t_is "statx: immutable (0x10) set, and immutable, append, nodump known" "$(statx_attrs "$M/f")" "0x10 0x70"
 t_errno "open for writing: EPERM" EPERM "$NOVA_SYS" open "$M/f" O_WRONLY
 t_errno "open O_APPEND: EPERM" EPERM "$NOVA_SYS" open "$M/f" "O_WRONLY|O_APPEND"
 t_errno "write through a descriptor opened before: EPERM" EPERM px 'os.pwrite(7, b"x", 0)'
@@ -114,6 +125,7 @@ printf 'one\n' > "$M/a"
 exec 8<> "$M/a"			# opened without O_APPEND before the flag
 t_ok "chattr +a" chattr +a "$M/a"
 t_is "lsattr shows a" "$(flags "$M/a")" a
+t_is "statx: append-only (0x20)" "$(statx_attrs "$M/a")" "0x20 0x70"
 t_ok "append with >>" sh -c "echo two >> '$M/a'"
 t_is "... appended" "$(cat "$M/a")" "one
 two"

@@ -146,7 +146,7 @@ t_ok "mount -o init,protection=off" nova_mount_init protection=off
 t_ok "protection=off shows in /proc/mounts" grep -q "protection=off" /proc/mounts
 t_ok "write a file" cp "$T/f" "$M/f"
 t_ok "umount" nova_umount
-t_is "format 1.5 without protection features (xattrs, range entries)" "$(layout minor) $(layout incompat) $(layout alloc_start)" "5 48 4"
+t_is "format 1.6 without protection features (xattrs, range entries, file attributes)" "$(layout minor) $(layout incompat) $(layout alloc_start)" "6 112 4"
 t_fail "protection=on is refused without init (made with off)" nova_mount protection=on
 t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection=off
 t_ok "umount" nova_umount
