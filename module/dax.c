@@ -231,11 +231,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	/* Blocks are 4 KiB and not aligned for PMD mappings. */
 	if (pe_size != NOVA_PE_SIZE_PTE)
 		return VM_FAULT_FALLBACK;
-	/*
-	 * chattr +i unmapped the file; its pages stay read-only. An active
-	 * swap file's blocks must not move (a copy-on-write fault would).
-	 */
-	if (write && (IS_IMMUTABLE(inode) || IS_SWAPFILE(inode)))
+	/* chattr +i unmapped the file; its pages stay read-only. */
+	if (write && IS_IMMUTABLE(inode))
 		return VM_FAULT_SIGBUS;
 	if (write) {
 		int err;
@@ -331,41 +328,13 @@ static int nova_dax_writepages(struct address_space *mapping,
 }
 
 /*
- * swapon(8) of a file: the kernel swaps to the file's blocks through the
- * block device (NOVA block b is bytes b * 4096 of it, as FIEMAP reports),
- * so every page must have a block that no snapshot shows (iomap refuses
- * holes, "has unallocated extents", and shared blocks, "has shared
- * extents", in the kernel log). While the file is active the VFS keeps
- * it from being written, truncated, fallocated, mapped writable or
- * unlinked (S_SWAPFILE, ETXTBSY or EPERM) and nova_setattr(),
- * nova_fallocate() and the write fault check too, so its blocks never
- * move: NOVA moves data only on such writes (GC moves log entries, not
- * data). The swap writes bypass the data checksums: the file is listed
- * unprotected while active, as a writable mapping is (protect.c), and
- * its checksums are recomputed at swapoff.
+ * No read_folio, so swapon(2) of a NOVA file fails (EINVAL) before it
+ * asks for swap_activate: it reads the swap header through the page
+ * cache, and a DAX mapping holds DAX entries where page cache folios
+ * would go (ext4 and xfs with dax behave the same; docs/fs.md).
  */
-static int nova_swap_activate(struct swap_info_struct *sis, struct file *file,
-			      sector_t *span)
-{
-	struct inode *inode = file_inode(file);
-	int ret;
-
-	nova_prot_mmap_get(inode);
-	ret = iomap_swapfile_activate(sis, file, span, &nova_report_iomap_ops);
-	if (ret < 0)
-		nova_prot_mmap_put(inode);
-	return ret;
-}
-
-static void nova_swap_deactivate(struct file *file)
-{
-	nova_prot_mmap_put(file_inode(file));
-}
-
 const struct address_space_operations nova_dax_aops = {
 	.writepages	= nova_dax_writepages,
-	.swap_activate	= nova_swap_activate,
-	.swap_deactivate = nova_swap_deactivate,
 	.direct_IO	= noop_direct_IO,
 	.dirty_folio	= noop_dirty_folio,
 };

@@ -60,8 +60,6 @@ static int nova_falloc_flags_ok(struct inode *inode, int mode)
 		return -EPERM;
 	if (IS_APPEND(inode) && (mode & ~FALLOC_FL_KEEP_SIZE))
 		return -EPERM;
-	if (IS_SWAPFILE(inode))
-		return -ETXTBSY;
 	return 0;
 }
 

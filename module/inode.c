@@ -1365,9 +1365,6 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	if (IS_IMMUTABLE(inode) ||
 	    (IS_APPEND(inode) && (valid & ATTR_SIZE)))
 		return -EPERM;
-	/* An active swap file's blocks stay where swapon found them. */
-	if (IS_SWAPFILE(inode) && (valid & ATTR_SIZE))
-		return -ETXTBSY;
 	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
 
