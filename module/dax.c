@@ -298,6 +298,9 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 
 	if (pe_size != NOVA_PE_SIZE_PTE && pe_size != NOVA_PE_SIZE_PMD)
 		return VM_FAULT_FALLBACK;
+	/* chattr +i unmapped the file; its pages stay read-only. */
+	if (write && IS_IMMUTABLE(inode))
+		return VM_FAULT_SIGBUS;
 	if (write) {
 		int err;
 
@@ -319,7 +322,12 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 		}
 	}
 	filemap_invalidate_lock_shared(inode->i_mapping);
-	ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL, &nova_iomap_ops);
+	/* Again under the lock nova_fileattr_set() holds to change it. */
+	if (write && IS_IMMUTABLE(inode))
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = dax_iomap_fault(vmf, pe_size, &pfn, NULL,
+				      &nova_iomap_ops);
 	/*
 	 * Block allocations are committed before iomap_begin returns, so
 	 * iomap never reports IOMAP_F_DIRTY and a MAP_SYNC fault needs no
@@ -375,6 +383,10 @@ int nova_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!daxdev_mapping_supported(vma, NOVA_SB(inode->i_sb)->dax_dev))
 		return -EOPNOTSUPP;
+	/* Opened for writing before chattr +i (fileattr.c). */
+	if (IS_IMMUTABLE(inode) && (vma->vm_flags & VM_SHARED) &&
+	    (vma->vm_flags & VM_WRITE))
+		return -EPERM;
 	file_accessed(file);
 	vma->vm_ops = &nova_dax_vm_ops;
 	/* PMD faults where the blocks allow (nova_dax_huge_fault()). */
@@ -440,6 +452,12 @@ static int nova_dax_writepages(struct address_space *mapping,
 			NOVA_SB(mapping->host->i_sb)->dax_dev, wbc);
 }
 
+/*
+ * No read_folio, so swapon(2) of a NOVA file fails (EINVAL) before it
+ * asks for swap_activate: it reads the swap header through the page
+ * cache, and a DAX mapping holds DAX entries where page cache folios
+ * would go (ext4 and xfs with dax behave the same; docs/fs.md).
+ */
 const struct address_space_operations nova_dax_aops = {
 	.writepages	= nova_dax_writepages,
 	.direct_IO	= noop_direct_IO,

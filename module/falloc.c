@@ -49,6 +49,20 @@
 				 FALLOC_FL_COLLAPSE_RANGE | \
 				 FALLOC_FL_INSERT_RANGE)
 
+/*
+ * The VFS checks these before calling us; again under i_rwsem, as a
+ * chattr may have come between (fileattr.c). Append-only files take
+ * plain preallocation only, immutable ones nothing.
+ */
+static int nova_falloc_flags_ok(struct inode *inode, int mode)
+{
+	if (IS_IMMUTABLE(inode))
+		return -EPERM;
+	if (IS_APPEND(inode) && (mode & ~FALLOC_FL_KEEP_SIZE))
+		return -EPERM;
+	return 0;
+}
+
 /* Allocate zeroed blocks for the holes in [pgoff, last]. Log lock held. */
 static int nova_falloc_holes(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 			     loff_t newsize, u64 trans, u64 *tail)
@@ -103,7 +117,9 @@ static long nova_falloc_alloc(struct file *file, int mode, loff_t offset,
 	int err, err2 = 0;
 
 	inode_lock(inode);
-	err = inode_newsize_ok(inode, end);
+	err = nova_falloc_flags_ok(inode, mode);
+	if (!err)
+		err = inode_newsize_ok(inode, end);
 	if (err)
 		goto out;
 	err = file_remove_privs(file);
@@ -518,7 +534,9 @@ static long nova_falloc_range_op(struct file *file, int mode, loff_t offset,
 
 	xa_init(&r.moved);
 	inode_lock(inode);
-	err = nova_range_check(inode, mode, offset, len);
+	err = nova_falloc_flags_ok(inode, mode);
+	if (!err)
+		err = nova_range_check(inode, mode, offset, len);
 	if (err)
 		goto out;
 	err = file_remove_privs(file);

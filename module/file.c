@@ -660,6 +660,12 @@ static ssize_t nova_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
 		goto out;
+	/* Set after the open (fileattr.c): immutable, or not appending. */
+	if (IS_IMMUTABLE(inode) ||
+	    (IS_APPEND(inode) && !(iocb->ki_flags & IOCB_APPEND))) {
+		ret = -EPERM;
+		goto out;
+	}
 	ret = file_remove_privs(file);
 	if (ret)
 		goto out;
@@ -838,6 +844,8 @@ const struct inode_operations nova_file_inode_operations = {
 	.update_time	= nova_vfs_update_time,
 	.fiemap		= nova_fiemap,
 	.listxattr	= nova_listxattr,
+	.fileattr_get	= nova_fileattr_get,
+	.fileattr_set	= nova_fileattr_set,
 	NOVA_ACL_IOPS,
 };
 
@@ -847,4 +855,5 @@ const struct inode_operations nova_symlink_inode_operations = {
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
 	.listxattr	= nova_listxattr,
+	.fileattr_get	= nova_fileattr_get,
 };

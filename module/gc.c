@@ -804,7 +804,7 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 	return nova_gc_keep(o, off, h);
 }
 
-/* The setattr entry restating @inode's mode, owner and times. */
+/* The setattr entry restating @inode's mode, owner, times and flags. */
 static void nova_gc_attr_entry(struct inode *inode,
 			       struct nova_setattr_entry *sa, u64 trans)
 {
@@ -816,6 +816,14 @@ static void nova_gc_attr_entry(struct inode *inode,
 	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
 			  sizeof(*sa), trans);
 	sa->sa_mask = cpu_to_le32(NOVA_GC_ATTRS);
+	/*
+	 * File attribute flags (1.6): always once the feature is on, as a
+	 * kept older entry may carry flags since cleared.
+	 */
+	if (NOVA_SB(inode->i_sb)->prot & NOVA_FEATURE_FILEATTR) {
+		sa->sa_mask |= cpu_to_le32(NOVA_ATTR_FLAGS);
+		sa->sa_flags = cpu_to_le16(NOVA_I(inode)->attr_flags);
+	}
 	sa->sa_mode = cpu_to_le16(inode->i_mode);
 	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
 	sa->sa_gid = cpu_to_le32(i_gid_read(inode));

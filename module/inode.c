@@ -825,6 +825,10 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 		nova_set_mtime(inode, nova_ts_from_media(&sa->sa_mtime));
 	if (mask & NOVA_ATTR_CTIME)
 		nova_set_ctime(inode, nova_ts_from_media(&sa->sa_ctime));
+	if (mask & NOVA_ATTR_FLAGS) {
+		WRITE_ONCE(ni->attr_flags, le16_to_cpu(sa->sa_flags));
+		nova_set_inode_flags(inode);
+	}
 	if ((mask & NOVA_ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		u64 size = le64_to_cpu(sa->sa_size);
 
@@ -894,11 +898,21 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 		nova_dir_apply(inode, off, de, false);
 		return 0;
 	}
-	case NOVA_LOG_SETATTR:
-		if (size != sizeof(struct nova_setattr_entry))
+	case NOVA_LOG_SETATTR: {
+		struct nova_setattr_entry *sa = entry;
+		u16 fl;
+
+		if (size != sizeof(*sa))
+			break;
+		/* File attribute flags: 1.6, known bits only, else zero. */
+		fl = le16_to_cpu(sa->sa_flags);
+		if (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_FLAGS ?
+		    !(NOVA_SB(sb)->prot & NOVA_FEATURE_FILEATTR) ||
+		    (fl & ~NOVA_FL_ALL) : fl)
 			break;
 		nova_apply_setattr(inode, off, entry, false);
 		return 0;
+	}
 	case NOVA_LOG_RANGE: {
 		struct nova_range_entry *rg = entry;
 		u64 from, to;
@@ -986,6 +1000,7 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->last_setattr = 0;
 	ni->last_link = 0;
 	ni->last_range = 0;
+	ni->attr_flags = 0;
 	ni->data_pages = 0;
 	ni->names = RB_ROOT;
 	ni->next_pos = 2;
@@ -1357,6 +1372,14 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	err = setattr_prepare(idmap, dentry, attr);
 	if (err)
 		return err;
+	/*
+	 * chattr +i, +a (fileattr.c): the VFS refuses mode, owner and set
+	 * times; an immutable file takes no change at all, an append-only
+	 * one no size change (ftruncate through an open descriptor).
+	 */
+	if (IS_IMMUTABLE(inode) ||
+	    (IS_APPEND(inode) && (valid & ATTR_SIZE)))
+		return -EPERM;
 	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
 
@@ -1461,6 +1484,7 @@ int nova_getattr(nova_idmap_t *idmap, const struct path *path,
 	struct nova_inode_info *ni = NOVA_I(inode);
 
 	nova_fillattr(idmap, request_mask, inode, stat);
+	nova_fileattr_statx(inode, stat);
 	/* Directories have no byte size: report a nominal 32 bytes a name. */
 	if (S_ISDIR(inode->i_mode))
 		stat->size = (READ_ONCE(ni->nr_entries) + 2) * 32;

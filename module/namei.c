@@ -567,6 +567,8 @@ const struct inode_operations nova_dir_inode_operations = {
 	.getattr	= nova_getattr,
 	.update_time	= nova_vfs_update_time,
 	.listxattr	= nova_listxattr,
+	.fileattr_get	= nova_fileattr_get,
+	.fileattr_set	= nova_fileattr_set,
 	NOVA_ACL_IOPS,
 };
 

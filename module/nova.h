@@ -230,6 +230,8 @@ struct nova_inode_info {
 	struct list_head xattrs;	/* struct nova_xattr_node */
 	u32 xattr_bytes;		/* names + values */
 	struct nova_xattr_node *xattr_pending;	/* replay of a split value */
+	/* file attribute flags (fileattr.c), NOVA_FL_*, under log_lock */
+	u16 attr_flags;
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -453,6 +455,14 @@ int nova_link_change_entry(struct inode *inode, unsigned int links,
 int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
 void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 			    size_t len);
+
+/* fileattr.c */
+struct fileattr;
+void nova_set_inode_flags(struct inode *inode);
+void nova_fileattr_statx(struct inode *inode, struct kstat *stat);
+int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
+		      struct fileattr *fa);
 
 /* dir.c */
 extern const struct file_operations nova_dir_operations;

@@ -211,9 +211,11 @@ int nova_set_label(struct super_block *sb, const char *label)
 }
 
 /*
- * Before the first entry of a 1.5 kind (@feature: NOVA_FEATURE_XATTR,
- * NOVA_FEATURE_RANGE_OPS) on a file system made before format 1.5: set the
- * feature and raise s_version_minor to 5 in both superblock copies,
+ * Before the first entry of a 1.5 or 1.6 kind (@feature: NOVA_FEATURE_XATTR,
+ * NOVA_FEATURE_RANGE_OPS, NOVA_FEATURE_FILEATTR) on a file system made
+ * before that format: set the feature and raise s_version_minor to the
+ * oldest minor version that has it (nova_features_min_minor()) in both
+ * superblock copies,
  * durably, so that no module or tool that does not know the entry finds
  * one. The upgrade rule is in docs/format.md. Read-write mounts only (the
  * caller holds write access). Lock order: i_rwsem -> sb_mutex.
@@ -229,9 +231,11 @@ int nova_enable_feature(struct super_block *sb, u32 feature, const char *what)
 	mutex_lock(&sbi->sb_mutex);
 	if (!(le32_to_cpu(d->s_feature_incompat) & feature)) {
 		u16 from = le16_to_cpu(d->s_version_minor);
+		u32 incompat = le32_to_cpu(d->s_feature_incompat) | feature;
 
-		d->s_feature_incompat |= cpu_to_le32(feature);
-		d->s_version_minor = cpu_to_le16(max_t(u16, from, 5));
+		d->s_feature_incompat = cpu_to_le32(incompat);
+		d->s_version_minor = cpu_to_le16(max_t(u16, from,
+					nova_features_min_minor(incompat)));
 		err = nova_write_super(sb, le32_to_cpu(d->s_state));
 		if (!err)
 			nova_info(sb, "format upgraded from 1.%u to 1.%u: %s (feature 0x%x)",
@@ -475,8 +479,11 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	sbi->prot = ctx->no_protection ? 0 : NOVA_FEATURE_PROT_ALL;
 	if (ctx->no_log_replica)
 		sbi->prot &= ~NOVA_FEATURE_LOG_REPLICA;
-	/* 1.5: xattr and fallocate range entries are allowed from the start. */
-	sbi->prot |= NOVA_FEATURE_1_5;
+	/*
+	 * 1.5: xattr and fallocate range entries, 1.6: file attribute flags,
+	 * are allowed from the start.
+	 */
+	sbi->prot |= NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6;
 	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
 	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
@@ -518,7 +525,7 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	/* The 1.5 features are always set: every new file system is 1.5. */
+	/* The 1.5 and 1.6 features are always set: every new one is 1.6. */
 	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);

@@ -583,7 +583,17 @@ static bool replay_setattr(struct replay *r, uint64_t off,
 			   const struct nova_setattr_entry *sa)
 {
 	uint32_t mask = le32(sa->sa_mask);
+	uint16_t flags = le16(sa->sa_flags);
 
+	/* File attribute flags (format 1.6): known bits, else none. */
+	if (mask & NOVA_ATTR_FLAGS) {
+		if (!(le32(r->f->sb.s_feature_incompat) & NOVA_FEATURE_FILEATTR))
+			return bad_entry(r, off, "file attribute flags without the fileattr feature (format 1.6)");
+		if (flags & ~NOVA_FL_ALL)
+			return bad_entry(r, off, "unknown file attribute flags");
+	} else if (flags) {
+		return bad_entry(r, off, "nonzero padding");
+	}
 	if (mask & NOVA_ATTR_MODE) {
 		uint16_t mode = le16(sa->sa_mode);
 

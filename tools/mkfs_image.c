@@ -447,13 +447,14 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	memset(sb, 0, sizeof(*sb));
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
-	/* 1.5: xattr and range entries allowed from the start. */
+	/* 1.6: xattr, range entries and file attribute flags allowed. */
 	sb->s_version_minor = cpu16(NOVA_FORMAT_MINOR);
 	sb->s_blocksize = cpu32(NOVA_BLOCK_SIZE);
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);
 	sb->s_state = cpu32(NOVA_STATE_CLEAN);
-	sb->s_feature_incompat = cpu32(p->features | NOVA_FEATURE_1_5);
+	sb->s_feature_incompat = cpu32(p->features | NOVA_FEATURE_1_5 |
+				      NOVA_FEATURE_1_6);
 	nova_layout_to_sb(sb, &im->layout);
 	memcpy(sb->s_uuid, p->uuid, sizeof(sb->s_uuid));
 	memcpy(sb->s_label, p->label, sizeof(sb->s_label));

@@ -272,8 +272,11 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 			 o->protection);
 		return -EINVAL;
 	}
-	/* Format 1.5: logs may hold xattr and range entries. */
-	p->features |= NOVA_FEATURE_1_5;
+	/*
+	 * Format 1.6: logs may hold xattr and range entries (1.5) and file
+	 * attribute flags (1.6).
+	 */
+	p->features |= NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6;
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->now = now.tv_sec;
 	p->now_nsec = (uint32_t)now.tv_nsec;

@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	5
+#define NOVA_FORMAT_MINOR	6
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -151,6 +151,17 @@ struct nova_super_block {
  * layout, only what its logs may hold.
  */
 #define NOVA_FEATURE_RANGE_OPS		0x20
+/*
+ * 1.6: setattr entries may carry file attribute flags (NOVA_ATTR_FLAGS,
+ * sa_flags: chattr immutable, append-only, ...). Set by a 1.6 mkfs.NOVA
+ * and mount -o init; a 1.5 (or older) file system mounted read-write gets
+ * it, and s_version_minor raised to 6, durably in both superblock copies
+ * before its first entry with NOVA_ATTR_FLAGS is written (its first
+ * chattr). A module that predates the bit must not mount such a file
+ * system: it would ignore an immutable or append-only flag. Not valid
+ * below 1.6.
+ */
+#define NOVA_FEATURE_FILEATTR		0x40
 /* The protection features: what -o init,protection= and mkfs -p choose. */
 #define NOVA_FEATURE_PROT_ALL		(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
@@ -159,8 +170,11 @@ struct nova_super_block {
 /* The 1.5 features (upgrade on first use). */
 #define NOVA_FEATURE_1_5		(NOVA_FEATURE_XATTR | \
 					 NOVA_FEATURE_RANGE_OPS)
+/* The 1.6 feature (upgrade on first use). */
+#define NOVA_FEATURE_1_6		NOVA_FEATURE_FILEATTR
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
-					 NOVA_FEATURE_1_5)
+					 NOVA_FEATURE_1_5 | \
+					 NOVA_FEATURE_1_6)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -516,6 +530,19 @@ struct nova_dentry_entry {
 #define NOVA_ATTR_MTIME		0x20
 #define NOVA_ATTR_CTIME		0x40
 #define NOVA_ATTR_GROW		0x80	/* 1.3, with SIZE: the size grew */
+#define NOVA_ATTR_FLAGS		0x100	/* 1.6, FILEATTR: sa_flags */
+
+/*
+ * File attribute flags (1.6, sa_flags with NOVA_ATTR_FLAGS), what
+ * chattr(1) sets: the FS_*_FL of the same name. Any other bit is damage.
+ */
+#define NOVA_FL_IMMUTABLE	0x01	/* no change at all, no new link */
+#define NOVA_FL_APPEND		0x02	/* writes only append */
+#define NOVA_FL_NOATIME		0x04	/* atime is not updated */
+#define NOVA_FL_NODUMP		0x08	/* dump(8) skips the file */
+#define NOVA_FL_SYNC		0x10	/* synchronous updates */
+#define NOVA_FL_DIRSYNC		0x20	/* directories: synchronous changes */
+#define NOVA_FL_ALL		0x3f
 
 /*
  * Attribute change. Fields not in sa_mask are ignored. With
@@ -527,12 +554,15 @@ struct nova_dentry_entry {
  * The writer decides (grow: new size > old size) and records it, so a
  * replay never depends on the size the log had reached before the entry
  * (garbage collection may have dropped the entries that set it).
+ * With NOVA_ATTR_FLAGS (1.6), sa_flags replaces the inode's file
+ * attribute flags (NOVA_FL_*); an inode whose log has no such entry has
+ * none. Without it, sa_flags is 0 (it was padding before 1.6).
  */
 struct nova_setattr_entry {
 	struct nova_log_entry_header hdr;
 	__le32	sa_mask;		/* NOVA_ATTR_* */
 	__le16	sa_mode;
-	__le16	sa_pad;
+	__le16	sa_flags;		/* 1.6, NOVA_ATTR_FLAGS: NOVA_FL_*; else 0 */
 	__le32	sa_uid;
 	__le32	sa_gid;
 	__le64	sa_size;

@@ -3,7 +3,7 @@
 
 The model is the file tree the workload believes is durable: paths mapped
 to directories, symlinks, whiteouts (rename with RENAME_WHITEOUT) or
-regular files, and regular files (inodes, so hard links share one) described by a recipe of writes, truncations
+regular files, and regular files (inodes, so hard links share one, with their chattr flags) described by a recipe of writes, truncations
 and fallocate range operations (punch hole, zero range, collapse range,
 insert range; each atomic: before or after) whose data comes from seeded
 pseudo-random bytes. It is stored as JSON in
@@ -29,7 +29,9 @@ pseudo-random bytes. It is stored as JSON in
 """
 import argparse
 import base64
+import array
 import ctypes
+import fcntl
 import hashlib
 import json
 import mmap
@@ -58,11 +60,13 @@ class Model:
         self.inodes = d.get("inodes", {})    # id -> recipe
         self.next_id = d.get("next_id", 1)
         self.xattrs = d.get("xattrs", {})    # id -> {name: [seed, n]}
+        self.flags = d.get("flags", {})      # id -> FS_*_FL (chattr)
         self.cache = {}                      # id -> bytes
 
     def to_json(self):
         return {"paths": self.paths, "inodes": self.inodes,
-                "next_id": self.next_id, "xattrs": self.xattrs}
+                "next_id": self.next_id, "xattrs": self.xattrs,
+                "flags": self.flags}
 
     def xattr_values(self, ino):
         """The extended attributes of file @ino: name -> bytes."""
@@ -172,6 +176,8 @@ class Model:
         elif k == "rmx":
             ino = self.paths[p]["i"]
             del self.xattrs[ino][op["name"]]
+        elif k == "chattr":
+            self.flags[self.paths[p]["i"]] = op["fl"]
         elif k == "mkdir":
             self.paths[p] = {"t": "d"}
         elif k == "rmdir":
@@ -223,8 +229,14 @@ class Model:
         if e["t"] == "f" and not self.links(e["i"]):
             del self.inodes[e["i"]]
             self.xattrs.pop(e["i"], None)
+            self.flags.pop(e["i"], None)
             self.cache.pop(e["i"], None)
 
+
+# chattr: FS_IOC_GETFLAGS/SETFLAGS (linux/fs.h, 64-bit) and the flags
+FS_IOC_GETFLAGS = 0x80086601
+FS_IOC_SETFLAGS = 0x40086602
+FS_SYNC, FS_NODUMP, FS_NOATIME = 0x8, 0x40, 0x80
 
 # fallocate(2) modes (linux/falloc.h)
 FALLOC = {"punch": 0x02 | 0x01, "zero": 0x10, "zero-keep": 0x10 | 0x01,
@@ -278,6 +290,10 @@ WEIGHTS = {
     # extended attributes set (inline, split over entries, 64 KiB), removed
     "setx":    (6, 0, 2, 2, 0, 2, 6, 0),
     "rmx":     (3, 0, 1, 1, 0, 1, 3, 0),
+    # chattr: nodump, noatime, sync (format 1.6 flags; the restrictive
+    # immutable and append-only take the same entry, but would stop the
+    # other operations)
+    "chattr":  (3, 0, 1, 1, 0, 1, 3, 0),
 }
 WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap"]
 # The gc workload arms its fault injection at this operation, a whole-fs
@@ -398,6 +414,10 @@ def pick_op(m, rng, wl):
             return {"op": k, "p": f, "name": "user.x%d" % rng.randrange(6),
                     "n": rng.choice([0, 10, 100, 3584, 3585, 8000, 65536]),
                     "seed": rng.randrange(1 << 30)}
+        if k == "chattr":
+            return {"op": k, "p": f,
+                    "fl": rng.choice([0, FS_NODUMP, FS_NOATIME, FS_SYNC,
+                                      FS_NODUMP | FS_NOATIME | FS_SYNC])}
         if k == "rmx":
             have = sorted(m.xattrs.get(m.paths[f]["i"], {}))
             if have:
@@ -528,6 +548,14 @@ def do_op(root, m, op):
         os.removexattr(p, op["name"])
         fsync_path(p)
         return
+    elif k == "chattr":
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            fcntl.ioctl(fd, FS_IOC_SETFLAGS, array.array("i", [op["fl"]]))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
     fsync_path(parent)
 
 
@@ -606,6 +634,17 @@ def cmd_run(a):
 
 # ---- checking ----
 
+def get_flags(path):
+    """The file's chattr flags (FS_IOC_GETFLAGS)."""
+    buf = array.array("i", [0])
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf)
+    finally:
+        os.close(fd)
+    return buf[0]
+
+
 def scan(root):
     """What is on the file system: rel path -> description."""
     out = {}
@@ -625,7 +664,8 @@ def scan(root):
                     data = f.read()
                 xa = {n: os.getxattr(full, n) for n in os.listxattr(full)}
                 out[rel] = {"t": "f", "ino": st.st_ino, "nlink": st.st_nlink,
-                            "data": data, "size": st.st_size, "xattrs": xa}
+                            "data": data, "size": st.st_size, "xattrs": xa,
+                            "fl": get_flags(full)}
             else:
                 out[rel] = {"t": "?"}
     st = os.lstat(root)
@@ -690,6 +730,9 @@ def compare(m, fs, split=None):
                            (p, short(g["data"]), short(want)))
             if g["nlink"] != nl:
                 bad.append("%s: %d links, expected %d" % (p, g["nlink"], nl))
+            if g["fl"] != m.flags.get(e["i"], 0):
+                bad.append("%s: chattr flags 0x%x, expected 0x%x" % (
+                    p, g["fl"], m.flags.get(e["i"], 0)))
             want_x = m.xattr_values(e["i"])
             if g["xattrs"] != want_x:
                 bad.append("%s: xattrs %s, expected %s" % (

@@ -53,7 +53,7 @@ mkdir -p "$S"
 
 t_ok "format and mount" nova_mount_init
 t_ok "umount" nova_umount
-t_is "format 1.5 with the range feature" "$(layout minor) $(($(layout incompat) & 32))" "5 32"
+t_is "format 1.6 with the range feature" "$(layout minor) $(($(layout incompat) & 32))" "6 32"
 t_ok "mount" nova_mount
 
 # --- the modes, on 1 MiB of random data ---

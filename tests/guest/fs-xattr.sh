@@ -43,7 +43,7 @@ layout() {
 }
 
 t_ok "format and mount" nova_mount_init
-t_is "format 1.5 with the xattr feature" "$(layout minor) $(( $(layout incompat) & 16 ))" "5 16"
+t_is "format 1.6 with the xattr feature" "$(layout minor) $(( $(layout incompat) & 16 ))" "6 16"
 echo data > "$M/f"
 
 # --- the three namespaces ---

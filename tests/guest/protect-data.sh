@@ -32,7 +32,7 @@ t_ok "partial overwrite (copy-on-write of head and tail pages)" \
 	sh -c "printf 'hello protected world' | dd of=$T/f bs=1 seek=5000 conv=notrunc status=none &&
 	       printf 'hello protected world' | dd of=$M/f bs=1 seek=5000 conv=notrunc status=none"
 t_ok "umount" nova_umount
-t_is "format 1.5 with checksums, parity, inode replicas, log mirrors, xattrs and range entries" "$(layout minor) $(layout incompat)" "5 63"
+t_is "format 1.6 with checksums, parity, inode replicas, log mirrors, xattrs, range entries and file attributes" "$(layout minor) $(layout incompat)" "6 127"
 
 for p in 0 1 2 3 4 5 6 7; do
 	blk[p]=$(media find "$D" "$T/f" "$p")
@@ -146,7 +146,7 @@ t_ok "mount -o init,protection=off" nova_mount_init protection=off
 t_ok "protection=off shows in /proc/mounts" grep -q "protection=off" /proc/mounts
 t_ok "write a file" cp "$T/f" "$M/f"
 t_ok "umount" nova_umount
-t_is "format 1.5 without protection features (xattrs, range entries)" "$(layout minor) $(layout incompat) $(layout alloc_start)" "5 48 4"
+t_is "format 1.6 without protection features (xattrs, range entries, file attributes)" "$(layout minor) $(layout incompat) $(layout alloc_start)" "6 112 4"
 t_fail "protection=on is refused without init (made with off)" nova_mount protection=on
 t_ok "protection=off as /proc/mounts shows it is accepted" nova_mount protection=off
 t_ok "umount" nova_umount

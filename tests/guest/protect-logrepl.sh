@@ -62,7 +62,7 @@ fresh() {	# [OPTS]: format, a file written in 20 pieces, a directory
 }
 
 t_ok "format (default protection) and mount" fresh
-t_is "format 1.5 with the log mirror feature" "$(layout minor) $(($(layout incompat) & 8))" "5 8"
+t_is "format 1.6 with the log mirror feature" "$(layout minor) $(($(layout incompat) & 8))" "6 8"
 echo 1 > "$P"
 v=$(ino victim)
 d=$(ino dir)
@@ -241,7 +241,7 @@ t_ok "umount" nova_umount
 
 # --- formats without mirrors ---
 t_ok "nolog: format with protection=nolog" fresh protection=nolog
-t_is "nolog: format 1.5, no log mirror feature" "$(layout minor) $(layout incompat)" "5 55"
+t_is "nolog: format 1.6, no log mirror feature" "$(layout minor) $(layout incompat)" "6 119"
 t_fail "nolog: no copy 1 to damage" inject log-entry --ino "$(ino victim)" --offset 0 --copy 1
 t_ok "nolog: read/write" sh -c "echo more >> $M/other && tail -c 5 $M/other | grep -q more"
 t_ok "umount" nova_umount
@@ -256,11 +256,11 @@ t_ok "nolog: a bad entry is EUCLEAN, as in 1.3" euclean "$M/victim"
 t_ok "umount" nova_umount
 t_fail "-o protection=on needs init (made with nolog)" nova_mount protection=on
 mkfs.NOVA -f -q -p nolog "$D" > /dev/null
-t_is "mkfs -p nolog: format 1.5, no log mirrors" "$(layout minor) $(layout incompat)" "5 55"
+t_is "mkfs -p nolog: format 1.6, no log mirrors" "$(layout minor) $(layout incompat)" "6 119"
 t_ok "mkfs -p nolog: mount, write, read" sh -c "mount -t NOVA $D $M && echo x > $M/x && [ \"\$(cat $M/x)\" = x ] && umount $M"
 t_ok "mkfs -p nolog: fsck -n clean" fsck.NOVA -f -n "$D"
 mkfs.NOVA -f -q "$D" > /dev/null
-t_is "mkfs default: format 1.5 with log mirrors" "$(layout minor) $(($(layout incompat) & 8))" "5 8"
+t_is "mkfs default: format 1.6 with log mirrors" "$(layout minor) $(($(layout incompat) & 8))" "6 8"
 t_ok "mkfs default: mount, write, read" sh -c "mount -t NOVA $D $M && echo x > $M/x && [ \"\$(cat $M/x)\" = x ] && umount $M"
 t_ok "mkfs default: fsck -n clean" fsck.NOVA -f -n "$D"
 echo 0 > "$P"

@@ -33,8 +33,8 @@ fresh() {
 }
 
 t_ok "format (default protection) and mount" fresh
-t_is "format 1.5 with the replica feature" \
-	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "5 4"
+t_is "format 1.6 with the replica feature" \
+	"$(media layout "$D" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["minor"], d["incompat"] & 4)')" "6 4"
 echo 1 > "$P"
 v=$(ino victim)
 
@@ -136,7 +136,7 @@ count inode-both "$det" 0
 t_ok "protection=off: format" nova_mount_init protection=off
 echo x > "$M/x"
 t_fail "protection=off: no copy 1 to damage" inject inode --ino "$(ino x)" --offset 100 --copy 1
-t_is "protection=off: no replica feature (xattrs and range entries only)" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 48
+t_is "protection=off: no replica feature (xattrs, range entries, file attributes only)" "$(media layout "$D" | python3 -c 'import json,sys; print(json.load(sys.stdin)["incompat"])')" 112
 t_ok "umount" nova_umount
 t_ok "rewrite as format 1.2" media sb "$D" minor=2 incompat=0
 t_ok "a 1.2 image mounts" nova_mount

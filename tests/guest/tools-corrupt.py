@@ -19,9 +19,10 @@ usage: tools-corrupt.py DEVICE OP [ARGS]
   where INO                print the offset of INO's first log page
   xattr INO                give INO's first xattr entry an unknown
                            namespace (checksum resealed, both copies)
-  downgrade                make a 1.5 file system without xattr or range
-                           entries a 1.4 (1.3 without log mirrors) one:
-                           clear both 1.5 features in both superblocks
+  downgrade                make a 1.6 file system without xattr, range or
+                           file attribute entries a 1.4 (1.3 without log
+                           mirrors) one: clear the 1.5 and 1.6 features in
+                           both superblocks
   rollback INO N           lower INO's log tail by N entries in the
                            primary inode slot only (its replica, format
                            1.3, keeps the right tail)
@@ -202,7 +203,7 @@ def main():
         d.write_both(pos, bytes(e))
     elif op == "downgrade":
         sb = bytearray(d.read(0, 512))
-        incompat = struct.unpack_from("<I", sb, 36)[0] & ~0x30
+        incompat = struct.unpack_from("<I", sb, 36)[0] & ~0x70
         struct.pack_into("<I", sb, 36, incompat)
         struct.pack_into("<H", sb, 10, 4 if incompat & 8 else 3)
         struct.pack_into("<I", sb, 4, 0)

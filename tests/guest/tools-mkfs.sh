@@ -69,13 +69,13 @@ t_ok "umount" umount "$M"
 media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 incompat() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['incompat'])"; }
 t_ok "mkfs.NOVA says protection is on by default" sh -c "mkfs.NOVA -f $D | grep -q 'protection: *checksums+parity'"
-t_is "... checksums, parity, inode replica, log mirror, xattr and range entry feature bits" "$(incompat)" 63
+t_is "... checksums, parity, inode replica, log mirror, xattr, range entry and file attribute feature bits" "$(incompat)" 127
 t_ok "mkfs.NOVA -p nolog" sh -c "mkfs.NOVA -f -p nolog $D | grep -q 'protection: *checksums+parity+replicas$'"
-t_is "... all but the log mirror bit" "$(incompat)" 55
+t_is "... all but the log mirror bit" "$(incompat)" 119
 t_ok "mkfs.NOVA -p csum" sh -c "mkfs.NOVA -f -p csum $D | grep -q 'protection: *checksums$'"
-t_is "... the checksum bit and the xattr and range entry bits" "$(incompat)" 49
+t_is "... the checksum bit and the xattr, range entry and file attribute bits" "$(incompat)" 113
 t_ok "mkfs.NOVA -p off" sh -c "mkfs.NOVA -f -p off $D | grep -q 'protection: *off'"
-t_is "... the xattr and range entry bits only" "$(incompat)" 48
+t_is "... the xattr, range entry and file attribute bits only" "$(incompat)" 112
 t_fail "mkfs.NOVA -p bogus is refused" mkfs.NOVA -f -p bogus "$D"
 for mode in all nolog csum off; do
 	t_ok "-p $mode: mkfs" mkfs.NOVA -q -f -p "$mode" "$D"

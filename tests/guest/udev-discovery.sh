@@ -48,13 +48,13 @@ t_is "after mkfs (watch): ID_FS_TYPE" "$(prop ID_FS_TYPE)" NOVA
 t_ok "udevadm trigger --settle $D" udevadm trigger --settle "$D"
 t_is "ID_FS_TYPE" "$(prop ID_FS_TYPE)" NOVA
 t_is "ID_FS_USAGE" "$(prop ID_FS_USAGE)" filesystem
-t_is "ID_FS_VERSION" "$(prop ID_FS_VERSION)" 1.5
+t_is "ID_FS_VERSION" "$(prop ID_FS_VERSION)" 1.6
 t_is "ID_FS_UUID" "$(prop ID_FS_UUID)" "$uuid"
 t_is "ID_FS_UUID_ENC" "$(prop ID_FS_UUID_ENC)" "$uuid"
 t_is "ID_FS_LABEL" "$(prop ID_FS_LABEL)" nova-data
 t_is "ID_FS_LABEL_ENC" "$(prop ID_FS_LABEL_ENC)" nova-data
 t_is "lsblk -f: FSTYPE FSVER LABEL UUID" \
-	"$(lsblk -n -o FSTYPE,FSVER,LABEL,UUID "$D" | tr -s ' ')" "NOVA 1.5 nova-data $uuid"
+	"$(lsblk -n -o FSTYPE,FSVER,LABEL,UUID "$D" | tr -s ' ')" "NOVA 1.6 nova-data $uuid"
 t_is "/dev/disk/by-label/nova-data" "$(link by-label/nova-data)" "$D"
 t_is "/dev/disk/by-uuid/$uuid" "$(link by-uuid/"$uuid")" "$D"
 t_fail "blkid(8) does not know NOVA (libblkid has no prober; see nova_id(8))" blkid -p "$D"

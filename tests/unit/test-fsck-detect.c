@@ -399,6 +399,56 @@ static void test_range_entry_in_dir(void **state)
 	       "range operation in an inode that is not a regular file");
 }
 
+/* ---- file attribute flags (format 1.6: chattr) ---- */
+
+static void test_attr_flags_clean(void **state)
+{
+	struct img *im = *state;
+
+	img_attr_flags(im, 16, NOVA_ATTR_FLAGS,
+		       NOVA_FL_IMMUTABLE | NOVA_FL_NODUMP);
+	img_attr_flags(im, 17, NOVA_ATTR_FLAGS, NOVA_FL_DIRSYNC);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_attr_flags_unknown(void **state)
+{
+	struct img *im = *state;
+
+	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, 0x40);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "unknown file attribute flags");
+}
+
+static void test_attr_flags_without_mask(void **state)
+{
+	struct img *im = *state;
+
+	img_attr_flags(im, 16, NOVA_ATTR_CTIME, NOVA_FL_APPEND);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "nonzero padding");
+}
+
+/* A 1.5 image must not hold flags (the feature comes first). */
+static void test_attr_flags_need_feature(void **state)
+{
+	struct img *im = *state;
+	struct nova_super_block *sb = img_sb(im);
+
+	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) &
+				       ~NOVA_FEATURE_1_6);
+	sb->s_version_minor = cpu16(5);
+	img_sync_super(im);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, NOVA_FL_IMMUTABLE);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "file attribute flags without the fileattr feature");
+}
+
 /* A 1.4 image must not hold range entries (the feature comes first). */
 static void test_range_entry_needs_feature(void **state)
 {
@@ -407,7 +457,7 @@ static void test_range_entry_needs_feature(void **state)
 
 	/* A 1.4 image: neither 1.5 feature. */
 	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) &
-				       ~NOVA_FEATURE_1_5);
+				       ~(NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6));
 	sb->s_version_minor = cpu16(4);
 	img_sync_super(im);
 	img_finish(im);
@@ -949,7 +999,8 @@ static void test_xattr_entries(void **state)
 	assert_int_equal(img_make_features(&im, SIZE, 1,
 					   NOVA_FEATURE_LOG_REPLICA), 0);
 	img_sb(&im)->s_feature_incompat =
-		cpu32(le32(img_sb(&im)->s_feature_incompat) & ~NOVA_FEATURE_1_5);
+		cpu32(le32(img_sb(&im)->s_feature_incompat) &
+		      ~(NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6));
 	img_sb(&im)->s_version_minor = cpu16(4);
 	img_sync_super(&im);
 	img_populate(&im);
@@ -987,6 +1038,10 @@ int main(void)
 		T(test_range_entry_errors),
 		T(test_range_entry_in_dir),
 		T(test_range_entry_needs_feature),
+		T(test_attr_flags_clean),
+		T(test_attr_flags_unknown),
+		T(test_attr_flags_without_mask),
+		T(test_attr_flags_need_feature),
 		T(test_snapshot_keeps_blocks),
 		T(test_snapshot_log_errors),
 		T(test_snapshot_record_in_file),

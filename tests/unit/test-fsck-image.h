@@ -388,6 +388,18 @@ static inline uint64_t img_truncate(struct img *im, uint64_t ino,
 	return img_append(im, ino, &sa);
 }
 
+/* A setattr entry with file attribute flags (format 1.6) and @mask. */
+static inline uint64_t img_attr_flags(struct img *im, uint64_t ino,
+				      uint32_t mask, uint16_t flags)
+{
+	struct nova_setattr_entry sa;
+
+	img_hdr(&sa, NOVA_LOG_SETATTR, sizeof(sa));
+	sa.sa_mask = cpu32(mask);
+	sa.sa_flags = cpu16(flags);
+	return img_append(im, ino, &sa);
+}
+
 /*
  * An extended attribute entry (format 1.5): a piece of @vsize bytes of
  * value at @offset (@len bytes of 0x5a), or with NOVA_XATTR_REMOVE a

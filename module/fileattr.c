@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NOVA: file attribute flags (chattr(1), lsattr(1); FS_IOC_GETFLAGS,
+ * FS_IOC_SETFLAGS, FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR through the VFS
+ * fileattr layer).
+ *
+ * Supported: immutable, append-only, noatime, nodump, sync, and dirsync
+ * on directories (what ext4 offers of these). Anything else asked for is
+ * EOPNOTSUPP. The flags live in the inode's log: a setattr entry with
+ * NOVA_ATTR_FLAGS carries them all (sa_flags, NOVA_FL_*), committed with
+ * the new ctime by one tail store, so a chattr is atomic across a crash.
+ * Replay, snapshots and garbage collection treat it as any setattr entry
+ * (GC restates the flags with the other attributes). The first chattr on
+ * a file system made before format 1.6 sets NOVA_FEATURE_FILEATTR
+ * (nova_enable_feature()): an older module refuses the file system
+ * instead of ignoring an immutable flag.
+ *
+ * Enforcement: nova_set_inode_flags() maps the flags to S_IMMUTABLE,
+ * S_APPEND, S_NOATIME, S_SYNC, S_DIRSYNC, which the VFS checks on open,
+ * link, unlink, rename, setxattr, chmod/chown/utimes, fallocate and
+ * mmap of append-only files. NOVA checks what the VFS leaves to the file
+ * system: write(2) through a descriptor opened before the flag was set
+ * (nova_write_iter()), truncate and other setattr (nova_setattr()),
+ * shared writable mappings of immutable files (nova_file_mmap() and the
+ * write fault). The VFS (fileattr_set_prepare()) requires
+ * CAP_LINUX_IMMUTABLE to change immutable or append-only, and ownership
+ * for the rest.
+ *
+ * Lock order: i_rwsem (the VFS) -> sb_mutex (feature upgrade);
+ * i_rwsem -> invalidate_lock -> log_lock.
+ */
+#include <linux/fs.h>
+#include <linux/fileattr.h>
+#include <linux/mm.h>
+#include <linux/stat.h>
+
+#include "nova.h"
+
+/* NOVA_FL_* and the FS_*_FL they stand for. */
+static const struct {
+	u16 nova;
+	u32 fs;
+	unsigned int s;
+} nova_fl_map[] = {
+	{ NOVA_FL_IMMUTABLE,	FS_IMMUTABLE_FL,	S_IMMUTABLE },
+	{ NOVA_FL_APPEND,	FS_APPEND_FL,		S_APPEND },
+	{ NOVA_FL_NOATIME,	FS_NOATIME_FL,		S_NOATIME },
+	{ NOVA_FL_NODUMP,	FS_NODUMP_FL,		0 },
+	{ NOVA_FL_SYNC,		FS_SYNC_FL,		S_SYNC },
+	{ NOVA_FL_DIRSYNC,	FS_DIRSYNC_FL,		S_DIRSYNC },
+};
+
+#define NOVA_S_FLAGS	(S_IMMUTABLE | S_APPEND | S_NOATIME | S_SYNC | S_DIRSYNC)
+
+/* The inode's i_flags from its NOVA flags (as ext4_set_inode_flags()). */
+void nova_set_inode_flags(struct inode *inode)
+{
+	u16 flags = NOVA_I(inode)->attr_flags;
+	unsigned int s = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(nova_fl_map); i++)
+		if (flags & nova_fl_map[i].nova)
+			s |= nova_fl_map[i].s;
+	inode_set_flags(inode, s, NOVA_S_FLAGS);
+}
+
+static u32 nova_fl_to_fs(u16 flags)
+{
+	u32 fs = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(nova_fl_map); i++)
+		if (flags & nova_fl_map[i].nova)
+			fs |= nova_fl_map[i].fs;
+	return fs;
+}
+
+/* The FS_*_FL that @inode may have (dirsync: directories only). */
+static u32 nova_fs_settable(struct inode *inode)
+{
+	u32 fs = nova_fl_to_fs(NOVA_FL_ALL);
+
+	if (!S_ISDIR(inode->i_mode))
+		fs &= ~FS_DIRSYNC_FL;
+	return fs;
+}
+
+/* statx(2) attributes: immutable, append-only, nodump (as ext4). */
+void nova_fileattr_statx(struct inode *inode, struct kstat *stat)
+{
+	u16 flags = READ_ONCE(NOVA_I(inode)->attr_flags);
+
+	if (flags & NOVA_FL_IMMUTABLE)
+		stat->attributes |= STATX_ATTR_IMMUTABLE;
+	if (flags & NOVA_FL_APPEND)
+		stat->attributes |= STATX_ATTR_APPEND;
+	if (flags & NOVA_FL_NODUMP)
+		stat->attributes |= STATX_ATTR_NODUMP;
+	stat->attributes_mask |= STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND |
+				 STATX_ATTR_NODUMP;
+}
+
+int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+
+	fileattr_fill_flags(fa, nova_fl_to_fs(READ_ONCE(NOVA_I(inode)->attr_flags)));
+	return 0;
+}
+
+int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
+		      struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct super_block *sb = inode->i_sb;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	bool reg = S_ISREG(inode->i_mode);
+	struct nova_setattr_entry sa;
+	struct timespec64 ctime;
+	u64 tail = 0;
+	u16 flags = 0;
+	int err, i;
+
+	/* Extent sizes, project ids and other xflags are not kept. */
+	if (fileattr_has_fsx(fa))
+		return -EOPNOTSUPP;
+	if (fa->flags & ~nova_fs_settable(inode))
+		return -EOPNOTSUPP;
+	for (i = 0; i < ARRAY_SIZE(nova_fl_map); i++)
+		if (fa->flags & nova_fl_map[i].fs)
+			flags |= nova_fl_map[i].nova;
+	if (flags == READ_ONCE(ni->attr_flags))
+		return 0;
+	err = nova_enable_feature(sb, NOVA_FEATURE_FILEATTR, "file attributes");
+	if (err)
+		return err;
+
+	/* No write fault may map a page while the flag changes. */
+	if (reg)
+		filemap_invalidate_lock(inode->i_mapping);
+	mutex_lock(&ni->log_lock);
+	ctime = nova_get_ctime(inode);
+	nova_set_ctime(inode, current_time(inode));
+	nova_setattr_entry(inode, &sa, NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME,
+			   nova_next_trans(NOVA_SB(sb)));
+	sa.sa_flags = cpu_to_le16(flags);
+	err = nova_log_append(inode, &sa, &tail);
+	if (!err) {
+		nova_log_commit(inode, tail);
+		nova_apply_entry(inode, ni->last_append,
+				 nova_addr(NOVA_SB(sb), ni->last_append), NULL);
+	} else {
+		nova_set_ctime(inode, ctime);
+	}
+	mutex_unlock(&ni->log_lock);
+	/*
+	 * Writable mappings of a file that became immutable go: the next
+	 * write through them faults and is refused (nova_dax_huge_fault()).
+	 */
+	if (!err && reg && IS_IMMUTABLE(inode))
+		unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+	if (reg)
+		filemap_invalidate_unlock(inode->i_mapping);
+	return err;
+}
