@@ -349,6 +349,33 @@ static void nova_range_shrunk(struct nova_free_list *fl,
 }
 
 /*
+ * Cut [@lo, @hi) out of the middle of @r (r->start < @lo, @hi < r->end):
+ * @r keeps what is below, the unused node @up takes what is above and goes
+ * into @fl's tree. Lock held.
+ */
+static void nova_range_split(struct nova_sb_info *sbi,
+			     struct nova_free_list *fl,
+			     struct nova_range_node *r, unsigned long lo,
+			     unsigned long hi, struct nova_range_node *up)
+{
+	struct rb_node **link, *parent;
+
+	up->start = hi;
+	up->end = r->end;
+	r->end = lo;
+	nova_range_changed(r);
+	/* up is the leftmost node to the right of r. */
+	link = &r->node.rb_right;
+	parent = &r->node;
+	while (*link) {
+		parent = *link;
+		link = &(*link)->rb_left;
+	}
+	nova_range_link(sbi, &fl->root, up, parent, link);
+	fl->nr_ranges++;
+}
+
+/*
  * Take the single free block @blk out of @fl, splitting its range (the
  * upper half goes into *@spare). Returns false if @blk is not free. Lock
  * held.
@@ -357,7 +384,7 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 			      struct nova_free_list *fl, unsigned long blk,
 			      struct nova_range_node **spare)
 {
-	struct rb_node *p = fl->root.rb_node, **link, *parent;
+	struct rb_node *p = fl->root.rb_node;
 	struct nova_range_node *r = NULL, *hi;
 
 	while (p) {
@@ -379,19 +406,7 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 	} else {
 		hi = *spare;
 		*spare = NULL;
-		hi->start = blk + 1;
-		hi->end = r->end;
-		r->end = blk;
-		nova_range_changed(r);
-		/* hi is the leftmost node to the right of r. */
-		link = &r->node.rb_right;
-		parent = &r->node;
-		while (*link) {
-			parent = *link;
-			link = &(*link)->rb_left;
-		}
-		nova_range_link(sbi, &fl->root, hi, parent, link);
-		fl->nr_ranges++;
+		nova_range_split(sbi, fl, r, blk, blk + 1, hi);
 		return true;
 	}
 	nova_range_shrunk(fl, r);
@@ -447,7 +462,6 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 			 unsigned long hi)
 {
 	struct nova_range_node *up;
-	struct rb_node **link, *parent;
 
 	if (lo == r->start) {
 		r->start = hi;
@@ -460,19 +474,7 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 			return false;
 		up = fl->spare;
 		fl->spare = NULL;
-		up->start = hi;
-		up->end = r->end;
-		r->end = lo;
-		nova_range_changed(r);
-		/* up is the leftmost node to the right of r. */
-		link = &r->node.rb_right;
-		parent = &r->node;
-		while (*link) {
-			parent = *link;
-			link = &(*link)->rb_left;
-		}
-		nova_range_link(sbi, &fl->root, up, parent, link);
-		fl->nr_ranges++;
+		nova_range_split(sbi, fl, r, lo, hi, up);
 	}
 	nova_list_free_add(sbi, fl, -(long)(hi - lo));
 	return true;
