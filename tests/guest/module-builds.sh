@@ -37,7 +37,8 @@ t_fail "production build: no NOVA_CMD_INJECT" grep -qw "ID-$INJECT_CMD" <<< "$cm
 D=$NOVA_PMEM
 M=$NOVA_MNT
 mkdir -p "$M"
-t_ok "production build: mount -o init" mount -t NOVA -o init "$D" "$M"
+t_ok "production build: mount -o init=force" mount -t NOVA -o init=force "$D" "$M"
+t_ok "production build: mounted" mountpoint -q "$M"
 t_ok "production build: write a file" sh -c "echo hello > $M/f && sync"
 out=$(novactl debug inject data --ino "$(stat -c %i "$M/f")" --offset 0 "$M" 2>&1)
 rc=$?
