@@ -737,8 +737,13 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 		/*
 		 * Fragments from every list before breaking a chunk in any:
 		 * a list without fragments makes some by breaking one.
+		 * Metadata (the journals at format, the allocator state at
+		 * unmount) takes the lowest free blocks instead, wherever the
+		 * device's 2 MiB boundaries fall: so placed, it is where
+		 * mkfs.NOVA, which cannot see those boundaries, puts it, and
+		 * both write the same image (tools/mkfs_image.c).
 		 */
-		if (!n)
+		if (!n && kind != NOVA_BLOCK_META)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_FRAG, blk);
 		if (!n)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_ANY, blk);
