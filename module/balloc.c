@@ -375,6 +375,25 @@ static void nova_range_split(struct nova_sb_info *sbi,
 	fl->nr_ranges++;
 }
 
+/* The free range of @fl that holds @blk, or NULL. Lock held. */
+static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
+					     unsigned long blk)
+{
+	struct rb_node *p = fl->root.rb_node;
+	struct nova_range_node *r;
+
+	while (p) {
+		r = rb_entry(p, struct nova_range_node, node);
+		if (blk < r->start)
+			p = p->rb_left;
+		else if (blk >= r->end)
+			p = p->rb_right;
+		else
+			return r;
+	}
+	return NULL;
+}
+
 /*
  * Take the single free block @blk out of @fl, splitting its range (the
  * upper half goes into *@spare). Returns false if @blk is not free. Lock
@@ -384,19 +403,9 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 			      struct nova_free_list *fl, unsigned long blk,
 			      struct nova_range_node **spare)
 {
-	struct rb_node *p = fl->root.rb_node;
-	struct nova_range_node *r = NULL, *hi;
+	struct nova_range_node *r = nova_range_at(fl, blk), *hi;
 
-	while (p) {
-		r = rb_entry(p, struct nova_range_node, node);
-		if (blk < r->start)
-			p = p->rb_left;
-		else if (blk >= r->end)
-			p = p->rb_right;
-		else
-			break;
-	}
-	if (!p)
+	if (!r)
 		return false;
 	nova_list_free_add(sbi, fl, -1);
 	if (r->start == blk) {
@@ -478,25 +487,6 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 	}
 	nova_list_free_add(sbi, fl, -(long)(hi - lo));
 	return true;
-}
-
-/* The free range of @fl that holds @blk, or NULL. Lock held. */
-static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
-					     unsigned long blk)
-{
-	struct rb_node *p = fl->root.rb_node;
-	struct nova_range_node *r;
-
-	while (p) {
-		r = rb_entry(p, struct nova_range_node, node);
-		if (blk < r->start)
-			p = p->rb_left;
-		else if (blk >= r->end)
-			p = p->rb_right;
-		else
-			return r;
-	}
-	return NULL;
 }
 
 /*
