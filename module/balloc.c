@@ -28,7 +28,7 @@
  * The trees are not on PMEM. On a clean unmount they are written to the log
  * of the reserved inode NOVA_ALLOC_INO and read back by the next mount.
  *
- * Lock order: nova_free_list.lock is a leaf (taken alone, never nested).
+ * Locking (nova.h): nova_free_list.lock is a leaf spinlock.
  */
 #include <linux/rbtree_augmented.h>
 #include <linux/slab.h>
@@ -188,6 +188,7 @@ static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
 static void nova_list_free_add(struct nova_sb_info *sbi,
 			       struct nova_free_list *fl, long n)
 {
+	lockdep_assert_held(&fl->lock);
 	fl->free += n;
 	percpu_counter_add(&sbi->free_blocks, n);
 }
@@ -204,6 +205,7 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 	struct rb_node **link = &fl->root.rb_node, *parent = NULL;
 	struct nova_range_node *prev = NULL, *next = NULL, *r;
 
+	lockdep_assert_held(&fl->lock);
 	while (*link) {
 		r = rb_entry(*link, struct nova_range_node, node);
 		parent = *link;
@@ -339,6 +341,7 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 static void nova_range_shrunk(struct nova_free_list *fl,
 			      struct nova_range_node *r)
 {
+	lockdep_assert_held(&fl->lock);
 	if (nova_range_len(r)) {
 		nova_range_changed(r);
 		return;
@@ -360,6 +363,7 @@ static void nova_range_split(struct nova_sb_info *sbi,
 {
 	struct rb_node **link, *parent;
 
+	lockdep_assert_held(&fl->lock);
 	up->start = hi;
 	up->end = r->end;
 	r->end = lo;
@@ -382,6 +386,7 @@ static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
 	struct rb_node *p = fl->root.rb_node;
 	struct nova_range_node *r;
 
+	lockdep_assert_held(&fl->lock);
 	while (p) {
 		r = rb_entry(p, struct nova_range_node, node);
 		if (blk < r->start)
@@ -405,6 +410,7 @@ static bool nova_remove_block(struct nova_sb_info *sbi,
 {
 	struct nova_range_node *r = nova_range_at(fl, blk), *hi;
 
+	lockdep_assert_held(&fl->lock);
 	if (!r)
 		return false;
 	nova_list_free_add(sbi, fl, -1);
@@ -472,6 +478,7 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 {
 	struct nova_range_node *up;
 
+	lockdep_assert_held(&fl->lock);
 	if (lo == r->start) {
 		r->start = hi;
 		nova_range_shrunk(fl, r);
@@ -502,6 +509,7 @@ static bool nova_pick(struct nova_free_list *fl, unsigned long want,
 	struct rb_node *p;
 	unsigned long top;
 
+	lockdep_assert_held(&fl->lock);
 	switch (fit) {
 	case NOVA_FIT_HUGE:
 		r = nova_range_find(&fl->root, false);
@@ -783,6 +791,8 @@ int nova_alloc_data(struct inode *inode, pgoff_t pgoff, unsigned long want,
 	unsigned long in = pgoff & (NOVA_HUGE_BLOCKS - 1);
 	u64 goal = pgoff ? nova_file_block(inode, pgoff - 1) : 0;
 
+	lockdep_assert(lockdep_is_held(&inode->i_rwsem) ||
+		       lockdep_is_held(&NOVA_I(inode)->log_lock));
 	if (in && want >= 2 * NOVA_HUGE_BLOCKS - in)
 		want = NOVA_HUGE_BLOCKS - in;
 	return nova_alloc(inode->i_sb, want, false, !in, goal ? goal + 1 : 0,

@@ -25,8 +25,8 @@
  * (balloc.c keeps such chunks for data that covers an aligned 2 MiB of
  * the file), a PMD maps it (nova_dax_huge_fault()); docs/fs.md.
  *
- * Lock order: mmap_lock -> sb_start_pagefault -> invalidate_lock (shared)
- * -> log_lock -> allocator.
+ * Locking (nova.h): a fault runs under mmap_lock and sb_start_pagefault(),
+ * then takes invalidate_lock shared and the inode's log_lock.
  */
 #include <linux/dax.h>
 #include <linux/iomap.h>
@@ -56,6 +56,7 @@ static int nova_fault_alloc(struct inode *inode, pgoff_t pgoff,
 	unsigned long blk, got;
 	int err;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	err = nova_alloc_data(inode, pgoff, n, &blk, &got);
 	if (err)
 		return err;
@@ -171,6 +172,7 @@ static int nova_report_begin(struct inode *inode, loff_t pos, loff_t length,
 	bool shown;
 	u64 blk;
 
+	lockdep_assert_held(&inode->i_rwsem);
 	iomap->flags = 0;
 	iomap->bdev = inode->i_sb->s_bdev;
 	iomap->offset = (loff_t)pgoff << PAGE_SHIFT;

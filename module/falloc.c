@@ -32,9 +32,8 @@
  * system made before format 1.5 sets NOVA_FEATURE_RANGE_OPS
  * (nova_enable_feature()).
  *
- * Lock order (as truncate): i_rwsem -> invalidate_lock (user mappings of
- * the range broken under it before any block is replaced) -> log_lock ->
- * snapshot table, allocator.
+ * Locking (nova.h), as truncate: i_rwsem, invalidate_lock (user mappings
+ * of the range are broken under it before any block is replaced), log_lock.
  */
 #include <linux/fs.h>
 #include <linux/falloc.h>
@@ -73,6 +72,7 @@ static int nova_falloc_holes(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 	loff_t cursize = i_size_read(inode);
 	int err;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	while (pgoff <= last) {
 		struct nova_file_write_entry fw;
 		unsigned long hole = 0, blk, got;
@@ -403,6 +403,7 @@ static void nova_rop_seal_shown(struct inode *inode, pgoff_t first,
 	void *v;
 	u64 blk;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	if (!nova_prot_csum(inode->i_sb) ||
 	    !atomic_read(&NOVA_I(inode)->wmaps))
 		return;
@@ -575,7 +576,7 @@ static long nova_falloc_range_op(struct file *file, int mode, loff_t offset,
 	if (kind == NOVA_RANGE_COLLAPSE || kind == NOVA_RANGE_INSERT)
 		bend = LLONG_MAX;
 	if (r.newsize > r.oldsize) {
-		bstart = min(bstart, r.oldsize & PAGE_MASK);
+		bstart = min_t(loff_t, bstart, r.oldsize & PAGE_MASK);
 		bend = max_t(loff_t, bend, r.oldsize | ~PAGE_MASK);
 	}
 	err = nova_break_layouts(inode, bstart, bend);

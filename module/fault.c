@@ -20,7 +20,7 @@
  * are plain stores, so "no more writes" could not be enforced in one place.
  * A machine that stops cannot store anything any more.
  *
- * Lock order: takes no locks; the parameter callbacks run under the
+ * Locking: takes no locks; the parameter callbacks run under the
  * module parameter lock (kernel_param_lock) only.
  */
 #include <linux/atomic.h>

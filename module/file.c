@@ -23,7 +23,7 @@
  * once they are filled, all before the tail commit, so they are part of
  * the same atomic step.
  *
- * Lock order: i_rwsem -> invalidate_lock -> log_lock -> allocator.
+ * Locking (nova.h): i_rwsem, invalidate_lock, log_lock, in that order.
  */
 #include <linux/uio.h>
 #include <linux/falloc.h>
@@ -329,6 +329,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	void *dst;
 	int err;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_DATA, &blk, &got);
 	if (err)
 		return err;
@@ -381,6 +382,8 @@ int nova_zero_eof_tail(struct inode *inode, loff_t size)
 	u8 *page;
 	u64 blk;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
+	lockdep_assert_held(&inode->i_mapping->invalidate_lock);
 	if (!off)
 		return 0;
 	blk = nova_file_shown_block(inode, pgoff);
@@ -467,6 +470,7 @@ int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
 	struct page *page;
 	int err;
 
+	lockdep_assert_held(&mapping->invalidate_lock);
 	if (!mapping->nrpages)
 		return 0;
 	for (;;) {

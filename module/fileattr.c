@@ -26,8 +26,8 @@
  * CAP_LINUX_IMMUTABLE to change immutable or append-only, and ownership
  * for the rest.
  *
- * Lock order: i_rwsem (the VFS) -> sb_mutex (feature upgrade);
- * i_rwsem -> invalidate_lock -> log_lock.
+ * Locking (nova.h): i_rwsem (the VFS), then sb_mutex alone for the feature
+ * upgrade, then invalidate_lock and log_lock.
  */
 #include <linux/fs.h>
 #include <linux/fileattr.h>

@@ -61,9 +61,8 @@
  * then keeps every size change and removal after it, since they may
  * cancel something in the prefix.
  *
- * Lock order: sb_writers (freeze) -> i_rwsem -> invalidate_lock ->
- * nova_inode_info.log_lock -> (snapshot table, allocator, journal: leaf
- * locks); the queue's xa_lock is a leaf taken with log_lock held. The
+ * Locking (nova.h): sb_writers (freeze), i_rwsem, invalidate_lock,
+ * log_lock; the queue's xa_lock is a leaf taken with log_lock held. The
  * work item takes s_umount only by trylock, so unmount and remount, which
  * hold it, never wait for GC; unmount flushes the work before the inodes
  * are evicted (nova_gc_stop()).
@@ -388,6 +387,7 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	struct nova_log_page_tail *lt;
 
 	lockdep_assert_held(&ni->log_lock);
+	lockdep_assert_held(&ni->log_lock);
 	*live = 1;
 	if (!page)
 		return 0;
@@ -449,6 +449,7 @@ static void nova_gc_queue(struct inode *inode)
 	struct nova_gc_info *gc = NOVA_SB(inode->i_sb)->gc;
 	int err;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	if (!gc || xa_load(&gc->queue, inode->i_ino) || !igrab(inode))
 		return;
 	xa_lock(&gc->queue);
@@ -865,6 +866,7 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 	u64 size = 0, link = 0, dentry = 0, dotdot = 0, range = 0;
 	unsigned long i;
 
+	lockdep_assert_held(&ni->log_lock);
 	for (i = 0; i < o->nr_moves; i++) {
 		u64 from = o->moves[i].from, to = o->moves[i].to;
 		struct nova_log_entry_header *h = nova_addr(sbi, to);
@@ -961,6 +963,9 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	long ret;
 	int err;
 
+	lockdep_assert_held(&inode->i_rwsem);
+	if (S_ISREG(inode->i_mode))
+		lockdep_assert_held(&inode->i_mapping->invalidate_lock);
 	lockdep_assert_held(&ni->log_lock);
 	/*
 	 * A snapshot view of this inode points into the log by offset

@@ -4,10 +4,11 @@
  * mounted NOVA super blocks it serves. The protocol is documented in
  * uapi/linux/nova_genl.h; this file does only netlink.
  *
- * Lock order: nova_ctl_lock -> any file-system lock (nova_fs_get_stats()
- * runs under nova_ctl_lock, which also keeps the super block alive because
- * nova_ctl_fs_unmounting() must take it before the sb goes away). The
- * family uses parallel_ops, so genl_mutex is never held by our handlers.
+ * Locking (nova.h): nova_ctl_lock is taken with no file-system lock held;
+ * under it, nova_fs_get_stats() takes the file system's inner locks (it
+ * also keeps the super block alive, because nova_ctl_fs_unmounting() must
+ * take it before the sb goes away). The family uses parallel_ops, so
+ * genl_mutex is never held by our handlers.
  */
 #define pr_fmt(fmt) "nova: " fmt
 

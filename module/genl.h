@@ -7,7 +7,7 @@
  * outside the control plane includes this header: the core reports to
  * the control plane through nova_ctl.h.
  *
- * Lock order: as in genl.c (nova_ctl_lock, then file-system locks).
+ * Locking: nova.h and genl.c.
  */
 #ifndef _NOVA_GENL_H
 #define _NOVA_GENL_H

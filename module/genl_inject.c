@@ -6,7 +6,7 @@
  * and the generic netlink core answers it with EOPNOTSUPP. Even in the
  * test module the command works only with the module parameter inject=1.
  *
- * Lock order: takes s_umount (read) of the file system it damages, and
+ * Locking (nova.h): takes s_umount (read) of the file system it damages, and
  * nothing else; nova_inject() takes the file system's own locks below it.
  */
 #define pr_fmt(fmt) "nova: " fmt

@@ -8,7 +8,7 @@
  * sees the damage. The objects and their offsets are those of enum
  * nova_inject_target (uapi/linux/nova_genl.h).
  *
- * Lock order: VFS inode references, then nova_inode_info.log_lock while
+ * Locking (nova.h): VFS inode references, then nova_inode_info.log_lock while
  * the log or the page index is looked at.
  */
 #include <linux/moduleparam.h>

@@ -8,8 +8,8 @@
  * and then only its commit words change; attributes changed later are log
  * entries (setattr, link change, write, dentry) replayed by nova_iget().
  *
- * Lock order: i_rwsem -> invalidate_lock -> nova_inode_info.log_lock ->
- * nova_inode_map.lock -> (allocator, journal leaf locks).
+ * Locking (nova.h): an inode's log_lock, then its stripe's
+ * nova_inode_map.lock, then the allocator's and journals' leaf locks.
  */
 #include <linux/slab.h>
 #include <linux/random.h>
@@ -698,6 +698,7 @@ static int nova_extend_table(struct super_block *sb, unsigned int cpu)
 	unsigned long blk, rblk;
 	int err;
 
+	lockdep_assert_held(&m->lock);
 	if (m->nr_blocks >= m->cap_blocks)
 		return -ENOSPC;
 	err = nova_new_table_block(sb, cpu, m->nr_blocks, &blk, &rblk);
@@ -960,6 +961,7 @@ int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg)
 {
 	struct nova_log_entry_header *h = entry;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	switch (h->e_type) {
 	case NOVA_LOG_FILE_WRITE:
 		nova_file_apply_write(inode, off, entry, true);

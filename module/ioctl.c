@@ -13,9 +13,9 @@
  * FS_IOC_GETFLAGS/SETFLAGS and FS_IOC_FSGETXATTR/FSSETXATTR reach the
  * inode's fileattr_get/fileattr_set through the VFS, not this file.
  *
- * Lock order: sb_writers (mnt_want_write_file) -> sb_mutex; the control
- * plane's registry mutex only after both are released (a snapshot holds
- * it while it freezes the file system).
+ * Locking (nova.h): sb_writers (mnt_want_write_file), then sb_mutex; the
+ * control plane's registry (nova_ctl_lock, above sb_writers) learns the
+ * new label only after both are released.
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>

@@ -11,7 +11,7 @@
  * old values back for a transaction that was open, so either every log
  * shows the operation or none does.
  *
- * Lock order: nova_journal.lock is a leaf; holders do not sleep.
+ * Locking (nova.h): nova_journal.lock is a leaf spinlock.
  */
 #include <linux/crc32c.h>
 #include <linux/slab.h>

@@ -14,9 +14,9 @@
  * copy_mc_to_kernel(), uses whichever copy is good and rewrites the bad
  * one on a writable mount.
  *
- * Lock order: the caller holds nova_inode_info.log_lock of every inode
- * whose log it appends to (nova_lock_logs() takes several in inode number
- * order); page allocation takes nova_free_list.lock below it.
+ * Locking (nova.h): the caller holds nova_inode_info.log_lock of every
+ * inode whose log it appends to (nova_lock_logs() takes several, in inode
+ * number order).
  */
 #include <linux/sort.h>
 
@@ -837,6 +837,7 @@ void nova_log_apply_range_arg(struct inode *inode, u64 from, u64 to,
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 	u64 pos = from ? from : NOVA_I(inode)->log_head;
 
+	lockdep_assert_held(&NOVA_I(inode)->log_lock);
 	while (pos != to) {
 		u64 page = pos & ~((u64)NOVA_BLOCK_SIZE - 1);
 		struct nova_log_entry_header *h = nova_addr(sbi, pos);

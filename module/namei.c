@@ -22,8 +22,8 @@
  * that the last link's removal commits i_valid = 0 instead, so an unlinked
  * inode is dead on media at once and its space is reclaimed at eviction.
  *
- * Lock order: VFS i_rwsem (parents, then children, as the VFS takes them)
- * -> log_lock of every inode involved, by inode number (nova_lock_logs).
+ * Locking (nova.h): the VFS holds i_rwsem of the parents and children;
+ * the log_lock of every inode involved is taken by nova_lock_logs().
  */
 #include <linux/exportfs.h>
 

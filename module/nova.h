@@ -3,13 +3,47 @@
  * NOVA: in-DRAM structures and helpers shared by the module's files.
  * The on-media format lives in uapi/nova_format.h, not here.
  *
- * Lock order (each file repeats the part it uses):
- *   VFS i_rwsem -> mapping invalidate_lock -> nova_inode_info.log_lock
- *   (several: in ascending inode number) -> nova_inode_map.lock ->
- *   nova_free_list.lock -> nova_journal.lock
- *   nova_sb_info.sb_mutex is taken at mount, remount and unmount, by the
- *   label ioctl, and by the first xattr set of a file system made before
- *   1.5 (xattr.c), after i_rwsem and before any log_lock.
+ * Lock ordering in NOVA, outermost first. A lock is taken only with
+ * locks above it held (any subset of them), never with one below it held.
+ * File headers say which part they use and refer here; a function that
+ * needs a lock held asserts it with lockdep_assert_held().
+ *
+ *   s_umount                    (VFS. Exclusive: mount, remount, unmount,
+ *                                freeze_super() around a snapshot. Shared:
+ *                                snapshot delete, injection. The GC worker
+ *                                and the scrub thread only try it.)
+ *     nova_ctl_lock             (genl.c, the registry. Under s_umount only
+ *                                in nova_ctl_fs_unmounting(); requests
+ *                                take it with nothing held and drop it
+ *                                before anything that waits for s_umount.)
+ *     nova_scrub.ctl_mutex      (scrub.c; the control plane only)
+ *     sb_writers                (VFS freeze protection: write, setattr...)
+ *       i_rwsem                 (VFS order: parent before child, as
+ *                                lock_rename(); a .snapshots view inode's
+ *                                before the live inode's log_lock)
+ *         mmap_lock             (a user copy that faults; faults then take
+ *                                sb_start_pagefault())
+ *           invalidate_lock     (exclusive to replace or free blocks a user
+ *                                mapping may see; shared in faults)
+ *             nova_inode_info.log_lock  (an inode's log, index and DRAM
+ *                                attributes. Several only through
+ *                                nova_lock_logs(): ascending inode number.)
+ *               nova_snap_table.lock    (snapshot.c: the snapshot list, what
+ *                                snapshots keep, the view counts)
+ *                 nova_sb_info.sb_mutex (superblock writes; under it only
+ *                                allocator work)
+ *               nova_sb_info.mmap_mutex (protect.c: unprotected inodes)
+ *               nova_inode_map.lock     (an inode-table stripe)
+ *                 leaf spinlocks: nova_free_list.lock, nova_journal.lock,
+ *                 nova_snap_reclaimq.lock, the GC queue's xa_lock,
+ *                 nova_scrub.lock, the control plane's label and rate-limit
+ *                 locks. Nothing nests in them; their holders do not sleep.
+ *
+ * In particular, sb_mutex is not an outer lock: mount, remount, unmount,
+ * the label ioctls, the feature upgrade before a file's first xattr, range
+ * or attribute entry (i_rwsem held, no log_lock), a superblock repair by
+ * scrub and a snapshot (under the snapshot table lock) all take it last,
+ * and only the allocator's locks are taken under it.
  */
 #ifndef _NOVA_H
 #define _NOVA_H

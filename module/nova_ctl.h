@@ -17,7 +17,9 @@
  *                                     which nova_ctl_fs_unmounting() also
  *                                     takes, so sb stays alive meanwhile.
  *
- * Lock order: nova_ctl registry mutex -> any file-system lock.
+ * Locking (nova.h): the registry mutex (nova_ctl_lock) is taken with no
+ * file-system lock held. The core's calls into the control plane (events)
+ * take no mutex, so they may be made with any file-system lock held.
  */
 #ifndef _NOVA_CTL_H
 #define _NOVA_CTL_H

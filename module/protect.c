@@ -46,7 +46,7 @@
  * finds it listed after a crash) all its checksums and parity are
  * recomputed before the entry is removed.
  *
- * Lock order: log_lock -> nova_sb_info.mmap_mutex. Repairs from readers
+ * Locking (nova.h): log_lock, then nova_sb_info.mmap_mutex. Repairs from readers
  * (i_rwsem shared) may race with each other or with the scrub; they write
  * the same bytes. In-place changes of a block's contents (writers) hold
  * i_rwsem exclusively and log_lock.
@@ -790,6 +790,7 @@ static void nova_reprotect_file(struct inode *inode)
 	unsigned long idx;
 	void *v;
 
+	lockdep_assert_held(&ni->log_lock);
 	xa_for_each(&ni->pages, idx, v)
 		nova_protect_block(inode->i_sb, nova_file_block(inode, idx));
 	nova_pmem_fence();

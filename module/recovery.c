@@ -59,7 +59,7 @@
  * entry or page tail from the good one; nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.
  *
- * Lock order: the scan threads take no NOVA locks. Each stripe (its
+ * Locking: the scan threads take no NOVA locks. Each stripe (its
  * nova_inode_map) is touched by exactly one thread; the block bitmap is
  * shared and changed only with atomic bitops; the IDA locks internally.
  * Nothing else runs on the file system until nova_recover() returns.

@@ -44,11 +44,11 @@
  *   thing in ->kill_sb, before any inode is evicted); the thread drops its
  *   inode references before it exits.
  *
- * Lock order: s_umount (shared, trylock) -> nova_sb_info.sb_mutex (alone,
- * for a superblock repair) | nova_inode_info.log_lock | nova_snap_table.lock
- * (what only snapshots hold) -> whatever the core's verification helpers
- * take (no lock: they allocate and read and write PMEM). nova_scrub.lock (spinlock) is
- * innermost; nova_scrub.ctl_mutex is taken only by the control plane,
+ * Locking (nova.h): the thread tries s_umount (shared), then takes one of
+ * sb_mutex (a superblock repair), an inode's log_lock or the snapshot
+ * table lock (what only snapshots hold) at a time; the core's verification
+ * helpers it calls take only allocator locks. nova_scrub.lock is a leaf
+ * spinlock; nova_scrub.ctl_mutex is taken only by the control plane,
  * never by the thread.
  */
 #include <linux/crc32c.h>
@@ -1252,8 +1252,10 @@ void nova_scrub_free(struct nova_scrub *s)
 /* A new pass: counters and the list start again. Caller holds ctl_mutex. */
 static void nova_scrub_reset(struct nova_scrub *s)
 {
-	u64 total = nova_scrub_total(s->sb);
+	u64 total;
 
+	lockdep_assert_held(&s->ctl_mutex);
+	total = nova_scrub_total(s->sb);
 	memset(&s->cur, 0, sizeof(s->cur));
 	s->cur.stage = NOVA_SCRUB_STAGE_FIXED;
 	spin_lock(&s->lock);

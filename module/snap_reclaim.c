@@ -24,7 +24,8 @@
  * the worker has emptied the queue of everything queued up to that
  * ticket (NOVA_SNAPSHOT_A_WAIT, novactl snapshot delete --wait).
  *
- * Lock order: nova_snap_table.lock -> nova_snap_reclaimq.lock (a leaf).
+ * Locking (nova.h): nova_snap_reclaimq.lock is a leaf spinlock, taken
+ * under nova_snap_table.lock or alone.
  * The worker takes the queue lock only to detach a batch and to account
  * for it; it frees with no snapshot lock held (allocator and inode map
  * locks only, as any free does).
@@ -418,6 +419,7 @@ void nova_snapshot_reclaim_drain(struct super_block *sb)
 {
 	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
 
+	lockdep_assert_held_write(&sb->s_umount);
 	if (!t)
 		return;
 	WRITE_ONCE(t->rq.draining, true);

@@ -23,11 +23,10 @@
  * Log garbage collection asks nova_snapshot_entry_reclaimable() before it
  * drops an entry.
  *
- * Lock order: s_umount (shared: delete; exclusive: freeze_super(), remount)
- * -> s_writers -> nova_inode_info.log_lock -> nova_snap_table.lock ->
- * { nova_snap_reclaimq.lock (leaf), nova_sb_info.sb_mutex ->
- * nova_free_list.lock }.
- * nova_snapshot_keep() runs under the log_lock of the file it frees from.
+ * Locking (nova.h): s_umount (shared: delete; exclusive: freeze_super(),
+ * remount), sb_writers, log_lock, nova_snap_table.lock, and under the
+ * table lock the reclaim queue's spinlock or sb_mutex (the epoch in the
+ * superblock). nova_snapshot_keep() runs under the log_lock of the file it frees from.
  * The scrub reads and repairs what only snapshots hold under the table lock
  * (nova_snapshot_visit_runs(), nova_snapshot_with_kept_inode()), taking no
  * other lock inside it.
@@ -855,6 +854,7 @@ int nova_snapshot_keep_inode(struct inode *inode)
 	u64 born = 0, dead = READ_ONCE(sbi->epoch_id);
 	int err = 0;
 
+	lockdep_assert_held(&ni->log_lock);
 	ni->snap_kept = false;
 	if (!t || !READ_ONCE(t->nr))
 		return 0;

@@ -39,8 +39,8 @@
  * .snapshots itself, xattr sets refuse (xattr.c), S_NOATIME keeps reads
  * from writing atime, and the DAX iomap refuses IOMAP_WRITE.
  *
- * Lock order: the view inode's i_rwsem (VFS) -> the live inode's log_lock
- * -> nova_snap_table.lock (snapshot.c). The view count is taken before
+ * Locking (nova.h): the view inode's i_rwsem (VFS), the live inode's
+ * log_lock, nova_snap_table.lock (snapshot.c). The view count is taken before
  * any log_lock, without other locks held.
  */
 #include <linux/dcache.h>

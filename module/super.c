@@ -10,8 +10,8 @@
  * superblock says "dirty"; a clean unmount or a remount read-only saves the
  * allocator and says "clean" again.
  *
- * Lock order: nova_sb_info.sb_mutex is taken alone (mount, remount,
- * unmount, the label ioctls), above every other NOVA lock.
+ * Locking (nova.h): nova_sb_info.sb_mutex serialises the superblock
+ * writes and is taken last: only allocator work runs under it.
  */
 #include <linux/module.h>
 #include <linux/fs_context.h>
@@ -218,7 +218,7 @@ int nova_set_label(struct super_block *sb, const char *label)
  * superblock copies,
  * durably, so that no module or tool that does not know the entry finds
  * one. The upgrade rule is in docs/format.md. Read-write mounts only (the
- * caller holds write access). Lock order: i_rwsem -> sb_mutex.
+ * caller holds write access). The caller holds i_rwsem and no log_lock.
  */
 int nova_enable_feature(struct super_block *sb, u32 feature, const char *what)
 {

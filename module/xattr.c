@@ -26,8 +26,8 @@
  * bit and raises the minor version to 5 in both superblock copies, durably,
  * before its entries are written (nova_enable_feature()).
  *
- * Lock order: i_rwsem -> nova_sb_info.sb_mutex (the feature upgrade only,
- * taken before and never under a log lock) -> nova_inode_info.log_lock.
+ * Locking (nova.h): i_rwsem, then sb_mutex alone for the feature upgrade
+ * (released before any log_lock is taken), then nova_inode_info.log_lock.
  * The index is read and changed under log_lock.
  */
 #include <linux/xattr.h>
