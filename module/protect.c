@@ -815,43 +815,44 @@ void nova_prot_mmap_put(struct inode *inode)
 	mutex_unlock(&ni->log_lock);
 }
 
-/* Was @ino listed as mapped writable when the file system went down? */
-bool nova_prot_was_mapped(struct super_block *sb, u64 ino)
+/*
+ * Is @ino (0: any inode) listed as mapped writable? l[0] counts the
+ * inodes that did not fit in the list: then every inode may have been.
+ */
+static bool nova_mmap_listed(struct nova_sb_info *sbi, u64 ino)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
 	__le64 *l;
 	unsigned int i;
 
 	if (!sbi->layout.mmap)
 		return false;
 	l = nova_mmap_list(sbi);
-	if (l[0])
+	if (READ_ONCE(l[0]))
 		return true;
-	for (i = 1; i < NOVA_MMAP_SLOTS; i++)
-		if (le64_to_cpu(READ_ONCE(l[i])) == ino)
+	for (i = 1; i < NOVA_MMAP_SLOTS; i++) {
+		u64 v = le64_to_cpu(READ_ONCE(l[i]));
+
+		if (v && (!ino || v == ino))
 			return true;
+	}
 	return false;
+}
+
+/* Was @ino listed as mapped writable when the file system went down? */
+bool nova_prot_was_mapped(struct super_block *sb, u64 ino)
+{
+	return nova_mmap_listed(NOVA_SB(sb), ino);
 }
 
 /*
  * Is any inode listed as mapped writable (or the list overflowed)? One
  * look at the list per recovery, so that the scan asks
- * nova_prot_was_mapped() (a walk of the whole list) only when the answer
- * can be yes: after most crashes nothing was mapped writable.
+ * nova_prot_was_mapped() only when the answer can be yes: after most
+ * crashes nothing was mapped writable.
  */
 bool nova_prot_any_mapped(struct super_block *sb)
 {
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	__le64 *l;
-	unsigned int i;
-
-	if (!sbi->layout.mmap)
-		return false;
-	l = nova_mmap_list(sbi);
-	for (i = 0; i < NOVA_MMAP_SLOTS; i++)
-		if (READ_ONCE(l[i]))
-			return true;
-	return false;
+	return nova_mmap_listed(NOVA_SB(sb), 0);
 }
 
 /* Recovery re-protected the listed files: empty the list. */
