@@ -809,14 +809,7 @@ static int nova_gc_copy_entry(struct super_block *sb, u64 off, void *entry,
 static void nova_gc_attr_entry(struct inode *inode,
 			       struct nova_setattr_entry *sa, u64 trans)
 {
-	struct timespec64 atime = nova_get_atime(inode);
-	struct timespec64 mtime = nova_get_mtime(inode);
-	struct timespec64 ctime = nova_get_ctime(inode);
-
-	memset(sa, 0, sizeof(*sa));
-	nova_entry_header(NOVA_SB(inode->i_sb), sa, NOVA_LOG_SETATTR,
-			  sizeof(*sa), trans);
-	sa->sa_mask = cpu_to_le32(NOVA_GC_ATTRS);
+	nova_setattr_entry(inode, sa, NOVA_GC_ATTRS, trans);
 	/*
 	 * File attribute flags (1.6): always once the feature is on, as a
 	 * kept older entry may carry flags since cleared.
@@ -825,13 +818,6 @@ static void nova_gc_attr_entry(struct inode *inode,
 		sa->sa_mask |= cpu_to_le32(NOVA_ATTR_FLAGS);
 		sa->sa_flags = cpu_to_le16(NOVA_I(inode)->attr_flags);
 	}
-	sa->sa_mode = cpu_to_le16(inode->i_mode);
-	sa->sa_uid = cpu_to_le32(i_uid_read(inode));
-	sa->sa_gid = cpu_to_le32(i_gid_read(inode));
-	sa->sa_size = cpu_to_le64(i_size_read(inode));
-	nova_ts_to_media(&sa->sa_atime, &atime);
-	nova_ts_to_media(&sa->sa_mtime, &mtime);
-	nova_ts_to_media(&sa->sa_ctime, &ctime);
 	nova_entry_seal(sa);
 }
 

@@ -36,9 +36,13 @@ u32 nova_inode_crc(const struct nova_inode *pi)
 	return nova_crc32c(crc, p + start + 4, NOVA_INODE_SIZE - start - 4);
 }
 
-static u32 nova_table_crc(const void *rec, size_t len)
+/*
+ * Inode-table records (head, table tails): a commit word first (not
+ * covered: it changes on its own), then the __le32 checksum (taken as
+ * zero), then the data it covers.
+ */
+u32 nova_table_crc(const void *rec, size_t len)
 {
-	/* Records start with a commit word, then __le32 csum, then data. */
 	static const u8 zero[4];
 	u32 crc = nova_crc32c(~0U, zero, 4);
 
@@ -870,85 +874,49 @@ static int nova_replay_entry(struct super_block *sb, u64 off, void *entry,
 {
 	struct inode *inode = arg;
 	struct nova_log_entry_header *h = entry;
-	unsigned int size = le16_to_cpu(h->e_size);
-	umode_t type = inode->i_mode & S_IFMT;
+	const char *why;
+	int err;
 
 	nova_update_trans(NOVA_SB(sb), le64_to_cpu(h->e_trans_id));
 	/* A snapshot mount stops at its epoch (entries are in epoch order). */
 	if (nova_snapshot_hides(NOVA_I(inode), h))
 		return 0;
+	why = nova_entry_invalid(NOVA_SB(sb), inode->i_ino,
+				 inode->i_mode & S_IFMT, entry);
+	if (why)
+		goto bad;
 	switch (h->e_type) {
-	case NOVA_LOG_FILE_WRITE: {
-		struct nova_file_write_entry *fw = entry;
-		u64 n = le32_to_cpu(fw->fw_num_pages);
-
-		/* Never map a page to a block outside the device. */
-		if (type != S_IFREG || size != sizeof(*fw) || !n ||
-		    !nova_block_ok(NOVA_SB(sb), le64_to_cpu(fw->fw_block), n) ||
-		    le64_to_cpu(fw->fw_pgoff) > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - n)
-			break;
+	case NOVA_LOG_FILE_WRITE:
 		nova_file_apply_write(inode, off, entry, false);
 		return 0;
-	}
-	case NOVA_LOG_DENTRY: {
-		struct nova_dentry_entry *de = entry;
-
-		if (type != S_IFDIR || size < sizeof(*de) ||
-		    size < sizeof(*de) + de->de_name_len || !de->de_name_len)
-			break;
-		nova_dir_apply(inode, off, de, false);
+	case NOVA_LOG_DENTRY:
+		nova_dir_apply(inode, off, entry, false);
 		return 0;
-	}
-	case NOVA_LOG_SETATTR: {
-		struct nova_setattr_entry *sa = entry;
-		u16 fl;
-
-		if (size != sizeof(*sa))
-			break;
-		/* File attribute flags: 1.6, known bits only, else zero. */
-		fl = le16_to_cpu(sa->sa_flags);
-		if (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_FLAGS ?
-		    !(NOVA_SB(sb)->prot & NOVA_FEATURE_FILEATTR) ||
-		    (fl & ~NOVA_FL_ALL) : fl)
-			break;
+	case NOVA_LOG_SETATTR:
 		nova_apply_setattr(inode, off, entry, false);
 		return 0;
-	}
-	case NOVA_LOG_RANGE: {
-		struct nova_range_entry *rg = entry;
-		u64 from, to;
-
-		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
-		    !nova_range_entry_drop(rg, &from, &to))
-			break;
-		nova_file_apply_range(inode, off, rg, false, NULL);
+	case NOVA_LOG_RANGE:
+		nova_file_apply_range(inode, off, entry, false, NULL);
 		return 0;
-	}
 	case NOVA_LOG_LINK_CHANGE: {
 		struct nova_link_change_entry *lc = entry;
 
-		if (size != sizeof(*lc))
-			break;
 		set_nlink(inode, le32_to_cpu(lc->lc_links));
 		nova_set_ctime(inode, nova_ts_from_media(&lc->lc_ctime));
 		NOVA_I(inode)->last_link = off;
 		return 0;
 	}
-	case NOVA_LOG_XATTR: {
-		int err;
-
-		if (!(NOVA_SB(sb)->prot & NOVA_FEATURE_XATTR) ||
-		    (inode->i_ino < NOVA_FIRST_INO && inode->i_ino != NOVA_ROOT_INO))
-			break;
+	case NOVA_LOG_XATTR:
 		err = nova_xattr_replay(inode, off, entry);
 		if (err == -EFSCORRUPTED)
 			nova_err(sb, "inode %lu: bad extended attribute entry at %llu",
 				 inode->i_ino, off);
 		return err;
 	}
-	}
-	nova_err(sb, "inode %lu: unexpected log entry type %u at %llu",
-		 inode->i_ino, h->e_type, off);
+	why = "log entry of a kind no inode loads";
+bad:
+	nova_err(sb, "inode %lu: %s (type %u) at %llu", inode->i_ino, why,
+		 h->e_type, off);
 	return -EFSCORRUPTED;
 }
 

@@ -27,7 +27,8 @@ static struct nova_journal_ptr *nova_jptr(struct nova_sb_info *sbi,
 	       cpu * sizeof(struct nova_journal_ptr);
 }
 
-static u32 nova_jptr_crc(const struct nova_journal_ptr *p)
+/* Journal pointers: j_block to the end, with j_csum taken as zero. */
+u32 nova_jptr_crc(const struct nova_journal_ptr *p)
 {
 	struct nova_journal_ptr t = *p;
 

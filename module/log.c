@@ -24,6 +24,7 @@
 #include "nova.h"
 #include "pmem.h"
 #include "scrub.h"
+#include "xattr.h"
 
 void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 		       unsigned int size, u64 trans)
@@ -923,4 +924,83 @@ void nova_unlock_logs(struct inode **inodes, int n)
 			continue;
 		mutex_unlock(&NOVA_I(inodes[i])->log_lock);
 	}
+}
+
+/*
+ * The rule of what a log may hold, for the two readers of whole logs: the
+ * inode load (nova_iget() replays the log) and crash recovery (which
+ * rebuilds the allocator from the logs). NULL if committed entry @entry
+ * may be in the log of inode @ino of file type @type: a kind that inode
+ * may have, the size of that kind, fields in range (no page mapped to a
+ * block outside the device). Else what is wrong with it, for the message.
+ * Entries that refer to each other (xattr pieces) are checked when they
+ * are applied.
+ */
+const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
+			       const void *entry)
+{
+	const struct nova_log_entry_header *h = entry;
+	unsigned int size = le16_to_cpu(h->e_size);
+
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE: {
+		const struct nova_file_write_entry *fw = entry;
+		u64 n = le32_to_cpu(fw->fw_num_pages);
+
+		if (type != S_IFREG || size != sizeof(*fw) || !n ||
+		    !nova_block_ok(sbi, le64_to_cpu(fw->fw_block), n) ||
+		    le64_to_cpu(fw->fw_pgoff) > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - n)
+			return "bad write entry";
+		return NULL;
+	}
+	case NOVA_LOG_DENTRY: {
+		const struct nova_dentry_entry *de = entry;
+
+		if (type != S_IFDIR || size < sizeof(*de) || !de->de_name_len ||
+		    size < sizeof(*de) + de->de_name_len)
+			return "bad directory entry";
+		return NULL;
+	}
+	case NOVA_LOG_SETATTR: {
+		const struct nova_setattr_entry *sa = entry;
+		u16 fl = le16_to_cpu(sa->sa_flags);
+
+		if (size != sizeof(*sa))
+			return "bad setattr entry";
+		/* File attribute flags: 1.6, known bits only, else zero. */
+		if (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_FLAGS ?
+		    !(sbi->prot & NOVA_FEATURE_FILEATTR) || (fl & ~NOVA_FL_ALL) :
+		    fl)
+			return "bad file attribute flags";
+		return NULL;
+	}
+	case NOVA_LOG_RANGE: {
+		const struct nova_range_entry *rg = entry;
+		u64 from, to;
+
+		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
+		    !nova_range_entry_drop(rg, &from, &to))
+			return "bad range entry";
+		return NULL;
+	}
+	case NOVA_LOG_LINK_CHANGE:
+		if (size != sizeof(struct nova_link_change_entry))
+			return "bad link count entry";
+		return NULL;
+	case NOVA_LOG_XATTR:
+		if (!(sbi->prot & NOVA_FEATURE_XATTR) ||
+		    (ino < NOVA_FIRST_INO && ino != NOVA_ROOT_INO) ||
+		    !nova_xattr_entry_ok(entry))
+			return "bad extended attribute entry";
+		return NULL;
+	case NOVA_LOG_SNAPSHOT:
+	case NOVA_LOG_SNAPSHOT_DEL:
+	case NOVA_LOG_SNAPSHOT_KEEP:
+	case NOVA_LOG_SNAPSHOT_INODE:
+		/* Checked in full by nova_snapshot_load(). */
+		if (ino != NOVA_SNAPSHOT_INO)
+			return "snapshot entry outside the snapshot log";
+		return NULL;
+	}
+	return "unexpected log entry type";
 }

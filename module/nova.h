@@ -322,8 +322,14 @@ static inline struct timespec64 nova_ts_from_media(const struct nova_timespec *s
 	return t;
 }
 
-/* Checksums (super.c). */
-u32 nova_crc(const void *buf, size_t len);
+/*
+ * Checksums: the rule of each fixed record, in one place for the writer,
+ * the mount-time check and the scrub.
+ */
+u32 nova_crc(const void *buf, size_t len);			/* super.c */
+u32 nova_sb_crc(const struct nova_super_block *s);		/* super.c */
+u32 nova_table_crc(const void *rec, size_t len);		/* inode.c */
+u32 nova_jptr_crc(const struct nova_journal_ptr *p);		/* journal.c */
 
 /*
  * Log page tail: lt_ino, lt_magic and lt_csum (taken as zero), then
@@ -395,6 +401,8 @@ typedef int (*nova_page_fn)(struct super_block *sb, u64 page, void *arg);
 void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 		       unsigned int size, u64 trans);
 void nova_entry_seal(void *entry);
+const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
+			       const void *entry);
 int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 		      nova_entry_fn efn, nova_page_fn pfn, void *arg);
 #define NOVA_WALK_BOTH	0x1	/* check both copies of every entry (scrub) */

@@ -152,20 +152,13 @@ static int nova_rec_log_page(struct super_block *sb, u64 page, void *arg)
 }
 
 /* A committed write entry: its pages replace what the file had there. */
-static int nova_rec_write(struct nova_rec_thread *t, u64 off,
+static int nova_rec_write(struct nova_rec_thread *t,
 			  struct nova_file_write_entry *fw)
 {
-	struct super_block *sb = t->rec->sb;
 	u64 pgoff = le64_to_cpu(fw->fw_pgoff);
 	u64 blk = le64_to_cpu(fw->fw_block);
 	u32 i, n = le32_to_cpu(fw->fw_num_pages);
 
-	if (!n || !nova_block_ok(NOVA_SB(sb), blk, n) ||
-	    pgoff + n < pgoff || pgoff + n > MAX_LFS_FILESIZE >> PAGE_SHIFT) {
-		nova_err(sb, "recovery: inode %llu: bad write entry at %llu",
-			 t->ino, off);
-		return -EFSCORRUPTED;
-	}
 	for (i = 0; i < n; i++) {
 		void *old = xa_store(&t->pages, pgoff + i,
 				     xa_mk_value(blk + i), GFP_KERNEL);
@@ -187,81 +180,49 @@ static void nova_rec_truncate(struct nova_rec_thread *t, u64 size)
 }
 
 /*
- * One committed log entry. The checks are those nova_iget() makes when it
- * replays the log, so recovery accepts exactly the logs iget can read.
+ * One committed log entry. nova_entry_invalid() is the rule nova_iget()
+ * applies too, so recovery accepts exactly the logs iget can read.
  */
 static int nova_rec_entry(struct super_block *sb, u64 off, void *entry,
 			  void *arg)
 {
 	struct nova_rec_thread *t = arg;
 	struct nova_log_entry_header *h = entry;
-	unsigned int size = le16_to_cpu(h->e_size);
-	umode_t type = t->mode & S_IFMT;
+	const char *why;
 
 	t->max_trans = max(t->max_trans, le64_to_cpu(h->e_trans_id));
+	why = nova_entry_invalid(NOVA_SB(sb), t->ino, t->mode & S_IFMT, entry);
+	if (why) {
+		nova_err(sb, "recovery: inode %llu: %s (type %u) at %llu",
+			 t->ino, why, h->e_type, off);
+		return -EFSCORRUPTED;
+	}
 	switch (h->e_type) {
 	case NOVA_LOG_FILE_WRITE:
-		if (type != S_IFREG ||
-		    size != sizeof(struct nova_file_write_entry))
-			break;
-		return nova_rec_write(t, off, entry);
-	case NOVA_LOG_DENTRY: {
-		struct nova_dentry_entry *de = entry;
-
-		if (type != S_IFDIR || size < sizeof(*de) ||
-		    size < sizeof(*de) + de->de_name_len || !de->de_name_len)
-			break;
-		return 0;
-	}
+		return nova_rec_write(t, entry);
 	case NOVA_LOG_SETATTR: {
 		struct nova_setattr_entry *sa = entry;
 
-		if (size != sizeof(*sa))
-			break;
-		if (type == S_IFREG &&
+		if ((t->mode & S_IFMT) == S_IFREG &&
 		    (le32_to_cpu(sa->sa_mask) & (NOVA_ATTR_SIZE | NOVA_ATTR_GROW)) ==
 		    NOVA_ATTR_SIZE)
 			nova_rec_truncate(t, le64_to_cpu(sa->sa_size));
 		return 0;
 	}
-	case NOVA_LOG_LINK_CHANGE:
-		if (size != sizeof(struct nova_link_change_entry))
-			break;
-		return 0;
 	case NOVA_LOG_RANGE: {
-		struct nova_range_entry *rg = entry;
 		unsigned long idx;
 		u64 from, to;
 		void *v;
 
 		/* As nova_file_apply_range(): its pages are dropped. */
-		if (type != S_IFREG || size != sizeof(*rg) || rg->rg_pad ||
-		    !nova_range_entry_drop(rg, &from, &to))
-			break;
+		nova_range_entry_drop(entry, &from, &to);
 		if (to > from)
 			xa_for_each_range(&t->pages, idx, v, from, to - 1)
 				xa_erase(&t->pages, idx);
 		return 0;
 	}
-	case NOVA_LOG_XATTR:
-		/* Piece order is checked when the inode is read. */
-		if (!(NOVA_SB(sb)->prot & NOVA_FEATURE_XATTR) ||
-		    (t->ino < NOVA_FIRST_INO && t->ino != NOVA_ROOT_INO) ||
-		    !nova_xattr_entry_ok(entry))
-			break;
-		return 0;
-	case NOVA_LOG_SNAPSHOT:
-	case NOVA_LOG_SNAPSHOT_DEL:
-	case NOVA_LOG_SNAPSHOT_KEEP:
-	case NOVA_LOG_SNAPSHOT_INODE:
-		/* Checked by nova_snapshot_load() before recovery runs. */
-		if (t->ino != NOVA_SNAPSHOT_INO)
-			break;
-		return 0;
 	}
-	nova_err(sb, "recovery: inode %llu: unexpected log entry type %u at %llu",
-		 t->ino, h->e_type, off);
-	return -EFSCORRUPTED;
+	return 0;
 }
 
 /* Claim the data blocks a regular file maps once its log is replayed. */

@@ -51,7 +51,6 @@
  * spinlock; nova_scrub.ctl_mutex is taken only by the control plane,
  * never by the thread.
  */
-#include <linux/crc32c.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/ratelimit.h>
@@ -303,31 +302,10 @@ static void nova_scrub_leave(struct nova_scrub *s)
 
 /* ---- fixed metadata ---- */
 
-/* Records with a commit word first, then __le32 csum, then covered data. */
-static u32 nova_scrub_rec_crc(const void *rec, size_t len)
-{
-	static const u8 zero[4];
-	u32 crc = crc32c(~0U, zero, 4);
-
-	return crc32c(crc, (const u8 *)rec + 12, len - 12);
-}
-
-/* Journal pointers: j_block..end, with j_csum taken as zero. */
-static u32 nova_scrub_jptr_crc(const struct nova_journal_ptr *p)
-{
-	struct nova_journal_ptr t = *p;
-
-	t.j_csum = 0;
-	return nova_crc(&t.j_block, sizeof(t) - offsetof(typeof(t), j_block));
-}
-
 static bool nova_scrub_sb_ok(const struct nova_super_block *copy)
 {
-	struct nova_super_block t = *copy;
-
-	t.s_csum = 0;
 	return le32_to_cpu(copy->s_magic) == NOVA_SUPER_MAGIC &&
-	       le32_to_cpu(copy->s_csum) == nova_crc(&t, sizeof(t));
+	       le32_to_cpu(copy->s_csum) == nova_sb_crc(copy);
 }
 
 /*
@@ -391,7 +369,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 
 		/* j_block..end never change after mkfs: no lock needed. */
 		if (!nova_scrub_read(sbi, jp, off, sizeof(*jp)) ||
-		    le32_to_cpu(jp->j_csum) != nova_scrub_jptr_crc(jp) ||
+		    le32_to_cpu(jp->j_csum) != nova_jptr_crc(jp) ||
 		    le32_to_cpu(jp->j_cpu) != cpu)
 			nova_scrub_found(s, 0, NOVA_CORRUPT_JOURNAL, off, false);
 		checked++;
@@ -407,7 +385,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 		mutex_lock(&m->lock);
 		if (!nova_scrub_read(sbi, it, off, sizeof(*it)) ||
 		    le32_to_cpu(it->it_csum) !=
-		    nova_scrub_rec_crc(it, sizeof(*it)) ||
+		    nova_table_crc(it, sizeof(*it)) ||
 		    le32_to_cpu(it->it_cpu) != cpu)
 			nova_scrub_found(s, 0, NOVA_CORRUPT_INODE_TABLE, off,
 					 false);
@@ -418,7 +396,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 			      NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE;
 			if (!nova_scrub_read(sbi, tt, off, sizeof(*tt)) ||
 			    le32_to_cpu(tt->itt_csum) !=
-			    nova_scrub_rec_crc(tt, sizeof(*tt)) ||
+			    nova_table_crc(tt, sizeof(*tt)) ||
 			    le32_to_cpu(tt->itt_cpu) != cpu ||
 			    le64_to_cpu(tt->itt_index) != n)
 				nova_scrub_found(s, 0, NOVA_CORRUPT_INODE_TABLE,

@@ -115,7 +115,8 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 
 /* ---- superblock on media ---- */
 
-static u32 nova_sb_crc(const struct nova_super_block *s)
+/* The superblock: all of it, with s_csum taken as zero. */
+u32 nova_sb_crc(const struct nova_super_block *s)
 {
 	struct nova_super_block t = *s;
 
