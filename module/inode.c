@@ -631,6 +631,23 @@ static bool nova_slot_good(const struct nova_inode *pi, u64 ino)
 }
 
 /*
+ * Rewrite the static part of damaged slot @dst (from i_csum on; the commit
+ * words before it are resolved on their own) from its good copy @src.
+ */
+static void nova_slot_rewrite(struct super_block *sb, struct nova_inode *dst,
+			      const struct nova_inode *src, u64 ino,
+			      const char *what)
+{
+	const unsigned int st = offsetof(struct nova_inode, i_csum);
+
+	nova_pmem_memcpy((u8 *)dst + st, (const u8 *)src + st,
+			 NOVA_INODE_SIZE - st);
+	nova_pmem_fence();
+	atomic64_inc(&NOVA_SB(sb)->prot_repaired);
+	nova_warn(sb, "inode %llu: %s", ino, what);
+}
+
+/*
  * Verify inode @ino's slot @pi (the primary). If it is bad and its
  * replica is good, the replica's static part (i_csum onwards) is copied
  * over the primary's when @repair is set and the file system is writable;
@@ -647,7 +664,6 @@ enum nova_slot_state nova_inode_check(struct super_block *sb,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *r;
-	const unsigned int st = offsetof(struct nova_inode, i_csum);
 
 	*good = pi;
 	if (nova_slot_good(pi, ino))
@@ -659,11 +675,8 @@ enum nova_slot_state nova_inode_check(struct super_block *sb,
 	*good = r;
 	if (!repair || sb_rdonly(sb))
 		return NOVA_SLOT_REPLICA;
-	nova_pmem_memcpy((u8 *)pi + st, (u8 *)r + st, NOVA_INODE_SIZE - st);
-	nova_pmem_fence();
-	atomic64_inc(&sbi->prot_repaired);
-	nova_warn(sb, "inode %llu: damaged slot rewritten from its replica",
-		  ino);
+	nova_slot_rewrite(sb, pi, r, ino,
+			  "damaged slot rewritten from its replica");
 	*good = pi;
 	return NOVA_SLOT_REPAIRED;
 }
@@ -680,17 +693,13 @@ enum nova_slot_state nova_inode_check_replica(struct super_block *sb,
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *r = nova_replica_pi(sbi, pi);
-	const unsigned int st = offsetof(struct nova_inode, i_csum);
 
 	if (!r || nova_slot_good(r, ino))
 		return NOVA_SLOT_OK;
 	if (!repair || sb_rdonly(sb))
 		return NOVA_SLOT_BAD;
-	nova_pmem_memcpy((u8 *)r + st, (u8 *)pi + st, NOVA_INODE_SIZE - st);
-	nova_pmem_fence();
-	atomic64_inc(&sbi->prot_repaired);
-	nova_warn(sb, "inode %llu: damaged replica slot rewritten from the primary",
-		  ino);
+	nova_slot_rewrite(sb, r, pi, ino,
+			  "damaged replica slot rewritten from the primary");
 	return NOVA_SLOT_REPAIRED;
 }
 
