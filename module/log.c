@@ -956,8 +956,9 @@ const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
 	case NOVA_LOG_DENTRY: {
 		const struct nova_dentry_entry *de = entry;
 
+		/* Exactly the size nova_dir_entry() writes, as fsck.NOVA wants. */
 		if (type != S_IFDIR || size < sizeof(*de) || !de->de_name_len ||
-		    size < sizeof(*de) + de->de_name_len)
+		    size != ALIGN(sizeof(*de) + de->de_name_len, 8))
 			return "bad directory entry";
 		return NULL;
 	}
