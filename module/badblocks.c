@@ -213,7 +213,7 @@ static void nova_bb_find_owners(struct super_block *sb, struct nova_bb_walk *w)
 		nr = (u64)smp_load_acquire(&sbi->imaps[cpu].nr_blocks) *
 		     NOVA_INODES_PER_TABLE;
 		for (idx = 0; idx < nr; idx++) {
-			u64 ino = NOVA_FIRST_INO + idx * sbi->cpus + cpu;
+			u64 ino = nova_ino_make(sbi->cpus, cpu, idx);
 			struct nova_inode *pi = nova_get_pinode(sb, ino);
 			struct inode *inode;
 

@@ -1174,7 +1174,7 @@ static int nova_gc_all(struct super_block *sb, struct nova_gc_result *res)
 		for (idx = 0; idx < (u64)nr * NOVA_INODES_PER_TABLE; idx++) {
 			struct nova_inode *pi;
 
-			ino = NOVA_FIRST_INO + idx * sbi->cpus + cpu;
+			ino = nova_ino_make(sbi->cpus, cpu, idx);
 			pi = nova_get_pinode(sb, ino);
 			if (pi && nova_gc_worth(sbi, pi)) {
 				/* Freed since we looked: ESTALE, not an error. */

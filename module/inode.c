@@ -217,9 +217,9 @@ int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 int nova_imap_mark_ino(struct super_block *sb, u64 ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 rel = ino - NOVA_FIRST_INO;
 
-	return nova_imap_mark_used(sb, rel % sbi->cpus, rel / sbi->cpus);
+	return nova_imap_mark_used(sb, nova_ino_cpu(ino, sbi->cpus),
+				   nova_ino_index(ino, sbi->cpus));
 }
 
 /* A removed inode a live snapshot keeps: its slot is not free. */
@@ -342,15 +342,14 @@ struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode_map *m;
-	u64 rel, idx;
+	u64 idx;
 	unsigned int nr;
 
 	if (ino < NOVA_RESERVED_INODES)
 		return nova_block(sbi, NOVA_RESERVED_INODE_BLOCK) +
 		       ino * NOVA_INODE_SIZE;
-	rel = ino - NOVA_FIRST_INO;
-	m = &sbi->imaps[rel % sbi->cpus];
-	idx = rel / sbi->cpus;
+	m = &sbi->imaps[nova_ino_cpu(ino, sbi->cpus)];
+	idx = nova_ino_index(ino, sbi->cpus);
 	/* Pairs with nova_extend_table(): blocks[nr - 1] is set. */
 	nr = smp_load_acquire(&m->nr_blocks);
 	if (idx / NOVA_INODES_PER_TABLE >= nr)
@@ -758,7 +757,7 @@ static int nova_alloc_ino(struct super_block *sb, u64 *ino)
 		}
 		m->used++;
 		mutex_unlock(&m->lock);
-		*ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
+		*ino = nova_ino_make(sbi->cpus, cpu, idx);
 		return 0;
 	}
 	return err;
@@ -767,13 +766,13 @@ static int nova_alloc_ino(struct super_block *sb, u64 *ino)
 void nova_free_ino(struct super_block *sb, u64 ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 rel = ino - NOVA_FIRST_INO;
-	struct nova_inode_map *m = &sbi->imaps[rel % sbi->cpus];
+	struct nova_inode_map *m;
 
 	if (ino < NOVA_FIRST_INO)
 		return;
+	m = &sbi->imaps[nova_ino_cpu(ino, sbi->cpus)];
 	mutex_lock(&m->lock);
-	ida_free(&m->free, rel / sbi->cpus);
+	ida_free(&m->free, nova_ino_index(ino, sbi->cpus));
 	m->used--;
 	mutex_unlock(&m->lock);
 }

@@ -401,7 +401,7 @@ static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
 				   (m->rblocks ? 2 : 1);
 		for (s = 0; s < NOVA_INODES_PER_TABLE; s++) {
 			unsigned int idx = n * NOVA_INODES_PER_TABLE + s;
-			u64 ino = NOVA_FIRST_INO + (u64)idx * sbi->cpus + cpu;
+			u64 ino = nova_ino_make(sbi->cpus, cpu, idx);
 
 			nova_rec_words(t, &pi[s], ino);
 			err = nova_rec_valid(t, &pi[s], ino);

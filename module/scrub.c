@@ -1096,8 +1096,8 @@ static int nova_scrub_step(struct nova_scrub *s, void *buf)
 			c->stage = NOVA_SCRUB_STAGE_SNAP_LOG;
 		break;
 	case NOVA_SCRUB_STAGE_TABLES:
-		err = nova_scrub_inode(s, NOVA_FIRST_INO +
-				       c->idx * sbi->cpus + c->cpu, buf);
+		err = nova_scrub_inode(s, nova_ino_make(sbi->cpus, c->cpu,
+							c->idx), buf);
 		if (err)
 			return err;
 		if (!nova_scrub_next_slot(s))

@@ -258,9 +258,9 @@ unsigned int nova_entry_expected_size(const void *entry)
 
 void nova_ino_locate(uint64_t ino, unsigned int cpus, struct nova_ino_loc *loc)
 {
-	uint64_t n = ino - NOVA_FIRST_INO, index = n / cpus;
+	uint64_t index = nova_ino_index(ino, cpus);
 
-	loc->cpu = (unsigned int)(n % cpus);
+	loc->cpu = nova_ino_cpu(ino, cpus);
 	loc->table = index / NOVA_INODES_PER_TABLE;
 	loc->slot = (unsigned int)(index % NOVA_INODES_PER_TABLE);
 }
@@ -270,7 +270,7 @@ uint64_t nova_ino_of(unsigned int cpu, uint64_t table, unsigned int slot,
 {
 	uint64_t index = table * NOVA_INODES_PER_TABLE + slot;
 
-	return NOVA_FIRST_INO + index * cpus + cpu;
+	return nova_ino_make(cpus, cpu, index);
 }
 
 const char *nova_entry_type_name(unsigned int type)

@@ -304,6 +304,23 @@ static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 #define NOVA_INODES_PER_TABLE	(NOVA_INODE_TABLE_SIZE / NOVA_INODE_SIZE - 1)
 #define NOVA_INLINE_SIZE	96
 
+/* The inode number of slot @index of stripe @cpu, and back (see above). */
+static inline __u64 nova_ino_make(unsigned int cpus, unsigned int cpu,
+				  __u64 index)
+{
+	return NOVA_FIRST_INO + index * cpus + cpu;
+}
+
+static inline unsigned int nova_ino_cpu(__u64 ino, unsigned int cpus)
+{
+	return (unsigned int)((ino - NOVA_FIRST_INO) % cpus);
+}
+
+static inline __u64 nova_ino_index(__u64 ino, unsigned int cpus)
+{
+	return (ino - NOVA_FIRST_INO) / cpus;
+}
+
 struct nova_timespec {
 	__le64	sec;			/* signed */
 	__le32	nsec;
