@@ -59,6 +59,7 @@
 #include <linux/uaccess.h>
 
 #include "nova.h"
+#include "nova_sb.h"
 #include "pmem.h"
 #include "protect.h"
 #include "scrub.h"
@@ -302,10 +303,12 @@ static void nova_scrub_leave(struct nova_scrub *s)
 
 /* ---- fixed metadata ---- */
 
-static bool nova_scrub_sb_ok(const struct nova_super_block *copy)
+/* A copy is good by the rule mount applies (uapi/nova_sb.h). */
+static bool nova_scrub_sb_ok(struct nova_sb_info *sbi,
+			     const struct nova_super_block *copy)
 {
-	return le32_to_cpu(copy->s_magic) == NOVA_SUPER_MAGIC &&
-	       le32_to_cpu(copy->s_csum) == nova_sb_crc(copy);
+	return nova_sb_check(copy, sbi->size, nova_sb_crc(copy)) ==
+	       NOVA_SB_FINE;
 }
 
 /*
@@ -324,7 +327,7 @@ static void nova_scrub_super(struct nova_scrub *s, struct nova_super_block *buf)
 	for (i = 0; i < 2; i++)
 		bad[i] = copy_mc_to_kernel(buf, nova_block(sbi, blk[i]),
 					   sizeof(*buf)) ||
-			 !nova_scrub_sb_ok(buf);
+			 !nova_scrub_sb_ok(sbi, buf);
 	if (bad[0] || bad[1])
 		nova_write_super(s->sb, le32_to_cpu(sbi->dsb.s_state));
 	for (i = 0; i < 2; i++) {
@@ -334,7 +337,7 @@ static void nova_scrub_super(struct nova_scrub *s, struct nova_super_block *buf)
 			continue;
 		fixed = !copy_mc_to_kernel(buf, nova_block(sbi, blk[i]),
 					   sizeof(*buf)) &&
-			nova_scrub_sb_ok(buf);
+			nova_scrub_sb_ok(sbi, buf);
 		nova_scrub_found(s, 0, NOVA_CORRUPT_SUPER,
 				 (u64)blk[i] << NOVA_BLOCK_SHIFT, fixed);
 	}
