@@ -876,7 +876,7 @@ static void nova_init_state_page(struct nova_sb_info *sbi, unsigned long blk,
 		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
 	};
 
-	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
 	nova_pmem_memcpy(lt, &t, sizeof(t));
 }
 

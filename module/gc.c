@@ -615,7 +615,7 @@ static void nova_gc_out_close(struct nova_gc_out *o, u64 next)
 	t.lt_replica = cpu_to_le64(o->mirrors[o->nr_pages - 1]);
 	if (o->pos < o->end)
 		nova_pmem_memset(nova_addr(sbi, o->pos), NOVA_LOG_PAD, 1);
-	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
 	nova_pmem_memcpy(nova_gc_lt(sbi, page), &t, sizeof(t));
 }
 

@@ -25,30 +25,6 @@
 
 /* ---- inode tables ---- */
 
-u32 nova_inode_crc(const struct nova_inode *pi)
-{
-	static const u8 zero[4];
-	const u8 *p = (const u8 *)pi;
-	unsigned int start = offsetof(struct nova_inode, i_csum);
-	u32 crc;
-
-	crc = nova_crc32c(~0U, zero, 4);
-	return nova_crc32c(crc, p + start + 4, NOVA_INODE_SIZE - start - 4);
-}
-
-/*
- * Inode-table records (head, table tails): a commit word first (not
- * covered: it changes on its own), then the __le32 checksum (taken as
- * zero), then the data it covers.
- */
-u32 nova_table_crc(const void *rec, size_t len)
-{
-	static const u8 zero[4];
-	u32 crc = nova_crc32c(~0U, zero, 4);
-
-	return nova_crc32c(crc, (const u8 *)rec + 12, len - 12);
-}
-
 static struct nova_inode_table *nova_itable(struct nova_sb_info *sbi,
 					    unsigned int cpu)
 {
@@ -81,7 +57,7 @@ static void nova_init_table_block(struct nova_sb_info *sbi, unsigned long blk,
 
 	nova_pmem_memset(nova_block(sbi, blk), 0,
 			 NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE);
-	t.itt_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
+	t.itt_csum = cpu_to_le32(nova_table_rec_csum(&t, sizeof(t)));
 	nova_pmem_memcpy(nova_ttail(sbi, blk), &t, sizeof(t));
 }
 
@@ -185,7 +161,7 @@ int nova_inode_tables_format(struct super_block *sb)
 		if (err)
 			return err;
 		t.it_head = cpu_to_le64(blk);
-		t.it_csum = cpu_to_le32(nova_table_crc(&t, sizeof(t)));
+		t.it_csum = cpu_to_le32(nova_table_rec_csum(&t, sizeof(t)));
 		nova_pmem_memcpy(m->head, &t, sizeof(t));
 		m->blocks[0] = blk;
 		if (m->rblocks)
@@ -248,7 +224,7 @@ static bool nova_table_replica_ok(struct nova_sb_info *sbi,
 	     blk < rblk + NOVA_INODE_TABLE_BLOCKS))
 		return false;
 	r = nova_ttail(sbi, rblk);
-	return le32_to_cpu(r->itt_csum) == nova_table_crc(r, sizeof(*r)) &&
+	return le32_to_cpu(r->itt_csum) == nova_table_rec_csum(r, sizeof(*r)) &&
 	       r->itt_cpu == t->itt_cpu && r->itt_index == t->itt_index &&
 	       le64_to_cpu(r->itt_replica) == blk && !r->itt_next;
 }
@@ -272,7 +248,7 @@ int nova_inode_tables_load(struct super_block *sb, bool slots)
 		unsigned int n = 0;
 
 		if (le32_to_cpu(m->head->it_csum) !=
-		    nova_table_crc(m->head, sizeof(*m->head)) ||
+		    nova_table_rec_csum(m->head, sizeof(*m->head)) ||
 		    le32_to_cpu(m->head->it_cpu) != i) {
 			nova_err(sb, "inode table %u: bad head record", i);
 			return -EFSCORRUPTED;
@@ -285,7 +261,7 @@ int nova_inode_tables_load(struct super_block *sb, bool slots)
 				goto bad;
 			t = nova_ttail(sbi, blk);
 			if (le32_to_cpu(t->itt_csum) !=
-			    nova_table_crc(t, sizeof(*t)) ||
+			    nova_table_rec_csum(t, sizeof(*t)) ||
 			    le32_to_cpu(t->itt_cpu) != i ||
 			    le64_to_cpu(t->itt_index) != n ||
 			    !nova_table_replica_ok(sbi, t, blk))
@@ -625,7 +601,7 @@ static bool nova_slot_good(const struct nova_inode *pi, u64 ino)
 
 	if (nova_pmem_read(&copy, pi, sizeof(copy)))
 		return false;
-	return le32_to_cpu(copy.i_csum) == nova_inode_crc(&copy) &&
+	return le32_to_cpu(copy.i_csum) == nova_inode_csum(&copy) &&
 	       le64_to_cpu(copy.i_ino) == ino;
 }
 
@@ -1204,7 +1180,7 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	nova_ts_to_media(&tmp.i_crtime, &ni->crtime);
 	tmp.i_create_trans = cpu_to_le64(*trans);
 	tmp.i_parent = cpu_to_le64(ni->parent);
-	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
+	tmp.i_csum = cpu_to_le32(nova_inode_csum(&tmp));
 	/*
 	 * The slot is invalid: nothing reads it until i_valid is committed.
 	 * Primary, then replica, both durable before that commit.
@@ -1233,7 +1209,7 @@ void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 	tmp.i_flags = cpu_to_le32(flags);
 	tmp.i_size = cpu_to_le64(inode->i_size);
 	memcpy(tmp.i_inline, inl, len);
-	tmp.i_csum = cpu_to_le32(nova_inode_crc(&tmp));
+	tmp.i_csum = cpu_to_le32(nova_inode_csum(&tmp));
 	nova_write_slot(NOVA_SB(inode->i_sb), pi, &tmp);
 }
 

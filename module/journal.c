@@ -27,23 +27,6 @@ static struct nova_journal_ptr *nova_jptr(struct nova_sb_info *sbi,
 	       cpu * sizeof(struct nova_journal_ptr);
 }
 
-/* Journal pointers: j_block to the end, with j_csum taken as zero. */
-u32 nova_jptr_crc(const struct nova_journal_ptr *p)
-{
-	struct nova_journal_ptr t = *p;
-
-	t.j_csum = 0;
-	return nova_crc(&t.j_block, sizeof(t) - offsetof(typeof(t), j_block));
-}
-
-static u32 nova_jentry_crc(const struct nova_journal_entry *e)
-{
-	struct nova_journal_entry t = *e;
-
-	t.je_csum = 0;
-	return nova_crc(&t, sizeof(t));
-}
-
 static u64 nova_jnext(struct nova_journal *j, u64 pos)
 {
 	return j->ring_off + (pos - j->ring_off +
@@ -97,7 +80,7 @@ int nova_journal_format(struct super_block *sb)
 		p.j_tail = cpu_to_le64(j->ring_off);
 		p.j_block = cpu_to_le64(blk);
 		p.j_cpu = cpu_to_le32(i);
-		p.j_csum = cpu_to_le32(nova_jptr_crc(&p));
+		p.j_csum = cpu_to_le32(nova_jp_csum(&p));
 		nova_pmem_memcpy(j->ptr, &p, sizeof(p));
 	}
 	nova_pmem_fence();
@@ -123,7 +106,7 @@ int nova_journal_load(struct super_block *sb)
 		struct nova_journal *j = &sbi->journals[i];
 		u64 blk = le64_to_cpu(j->ptr->j_block);
 
-		if (le32_to_cpu(j->ptr->j_csum) != nova_jptr_crc(j->ptr) ||
+		if (le32_to_cpu(j->ptr->j_csum) != nova_jp_csum(j->ptr) ||
 		    le32_to_cpu(j->ptr->j_cpu) != i ||
 		    !nova_block_ok(sbi, blk, 1)) {
 			nova_err(sb, "journal %u: bad journal pointer", i);
@@ -188,7 +171,7 @@ int nova_journal_recover(struct super_block *sb)
 			pos = nova_jprev(j, pos);
 			e = nova_addr(sbi, pos);
 			addr = le64_to_cpu(e->je_addr);
-			if (le32_to_cpu(e->je_csum) != nova_jentry_crc(e) ||
+			if (le32_to_cpu(e->je_csum) != nova_je_csum(e) ||
 			    le32_to_cpu(e->je_type) != NOVA_JOURNAL_WORD ||
 			    addr % 8 || addr < NOVA_BLOCK_SIZE ||
 			    addr >= sbi->size - NOVA_BLOCK_SIZE) {
@@ -260,7 +243,7 @@ void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
 			.je_type = cpu_to_le32(NOVA_JOURNAL_WORD),
 		};
 
-		e.je_csum = cpu_to_le32(nova_jentry_crc(&e));
+		e.je_csum = cpu_to_le32(nova_je_csum(&e));
 		nova_pmem_memcpy(nova_addr(sbi, pos), &e, sizeof(e));
 		pos = nova_jnext(j, pos);
 	}

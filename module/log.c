@@ -190,7 +190,7 @@ static void nova_log_fresh_tail(struct nova_log_page_tail *t, u64 ino,
 	t->lt_ino = cpu_to_le64(ino);
 	t->lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC);
 	t->lt_replica = cpu_to_le64(other);
-	t->lt_csum = cpu_to_le32(nova_lt_crc(t));
+	t->lt_csum = cpu_to_le32(nova_lt_csum(t));
 }
 
 /*
@@ -272,7 +272,7 @@ void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror)
 	t.lt_valid = 0;
 	t.lt_entries = 0;
 	t.lt_replica = cpu_to_le64(page);
-	t.lt_csum = cpu_to_le32(nova_lt_crc(&t));
+	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
 	nova_pmem_memcpy(nova_page_tail(sbi, mirror), &t, sizeof(t));
 }
 
@@ -350,7 +350,7 @@ static bool nova_walk_read_tail(struct nova_walk *w, u64 page, u64 of,
 		return false;
 	if (le32_to_cpu(t->lt_magic) != NOVA_LOG_PAGE_MAGIC ||
 	    le64_to_cpu(t->lt_ino) != w->ino ||
-	    le32_to_cpu(t->lt_csum) != nova_lt_crc(t))
+	    le32_to_cpu(t->lt_csum) != nova_lt_csum(t))
 		return false;
 	r = le64_to_cpu(t->lt_replica);
 	if (of)
@@ -409,7 +409,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 			fix.lt_valid = 0;
 			fix.lt_entries = 0;
 			fix.lt_replica = cpu_to_le64(page);
-			fix.lt_csum = cpu_to_le32(nova_lt_crc(&fix));
+			fix.lt_csum = cpu_to_le32(nova_lt_csum(&fix));
 			nova_pmem_memcpy(nova_page_tail(sbi, m), &fix,
 					 sizeof(fix));
 			nova_pmem_fence();
@@ -434,7 +434,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	     (fix.lt_next && !nova_log_page_in_range(sbi, le64_to_cpu(fix.lt_next)))))
 		fix.lt_next = mt.lt_next;
 	fix.lt_csum = 0;
-	fix.lt_csum = cpu_to_le32(nova_lt_crc(&fix));
+	fix.lt_csum = cpu_to_le32(nova_lt_csum(&fix));
 	if (w->repair) {
 		/* Everything after lt_next (not a commit word): one copy. */
 		nova_pmem_memcpy(&nova_page_tail(sbi, page)->lt_valid,

@@ -61,6 +61,7 @@
 #include <linux/sched/clock.h>
 
 #include "nova_format.h"
+#include "nova_csum.h"
 #include "nova_ctl.h"
 #include "compat.h"
 
@@ -322,26 +323,8 @@ static inline struct timespec64 nova_ts_from_media(const struct nova_timespec *s
 	return t;
 }
 
-/*
- * Checksums: the rule of each fixed record, in one place for the writer,
- * the mount-time check and the scrub.
- */
-u32 nova_crc(const void *buf, size_t len);			/* super.c */
-u32 nova_sb_crc(const struct nova_super_block *s);		/* super.c */
-u32 nova_table_crc(const void *rec, size_t len);		/* inode.c */
-u32 nova_jptr_crc(const struct nova_journal_ptr *p);		/* journal.c */
-
-/*
- * Log page tail: lt_ino, lt_magic and lt_csum (taken as zero), then
- * lt_replica if it is set (1.4), so 1.3 tails keep their checksum.
- */
-static inline u32 nova_lt_crc(const struct nova_log_page_tail *lt)
-{
-	struct nova_log_page_tail t = *lt;
-
-	t.lt_csum = 0;
-	return nova_crc(&t.lt_ino, t.lt_replica ? 24 : 16);
-}
+/* crc32c from PMEM or DRAM (super.c); the rules are in nova_csum.h. */
+u32 nova_crc(const void *buf, size_t len);
 
 /* super.c */
 int nova_write_super(struct super_block *sb, u32 state);
@@ -455,7 +438,6 @@ int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 			unsigned int idx);
 int nova_imap_mark_ino(struct super_block *sb, u64 ino);
 void nova_free_ino(struct super_block *sb, u64 ino);
-u32 nova_inode_crc(const struct nova_inode *pi);
 struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
 __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
 void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);

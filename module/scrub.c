@@ -307,7 +307,7 @@ static void nova_scrub_leave(struct nova_scrub *s)
 static bool nova_scrub_sb_ok(struct nova_sb_info *sbi,
 			     const struct nova_super_block *copy)
 {
-	return nova_sb_check(copy, sbi->size, nova_sb_crc(copy)) ==
+	return nova_sb_check(copy, sbi->size, nova_sb_csum(copy)) ==
 	       NOVA_SB_FINE;
 }
 
@@ -372,7 +372,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 
 		/* j_block..end never change after mkfs: no lock needed. */
 		if (!nova_scrub_read(sbi, jp, off, sizeof(*jp)) ||
-		    le32_to_cpu(jp->j_csum) != nova_jptr_crc(jp) ||
+		    le32_to_cpu(jp->j_csum) != nova_jp_csum(jp) ||
 		    le32_to_cpu(jp->j_cpu) != cpu)
 			nova_scrub_found(s, 0, NOVA_CORRUPT_JOURNAL, off, false);
 		checked++;
@@ -388,7 +388,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 		mutex_lock(&m->lock);
 		if (!nova_scrub_read(sbi, it, off, sizeof(*it)) ||
 		    le32_to_cpu(it->it_csum) !=
-		    nova_table_crc(it, sizeof(*it)) ||
+		    nova_table_rec_csum(it, sizeof(*it)) ||
 		    le32_to_cpu(it->it_cpu) != cpu)
 			nova_scrub_found(s, 0, NOVA_CORRUPT_INODE_TABLE, off,
 					 false);
@@ -399,7 +399,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 			      NOVA_INODES_PER_TABLE * NOVA_INODE_SIZE;
 			if (!nova_scrub_read(sbi, tt, off, sizeof(*tt)) ||
 			    le32_to_cpu(tt->itt_csum) !=
-			    nova_table_crc(tt, sizeof(*tt)) ||
+			    nova_table_rec_csum(tt, sizeof(*tt)) ||
 			    le32_to_cpu(tt->itt_cpu) != cpu ||
 			    le64_to_cpu(tt->itt_index) != n)
 				nova_scrub_found(s, 0, NOVA_CORRUPT_INODE_TABLE,
@@ -717,7 +717,7 @@ static void nova_scrub_unloadable(struct nova_scrub *s, u64 ino, void *buf)
 				    NOVA_INODE_SIZE))
 		return;
 	nova_scrub_slot(s, ino, false);
-	if (le32_to_cpu(copy->i_csum) != nova_inode_crc(copy) ||
+	if (le32_to_cpu(copy->i_csum) != nova_inode_csum(copy) ||
 	    le64_to_cpu(copy->i_ino) != ino)
 		return;		/* the slot is what is wrong */
 	head = le64_to_cpu(copy->i_log_head);

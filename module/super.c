@@ -115,15 +115,6 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 
 /* ---- superblock on media ---- */
 
-/* The superblock: all of it, with s_csum taken as zero. */
-u32 nova_sb_crc(const struct nova_super_block *s)
-{
-	struct nova_super_block t = *s;
-
-	t.s_csum = 0;
-	return nova_crc(&t, sizeof(t));
-}
-
 static struct nova_super_block *nova_replica_sb(struct nova_sb_info *sbi)
 {
 	return nova_block(sbi, sbi->nblocks - 1);
@@ -148,7 +139,7 @@ int nova_write_super(struct super_block *sb, u32 state)
 		d->s_free_blocks = cpu_to_le64(nova_count_free(sb));
 	}
 	d->s_epoch_id = cpu_to_le64(sbi->epoch_id);
-	d->s_csum = cpu_to_le32(nova_sb_crc(d));
+	d->s_csum = cpu_to_le32(nova_sb_csum(d));
 	nova_pmem_memcpy(nova_block(sbi, NOVA_SB_BLOCK), d, sizeof(*d));
 	nova_pmem_fence();
 	nova_pmem_memcpy(nova_replica_sb(sbi), d, sizeof(*d));
@@ -460,8 +451,7 @@ static void nova_reserved_inode(struct nova_sb_info *sbi, u64 ino,
 	nova_ts_to_media(&t.i_mtime, &now);
 	nova_ts_to_media(&t.i_ctime, &now);
 	nova_ts_to_media(&t.i_crtime, &now);
-	t.i_csum = cpu_to_le32(nova_crc(&t.i_csum, NOVA_INODE_SIZE -
-					offsetof(struct nova_inode, i_csum)));
+	t.i_csum = cpu_to_le32(nova_inode_csum(&t));
 	/* Both copies are durable before the superblock makes them live. */
 	nova_pmem_memcpy(pi, &t, sizeof(t));
 	if (sbi->layout.meta_replica)
@@ -558,7 +548,7 @@ static enum nova_sb_check nova_check_sb(struct nova_sb_info *sbi,
 					const struct nova_super_block *s,
 					u64 dev_size)
 {
-	switch (nova_sb_check(s, dev_size, nova_sb_crc(s))) {
+	switch (nova_sb_check(s, dev_size, nova_sb_csum(s))) {
 	case NOVA_SB_FINE:
 		return NOVA_SB_OK;
 	case NOVA_SB_BAD_MAGIC:

@@ -51,18 +51,3 @@ uint32_t nova_crc32c(uint32_t crc, const void *buf, size_t len)
 		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
 	return crc;
 }
-
-uint32_t nova_csum_skip(const void *buf, size_t len, size_t csum_off)
-{
-	static const unsigned char zero[4];
-	const unsigned char *p = buf;
-	uint32_t crc;
-
-	if (csum_off >= len)
-		return nova_crc32c(NOVA_CRC_SEED, buf, len);
-	crc = nova_crc32c(NOVA_CRC_SEED, p, csum_off);
-	crc = nova_crc32c(crc, zero, len - csum_off < 4 ? len - csum_off : 4);
-	if (len > csum_off + 4)
-		crc = nova_crc32c(crc, p + csum_off + 4, len - csum_off - 4);
-	return crc;
-}

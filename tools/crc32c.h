@@ -11,16 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NOVA_CRC_SEED	0xffffffffU
+#include "nova_csum.h"	/* NOVA_CRC_SEED, nova_csum_skip() and the rules */
 
 /* Continue a CRC-32C over @len bytes of @buf. */
 uint32_t nova_crc32c(uint32_t crc, const void *buf, size_t len);
-
-/*
- * The NOVA checksum of @len bytes at @buf, with the 4-byte checksum field
- * at @csum_off taken as zero (pass csum_off >= len if the field lies
- * outside the covered range).
- */
-uint32_t nova_csum_skip(const void *buf, size_t len, size_t csum_off);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Checksums and small computations of the NOVA on-media format, matching
- * module/ (super.c, inode.c, log.c, journal.c) bit for bit.
+ * Log-entry checksums and small computations of the NOVA on-media format,
+ * matching module/ bit for bit (the fixed structures' checksums are
+ * uapi/nova_csum.h, shared with the kernel).
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,71 +10,6 @@
 #include "crc32c.h"
 #include "format.h"
 #include "le.h"
-
-uint32_t nova_sb_csum(const struct nova_super_block *sb)
-{
-	return nova_csum_skip(sb, NOVA_SB_SIZE,
-			      offsetof(struct nova_super_block, s_csum));
-}
-
-/* i_csum covers bytes 24..255: the field itself, as zero, and the rest. */
-uint32_t nova_inode_csum(const struct nova_inode *pi)
-{
-	const uint8_t *p = (const uint8_t *)pi;
-	size_t off = offsetof(struct nova_inode, i_csum);
-
-	return nova_csum_skip(p + off, NOVA_INODE_SIZE - off, 0);
-}
-
-/*
- * Table heads and table tails: the kernel (module/inode.c) covers the
- * checksum field itself, taken as zero, then everything from offset 12
- * (it_cpu / itt_cpu) to the end of the record.
- */
-static uint32_t table_csum(const void *rec, size_t len)
-{
-	return nova_csum_skip((const uint8_t *)rec + 8, len - 8, 0);
-}
-
-uint32_t nova_it_csum(const struct nova_inode_table *it)
-{
-	return table_csum(it, sizeof(*it));
-}
-
-uint32_t nova_itt_csum(const struct nova_inode_table_tail *itt)
-{
-	return table_csum(itt, sizeof(*itt));
-}
-
-/* Covers j_block to the end of the record, j_csum taken as zero. */
-uint32_t nova_jp_csum(const struct nova_journal_ptr *jp)
-{
-	size_t off = offsetof(struct nova_journal_ptr, j_block);
-
-	return nova_csum_skip((const uint8_t *)jp + off, sizeof(*jp) - off,
-			      offsetof(struct nova_journal_ptr, j_csum) - off);
-}
-
-/* A journal record: all 32 bytes, je_csum taken as zero. */
-uint32_t nova_je_csum(const struct nova_journal_entry *je)
-{
-	return nova_csum_skip(je, sizeof(*je),
-			      offsetof(struct nova_journal_entry, je_csum));
-}
-
-/*
- * Covers lt_ino and lt_magic and, as zero, lt_csum itself: the kernel
- * seals a tail with crc32c(~0, &lt_ino, 16) while lt_csum is still 0;
- * then lt_replica (1.4) if it is not 0, so 1.3 tails keep their checksum.
- */
-uint32_t nova_lt_csum(const struct nova_log_page_tail *lt)
-{
-	size_t off = offsetof(struct nova_log_page_tail, lt_ino);
-
-	return nova_csum_skip((const uint8_t *)lt + off,
-			      lt->lt_replica ? 24 : 16,
-			      offsetof(struct nova_log_page_tail, lt_csum) - off);
-}
 
 uint32_t nova_entry_csum(const void *entry, unsigned int size)
 {

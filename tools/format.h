@@ -13,19 +13,14 @@
 
 #include "nova_format.h"
 #include "nova_sb.h"
+#include "nova_csum.h"
 
 #define NOVA_BLOCK(off)		((off) >> NOVA_BLOCK_SHIFT)
 #define NOVA_OFF(blk)		((uint64_t)(blk) << NOVA_BLOCK_SHIFT)
 
-/* Checksums, each as the kernel computes it (field taken as zero). */
-uint32_t nova_sb_csum(const struct nova_super_block *sb);
-uint32_t nova_inode_csum(const struct nova_inode *pi);
-uint32_t nova_it_csum(const struct nova_inode_table *it);
-uint32_t nova_itt_csum(const struct nova_inode_table_tail *itt);
-uint32_t nova_jp_csum(const struct nova_journal_ptr *jp);
-uint32_t nova_je_csum(const struct nova_journal_entry *je);
-uint32_t nova_lt_csum(const struct nova_log_page_tail *lt);
-/* Entry of @size bytes: e_csum, e_flags and hint fields taken as zero. */
+/*
+ * The checksums of the fixed structures are nova_csum.h's, compiled into
+ * the kernel too. Log entry of @size bytes: e_csum, e_flags and hint fields taken as zero. */
 uint32_t nova_entry_csum(const void *entry, unsigned int size);
 
 /* Store the checksum into the structure (mkfs, repairs). */
