@@ -371,7 +371,7 @@ static int nova_dump_all(struct nova_ipc *ipc, uint8_t cmd,
 	return err;
 }
 
-int nova_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
+int nova_req_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
 		 size_t *n, struct nova_err *e)
 {
 	struct nova_vec v = {
@@ -389,7 +389,7 @@ int nova_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
 	return 0;
 }
 
-int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
+int nova_req_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 		    size_t *n, struct nova_err *e)
 {
 	struct nova_vec v = {
@@ -407,7 +407,7 @@ int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 	return 0;
 }
 
-int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 		   struct nova_stats *st, struct nova_err *e)
 {
 	return nova_request_one(ipc, NOVA_CMD_STATS_GET, sel, NULL, NULL,
@@ -416,7 +416,7 @@ int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 
 /* ---- snapshots ---- */
 
-int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn)
+int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot_rec *sn)
 {
 	struct nlattr *tb[NOVA_A_MAX + 1], *sb[NOVA_SNAPSHOT_A_MAX + 1];
 
@@ -525,14 +525,14 @@ static int nova_decode_snapshot_v(const struct nlmsghdr *nlh, void *item)
 static int nova_snapshot_do(struct nova_ipc *ipc, uint8_t cmd,
 			    const struct nova_sel *sel,
 			    const struct nova_snapshot_req *r,
-			    struct nova_snapshot *sn, struct nova_err *e)
+			    struct nova_snapshot_rec *sn, struct nova_err *e)
 {
 	return nova_request_one(ipc, cmd, sel, nova_put_snapshot_req, r,
 				nova_decode_snapshot_v, sn, "snapshot", e);
 }
 
-int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
-			 const char *name, struct nova_snapshot *sn,
+int nova_req_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 const char *name, struct nova_snapshot_rec *sn,
 			 struct nova_err *e)
 {
 	struct nova_snapshot_req r = { .name = name && name[0] ? name : NULL };
@@ -540,9 +540,9 @@ int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
 	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_CREATE, sel, &r, sn, e);
 }
 
-int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
 			 uint64_t id, const char *name, bool wait,
-			 struct nova_snapshot *sn, struct nova_err *e)
+			 struct nova_snapshot_rec *sn, struct nova_err *e)
 {
 	struct nova_snapshot_req r = {
 		.id = id, .name = id ? NULL : name, .wait = wait,
@@ -551,8 +551,8 @@ int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
 	return nova_snapshot_do(ipc, NOVA_CMD_SNAPSHOT_DELETE, sel, &r, sn, e);
 }
 
-int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
-		       struct nova_snapshot **list, size_t *n,
+int nova_req_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
+		       struct nova_snapshot_rec **list, size_t *n,
 		       struct nova_err *e)
 {
 	struct nova_vec v = { .size = sizeof(**list),
@@ -622,7 +622,7 @@ static int nova_decode_gc_v(const struct nlmsghdr *nlh, void *out)
 	return nova_decode_gc(nlh, out);
 }
 
-int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
+int nova_req_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
 	    struct nova_gc_report *r, struct nova_err *e)
 {
 	return nova_request_one(ipc, NOVA_CMD_GC, sel, nova_put_gc_req, &ino,

@@ -203,7 +203,7 @@ struct nova_event {
 	struct nova_fs_id id;
 };
 
-struct nova_snapshot {
+struct nova_snapshot_rec {
 	struct nova_fs_id id;		/* the file system */
 	uint64_t snap_id;
 	uint64_t epoch;
@@ -228,7 +228,7 @@ struct nova_gc_report {
 
 /* Decoders of one message (genl header included); -EBADMSG if malformed. */
 int nova_decode_gc(const struct nlmsghdr *nlh, struct nova_gc_report *r);
-int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot *sn);
+int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot_rec *sn);
 int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi);
 int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st);
 /* -ENOENT for a notification this library does not know (skip it). */
@@ -238,33 +238,33 @@ const char *nova_event_name(enum nova_event_kind kind);
 /* ---- queries ---- */
 
 /* All mounted file systems; *LIST is malloc'ed. Retries interrupted dumps. */
-int nova_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
+int nova_req_fs_list(struct nova_ipc *ipc, struct nova_fs_info **list,
 		 size_t *n, struct nova_err *e);
 /* Statistics of one file system. */
-int nova_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_stats_get(struct nova_ipc *ipc, const struct nova_sel *sel,
 		   struct nova_stats *st, struct nova_err *e);
 /* Statistics of every file system; *LIST is malloc'ed. */
-int nova_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
+int nova_req_stats_dump(struct nova_ipc *ipc, struct nova_stats **list,
 		    size_t *n, struct nova_err *e);
 
 /* Snapshots of one file system; NAME may be NULL or "". */
-int nova_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
-			 const char *name, struct nova_snapshot *sn,
+int nova_req_snapshot_create(struct nova_ipc *ipc, const struct nova_sel *sel,
+			 const char *name, struct nova_snapshot_rec *sn,
 			 struct nova_err *e);
 /*
  * Delete by ID if non-zero, else by NAME; SN receives the deleted one.
  * WAIT: return only once the space it frees is free (else a background
  * worker frees it after the reply).
  */
-int nova_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_snapshot_delete(struct nova_ipc *ipc, const struct nova_sel *sel,
 			 uint64_t id, const char *name, bool wait,
-			 struct nova_snapshot *sn, struct nova_err *e);
+			 struct nova_snapshot_rec *sn, struct nova_err *e);
 /* Collect the logs of inode INO (0: every inode) now; may take a while. */
-int nova_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
+int nova_req_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
 	    struct nova_gc_report *r, struct nova_err *e);
 /* Live snapshots, oldest first; *LIST is malloc'ed. */
-int nova_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
-		       struct nova_snapshot **list, size_t *n,
+int nova_req_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
+		       struct nova_snapshot_rec **list, size_t *n,
 		       struct nova_err *e);
 
 /* ---- integrity scrub and corruption ---- */
@@ -324,16 +324,16 @@ int nova_decode_scrub_event(const struct nlmsghdr *nlh,
  * limit to BW bytes/s (0: unlimited); otherwise a resumed pass keeps its
  * limit. SI receives the status right after the start.
  */
-int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
 		     bool set_bw, uint64_t bw, bool restart,
 		     struct nova_scrub_info *si, struct nova_err *e);
 /* Pause the running pass (resumable); SI receives the paused status. */
-int nova_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
 		    struct nova_scrub_info *si, struct nova_err *e);
-int nova_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
 		      struct nova_scrub_info *si, struct nova_err *e);
 /* Test tool: damage one object (needs nova.ko loaded with inject=1). */
-int nova_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
 		uint32_t target, uint64_t ino, uint64_t offset, uint32_t copy,
 		struct nova_err *e);
 

@@ -237,7 +237,7 @@ static int nova_scrub_do(struct nova_ipc *ipc, uint8_t cmd,
 				nova_decode_scrub_v, si, "scrub status", e);
 }
 
-int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
 		     bool set_bw, uint64_t bw, bool restart,
 		     struct nova_scrub_info *si, struct nova_err *e)
 {
@@ -245,14 +245,14 @@ int nova_scrub_start(struct nova_ipc *ipc, const struct nova_sel *sel,
 			     restart, si, e);
 }
 
-int nova_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_stop(struct nova_ipc *ipc, const struct nova_sel *sel,
 		    struct nova_scrub_info *si, struct nova_err *e)
 {
 	return nova_scrub_do(ipc, NOVA_CMD_SCRUB_STOP, sel, false, 0, false,
 			     si, e);
 }
 
-int nova_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_scrub_status(struct nova_ipc *ipc, const struct nova_sel *sel,
 		      struct nova_scrub_info *si, struct nova_err *e)
 {
 	return nova_scrub_do(ipc, NOVA_CMD_SCRUB_STATUS, sel, false, 0, false,
@@ -266,7 +266,7 @@ static int nova_inject_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int nova_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
+int nova_req_inject(struct nova_ipc *ipc, const struct nova_sel *sel,
 		uint32_t target, uint64_t ino, uint64_t offset, uint32_t copy,
 		struct nova_err *e)
 {

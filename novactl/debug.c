@@ -90,7 +90,7 @@ static int debug_inject(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_inject(ipc, &sel, (uint32_t)target, ino, off, (uint32_t)copy,
+	if (nova_req_inject(ipc, &sel, (uint32_t)target, ino, off, (uint32_t)copy,
 			&e)) {
 		if (e.err == -EOPNOTSUPP && !e.from_kernel)
 			r = nctl_error(c, NCTL_EXIT_FAIL, e.err,

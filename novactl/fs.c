@@ -93,7 +93,7 @@ static int fs_list(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_fs_list(ipc, &list, &n, &e)) {
+	if (nova_req_fs_list(ipc, &list, &n, &e)) {
 		r = nctl_error_nova(c, &e);
 	} else {
 		if (c->json)

@@ -92,7 +92,7 @@ int nctl_cmd_gc(struct nctl *c, int argc, char **argv)
 	ret = nctl_ipc_open(c, &ipc);
 	if (ret)
 		return ret;
-	if (nova_gc(ipc, &sel, ino, &r, &e)) {
+	if (nova_req_gc(ipc, &sel, ino, &r, &e)) {
 		if (e.from_kernel)
 			ret = nctl_error(c, NCTL_EXIT_FAIL, e.err, "%s: %s",
 					 argv[optind], e.msg);

@@ -283,7 +283,7 @@ static int scrub_wait(struct nova_ipc *ipc, const struct nova_sel *sel,
 			scrub_progress(si, tty);
 		polls++;
 		nanosleep(&ts, NULL);
-		err = nova_scrub_status(ipc, sel, si, e);
+		err = nova_req_scrub_status(ipc, sel, si, e);
 		if (err)
 			break;
 	}
@@ -343,7 +343,7 @@ static int scrub_start_call(struct nctl *c, struct nova_ipc *ipc,
 			    const struct scrub_opts *o,
 			    struct nova_scrub_info *si, struct nova_err *e)
 {
-	int err = nova_scrub_start(ipc, sel, o->set_bw, o->bw, o->restart, si,
+	int err = nova_req_scrub_start(ipc, sel, o->set_bw, o->bw, o->restart, si,
 				   e);
 
 	return err || !o->wait ? err : scrub_wait(ipc, sel, !c->json, si, e);
@@ -356,7 +356,7 @@ static int scrub_stop_call(struct nctl *c, struct nova_ipc *ipc,
 {
 	(void)c;
 	(void)o;
-	return nova_scrub_stop(ipc, sel, si, e);
+	return nova_req_scrub_stop(ipc, sel, si, e);
 }
 
 static int scrub_status_call(struct nctl *c, struct nova_ipc *ipc,
@@ -366,7 +366,7 @@ static int scrub_status_call(struct nctl *c, struct nova_ipc *ipc,
 {
 	(void)c;
 	(void)o;
-	return nova_scrub_status(ipc, sel, si, e);
+	return nova_req_scrub_status(ipc, sel, si, e);
 }
 
 static int scrub_start(struct nctl *c, int argc, char **argv)

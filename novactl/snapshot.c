@@ -52,7 +52,7 @@ static void fmt_ctime(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static struct json_object *json_snapshot(const struct nova_snapshot *sn)
+static struct json_object *json_snapshot(const struct nova_snapshot_rec *sn)
 {
 	struct json_object *o = json_object_new_object();
 	char t[64];
@@ -91,7 +91,7 @@ static struct json_object *json_fs(const struct nova_fs_id *id)
 
 /* "snapshot": {...} for create and delete. */
 static void print_one(struct nctl *c, const char *verb,
-		      const struct nova_snapshot *sn)
+		      const struct nova_snapshot_rec *sn)
 {
 	struct json_object *doc;
 	char t[64];
@@ -165,7 +165,7 @@ static int fail(struct nctl *c, const char *what, const struct nova_err *e)
 static int snapshot_create(struct nctl *c, int argc, char **argv)
 {
 	const char *name = NULL;
-	struct nova_snapshot sn;
+	struct nova_snapshot_rec sn;
 	struct nova_ipc *ipc;
 	struct nova_sel sel;
 	struct nova_err e;
@@ -185,7 +185,7 @@ static int snapshot_create(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_snapshot_create(ipc, &sel, name, &sn, &e)) {
+	if (nova_req_snapshot_create(ipc, &sel, name, &sn, &e)) {
 		r = fail(c, argv[optind], &e);
 	} else {
 		print_one(c, "Created", &sn);
@@ -197,7 +197,7 @@ static int snapshot_create(struct nctl *c, int argc, char **argv)
 
 static int snapshot_list(struct nctl *c, int argc, char **argv)
 {
-	struct nova_snapshot *list = NULL;
+	struct nova_snapshot_rec *list = NULL;
 	struct json_object *doc, *a;
 	struct nova_ipc *ipc;
 	struct nova_sel sel;
@@ -216,7 +216,7 @@ static int snapshot_list(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_snapshot_list(ipc, &sel, &list, &n, &e)) {
+	if (nova_req_snapshot_list(ipc, &sel, &list, &n, &e)) {
 		r = fail(c, argv[optind], &e);
 		goto out;
 	}
@@ -252,7 +252,7 @@ out:
 
 static int snapshot_delete(struct nctl *c, int argc, char **argv)
 {
-	struct nova_snapshot sn;
+	struct nova_snapshot_rec sn;
 	struct nova_ipc *ipc;
 	struct nova_sel sel;
 	struct nova_err e;
@@ -277,7 +277,7 @@ static int snapshot_delete(struct nctl *c, int argc, char **argv)
 	r = nctl_ipc_open(c, &ipc);
 	if (r)
 		return r;
-	if (nova_snapshot_delete(ipc, &sel, id, which, wait, &sn, &e)) {
+	if (nova_req_snapshot_delete(ipc, &sel, id, which, wait, &sn, &e)) {
 		r = fail(c, which, &e);
 	} else {
 		print_one(c, "Deleted", &sn);

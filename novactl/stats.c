@@ -173,11 +173,11 @@ int nctl_cmd_stats(struct nctl *c, int argc, char **argv)
 	if (r)
 		return r;
 	if (optind < argc) {
-		r = nova_stats_get(ipc, &sel, &one, &e);
+		r = nova_req_stats_get(ipc, &sel, &one, &e);
 		if (!r)
 			stats_print(c, &one, 1);
 	} else {
-		r = nova_stats_dump(ipc, &list, &n, &e);
+		r = nova_req_stats_dump(ipc, &list, &n, &e);
 		if (!r)
 			stats_print(c, list, n);
 	}

@@ -131,7 +131,7 @@ bool novad_fs_refresh_read_only(struct novad *d)
 	bool changed = false;
 	size_t n = 0;
 
-	if (!d->fs || nova_fs_list(d->g.req, &list, &n, &e))
+	if (!d->fs || nova_req_fs_list(d->g.req, &list, &n, &e))
 		return false;	/* keep what we know; resync reports errors */
 	for (size_t i = 0; i < n; i++) {
 		struct novad_fs *f = novad_fs_find(d, list[i].id.dev);
@@ -222,7 +222,7 @@ void novad_fs_resync(struct novad *d)
 	size_t n = 0;
 	int r;
 
-	r = nova_fs_list(d->g.req, &list, &n, &e);
+	r = nova_req_fs_list(d->g.req, &list, &n, &e);
 	if (r) {
 		novad_log(LOG_ERR, NULL, "cannot list NOVA file systems: %s", e.msg);
 		return;

@@ -58,14 +58,14 @@ static int g_snapshot_create(void *ctx, const struct novad_fs_ref *fs,
 			     const char *name, uint64_t *id, struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
-	struct nova_snapshot sn;
+	struct nova_snapshot_rec sn;
 	struct nova_sel sel;
 	int r;
 
 	if (g->snapshot_why[0])
 		return backend_unsupported(g->snapshot_why, e);
 	fs_sel(fs, &sel);
-	r = nova_snapshot_create(g->req, &sel, name, &sn, e);
+	r = nova_req_snapshot_create(g->req, &sel, name, &sn, e);
 	if (r)
 		return r;
 	*id = sn.snap_id;
@@ -77,7 +77,7 @@ static int g_snapshot_list(void *ctx, const struct novad_fs_ref *fs,
 			   struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
-	struct nova_snapshot *ks = NULL;
+	struct nova_snapshot_rec *ks = NULL;
 	struct novad_snap *out;
 	struct nova_sel sel;
 	size_t kn = 0;
@@ -88,7 +88,7 @@ static int g_snapshot_list(void *ctx, const struct novad_fs_ref *fs,
 	if (g->snapshot_why[0])
 		return backend_unsupported(g->snapshot_why, e);
 	fs_sel(fs, &sel);
-	r = nova_snapshot_list(g->req, &sel, &ks, &kn, e);
+	r = nova_req_snapshot_list(g->req, &sel, &ks, &kn, e);
 	if (r)
 		return r;
 	out = calloc(kn ? kn : 1, sizeof(*out));
@@ -112,13 +112,13 @@ static int g_snapshot_delete(void *ctx, const struct novad_fs_ref *fs,
 			     uint64_t id, struct nova_err *e)
 {
 	struct novad_genl *g = ctx;
-	struct nova_snapshot sn;
+	struct nova_snapshot_rec sn;
 	struct nova_sel sel;
 
 	if (g->snapshot_why[0])
 		return backend_unsupported(g->snapshot_why, e);
 	fs_sel(fs, &sel);
-	return nova_snapshot_delete(g->req, &sel, id, NULL, false, &sn, e);
+	return nova_req_snapshot_delete(g->req, &sel, id, NULL, false, &sn, e);
 }
 
 static int g_scrub_start(void *ctx, const struct novad_fs_ref *fs,
@@ -131,7 +131,7 @@ static int g_scrub_start(void *ctx, const struct novad_fs_ref *fs,
 	if (g->scrub_why[0])
 		return backend_unsupported(g->scrub_why, e);
 	fs_sel(fs, &sel);
-	return nova_scrub_start(g->req, &sel, true, bandwidth, false, &si, e);
+	return nova_req_scrub_start(g->req, &sel, true, bandwidth, false, &si, e);
 }
 
 static const struct novad_backend_ops genl_backend_ops = {

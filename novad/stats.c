@@ -44,7 +44,7 @@ bool novad_stats_collect(struct novad *d)
 			    "the kernel's nova family has no STATS_GET command: no statistics");
 		return novad_fs_refresh_read_only(d);
 	}
-	r = nova_stats_dump(d->g.req, &list, &n, &e);
+	r = nova_req_stats_dump(d->g.req, &list, &n, &e);
 	if (r) {
 		snprintf(problem, sizeof(problem), "cannot collect statistics: %s", e.msg);
 		set_problem(d->stats_error, sizeof(d->stats_error), problem);
