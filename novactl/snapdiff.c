@@ -16,8 +16,10 @@
  *  - an inode only in OLD: "-" for each of its paths; only in NEW: "+";
  *    an inode number whose type changed: "-" and "+";
  *  - an inode with one link in each whose (parent inode, name) differ:
- *    "R old -> new" (a rename moves ctime, so only an mtime change adds
- *    "M" there); other link changes: "-" / "+" for those links;
+ *    "R old -> new", plus "M" if a file's mtime or a directory's entries
+ *    (name, inode) differ too (a rename moves the ctime, and a directory
+ *    moved to another parent also gets a new mtime from its ".." entry);
+ *    other link changes: "-" / "+" for those links;
  *  - otherwise a changed ctime: "M" (for a directory: entries came, went
  *    or were renamed, or its attributes changed).
  * The contents of a renamed directory are not listed (their parent and
@@ -49,6 +51,7 @@ struct link {
 struct tree {
 	struct link *v;
 	size_t n, cap;
+	struct link **by_parent;	/* v sorted by (parent, name) */
 };
 
 struct change {
@@ -116,6 +119,7 @@ static void tree_free(struct tree *t)
 		free(t->v[i].path);
 	}
 	free(t->v);
+	free(t->by_parent);
 }
 
 /*
@@ -208,6 +212,65 @@ static bool ts_eq(struct timespec a, struct timespec b)
 	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
+static int by_parent(const void *a, const void *b)
+{
+	const struct link *x = *(const struct link * const *)a;
+	const struct link *y = *(const struct link * const *)b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int index_parents(struct tree *t)
+{
+	size_t i;
+
+	t->by_parent = malloc((t->n ? t->n : 1) * sizeof(*t->by_parent));
+	if (!t->by_parent)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
+		t->by_parent[i] = &t->v[i];
+	qsort(t->by_parent, t->n, sizeof(*t->by_parent), by_parent);
+	return 0;
+}
+
+/* The entries of directory DIR in T: *N of them from the returned one. */
+static struct link **children(const struct tree *t, uint64_t dir, size_t *n)
+{
+	size_t lo = 0, hi = t->n, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->by_parent[mid]->parent < dir)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < t->n && t->by_parent[end]->parent == dir; end++)
+		;
+	*n = end - lo;
+	return t->by_parent + lo;
+}
+
+/* Do directory DIR's entries (name, inode) differ between O and N? */
+static bool entries_differ(const struct tree *o, const struct tree *n,
+			   uint64_t dir)
+{
+	struct link **a, **b;
+	size_t na, nb, i;
+
+	a = children(o, dir, &na);
+	b = children(n, dir, &nb);
+	if (na != nb)
+		return true;
+	for (i = 0; i < na; i++)
+		if (a[i]->ino != b[i]->ino || strcmp(a[i]->name, b[i]->name))
+			return true;
+	return false;
+}
+
 static bool same_link(const struct link *a, const struct link *b)
 {
 	return a->parent == b->parent && !strcmp(a->name, b->name);
@@ -245,10 +308,16 @@ static bool has_link(const struct link *v, size_t n, const struct link *l)
 	return false;
 }
 
-/* One inode: OLD's links A[0..na), NEW's B[0..nb) (either may be empty). */
-static int diff_ino(struct changes *cs, const struct link *a, size_t na,
+/*
+ * One inode: OLD's links A[0..na), NEW's B[0..nb) (either may be empty);
+ * TO and TN: the trees, for a renamed directory's entries.
+ */
+static int diff_ino(struct changes *cs, const struct tree *to,
+		    const struct tree *tn, const struct link *a, size_t na,
 		    const struct link *b, size_t nb)
 {
+	bool changed;
+
 	size_t i, gone = 0, came = 0;
 	const struct link *g = NULL, *c = NULL;
 	int ret = 0;
@@ -272,7 +341,9 @@ static int diff_ino(struct changes *cs, const struct link *a, size_t na,
 		}
 	if (na && nb && gone == 1 && came == 1) {
 		ret = add_change(cs, 'R', c->path, g->path, c->mode);
-		if (!ret && !ts_eq(a->mtim, b->mtim))
+		changed = S_ISDIR(c->mode) ? entries_differ(to, tn, c->ino) :
+			  !ts_eq(a->mtim, b->mtim);
+		if (!ret && changed)
 			ret = add_change(cs, 'M', c->path, NULL, c->mode);
 		return ret;
 	}
@@ -308,6 +379,8 @@ static int diff_trees(struct tree *o, struct tree *n, struct changes *cs)
 
 	qsort(o->v, o->n, sizeof(*o->v), by_ino);
 	qsort(n->v, n->n, sizeof(*n->v), by_ino);
+	if (index_parents(o) || index_parents(n))
+		return -ENOMEM;
 	while (!ret && (i < o->n || j < n->n)) {
 		uint64_t ino;
 
@@ -319,7 +392,7 @@ static int diff_trees(struct tree *o, struct tree *n, struct changes *cs)
 			;
 		for (j2 = j; j2 < n->n && n->v[j2].ino == ino; j2++)
 			;
-		ret = diff_ino(cs, o->v + i, i2 - i, n->v + j, j2 - j);
+		ret = diff_ino(cs, o, n, o->v + i, i2 - i, n->v + j, j2 - j);
 		i = i2;
 		j = j2;
 	}

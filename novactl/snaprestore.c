@@ -150,6 +150,12 @@ static int copy_xattrs(struct restore *r, const char *src, const char *dst,
 		return fail(r, (int)-len, "%s: listing xattrs", src);
 	for (p = r->xl; p < r->xl + len; p += strlen(p) + 1) {
 		vlen = lgetxattr(src, p, r->xv, XATTR_SIZE_MAX_);
+		/* Listed but not readable: an ACL on a kernel whose views lack ->get_acl. */
+		if (vlen < 0 && (errno == ENODATA || errno == EOPNOTSUPP)) {
+			warn(r, "%s: xattr %s not readable: %s", src, p,
+			     strerror(errno));
+			continue;
+		}
 		if (vlen < 0)
 			return fail(r, errno, "%s: reading xattr %s", src, p);
 		if (lsetxattr(dst, p, r->xv, (size_t)vlen, 0))

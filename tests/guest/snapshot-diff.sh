@@ -4,7 +4,12 @@
 # --to elsewhere (tmpfs: another file system), with mode, owner, times,
 # xattrs and ACLs as in the snapshot; a directory that is there is merged
 # into; by name, id and absolute path; JSON; errors for an unknown
-# snapshot, a file not in it, '..', a type clash.
+# snapshot, a file not in it, '..', a type clash. ACLs in views: shown,
+# applied, EROFS on change.
+# novactl snapshot diff: created, deleted, modified and renamed files and
+# directories (nested) give exactly the expected list, snapshot to
+# snapshot and snapshot to live, also after novactl gc and a remount;
+# JSON; errors.
 # nova-timeout: 600
 . "$NOVA_TOP/tests/guest/lib.sh"
 
@@ -64,6 +69,14 @@ touch -d '2021-05-06 07:08:09.5' "$M/f" "$M/d/a" "$M/d/sub/b"
 touch -d '2019-01-01' "$M/d/sub" "$M/d"
 "$C" snapshot create --name s1 "$M" > /dev/null
 t_ok "snapshot s1" test -d "$V/s1/d"
+t_ok "the view shows the ACL" grep -q '^user:nobody:r--' <<< "$(getfacl -c "$V/s1/f" 2>/dev/null)"
+t_fail "... and refuses to change it" setfacl -m u:nobody:rw "$V/s1/f"
+t_is "... with EROFS" "$(python3 -c 'import os, sys
+try:
+    os.setxattr(sys.argv[1], "system.posix_acl_access", os.getxattr(sys.argv[1], "system.posix_acl_access"))
+except OSError as e:
+    print(os.strerror(e.errno))' "$V/s1/f")" "Read-only file system"
+t_ok "... and applies it (nobody may read f there)" setpriv --reuid=65534 --regid=65534 --clear-groups cat "$V/s1/f"
 
 # Change everything the snapshot has.
 echo changed > "$M/f"
