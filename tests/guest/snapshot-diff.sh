@@ -189,7 +189,7 @@ setfattr -n user.x -v 1 "$M/tomove"
 want() { printf '%s\n' "$@" | sed "s|\t/|\t$M/|; s| -> /| -> $M/|"; }
 D1=$(want $'M\t/' $'-\t/gone' $'-\t/gone/inner' $'-\t/gone/inner/x' \
 	$'M\t/keep' $'M\t/keep/chmod' $'-\t/keep/del' $'M\t/keep/mod' \
-	$'R\t/keep/ren -> /keep/sub/renamed' $'M\t/keep/sub' $'M\t/mv' \
+	$'M\t/keep/sub' $'R\t/keep/ren -> /keep/sub/renamed' $'M\t/mv' \
 	$'+\t/new' $'+\t/new/deep' $'+\t/new/deep/file' \
 	$'R\t/mv/src -> /newsrc' $'M\t/tomove')
 out=$("$C" snapshot diff "$M" s1)
