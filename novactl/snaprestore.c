@@ -521,6 +521,21 @@ static const char *base_name(const char *rel, const char *dflt)
 	return s ? s + 1 : rel;
 }
 
+/* Is the directory PATH goes into there? ("/" for the root: yes.) */
+static bool parent_is_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *s = strrchr(path, '/');
+	struct stat st;
+
+	if (!s)
+		return true;
+	if (s == path)
+		return true;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(s - path), path);
+	return !stat(dir, &st) && S_ISDIR(st.st_mode);
+}
+
 struct restore_job {
 	char rel[PATH_MAX];
 	char src[PATH_MAX];
@@ -600,6 +615,12 @@ static int restore_run(struct nctl *c, const struct nova_snapshot *sn,
 		if (ret) {
 			nctl_error(c, NCTL_EXIT_FAIL, -ENAMETOOLONG,
 				   "%s: destination path too long", files[i]);
+			goto out;
+		}
+		if (!parent_is_dir(j->dst)) {
+			nctl_error(c, NCTL_EXIT_FAIL, -ENOENT,
+				   "%s: the directory %s goes into is not there (restore that first, or use --to)",
+				   files[i], j->dst);
 			goto out;
 		}
 	}

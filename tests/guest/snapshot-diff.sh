@@ -148,6 +148,10 @@ out=$("$C" snapshot restore "$M" s1 d/missing -j)
 t_is "file not in the snapshot: exit 1" "$?" 1
 t_is "... JSON ENOENT naming the snapshot" \
 	"$(jget "$out" 'd["error"]["name"], "not in snapshot s1" in d["error"]["message"]')" "('ENOENT', True)"
+rm -rf "$M/d"
+out=$("$C" snapshot restore "$M" s1 d/sub/b 2>&1)
+t_is "a file whose directory is gone: exit 1" "$?" 1
+t_ok "... says to restore the directory first" grep -q "is not there (restore that first" <<< "$out"
 out=$("$C" snapshot restore "$M" s1 ../etc/passwd 2>&1)
 t_is "'..' in FILE: usage error (2)" "$?" 2
 out=$("$C" snapshot restore "$M" s1 /etc/passwd 2>&1)
