@@ -21,11 +21,13 @@ jget() {
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }
 # meta DIR [NAME]: one line per path under DIR (or its entry NAME), the
-# top as "." (or NAME): type, mode, owner, size, mtime (ns), sha256 or
+# top as "." (or NAME): type, mode, owner, size (not of directories:
+# that depends on their log), mtime (ns), sha256 or
 # symlink target, then every xattr.
 meta() {
 	(cd "$1" && find "${2:-.}" | LC_ALL=C sort | while read -r p; do
-		printf '%s %s ' "$p" "$(stat -c '%F %a %u:%g %s' "$p")"
+		printf '%s %s ' "$p" "$(stat -c '%F %a %u:%g' "$p")"
+		[ -d "$p" ] || printf '%s ' "$(stat -c %s "$p")"
 		[ -L "$p" ] || printf '%s ' "$(stat -c %y "$p")"
 		if [ -L "$p" ]; then
 			printf -- '-> %s' "$(readlink "$p")"
