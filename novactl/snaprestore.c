@@ -400,9 +400,11 @@ static int restore_one(struct restore *r, const char *src, const char *dst)
 		closedir(d);
 		return ret ? ret : copy_meta(r, src, &st, dst, true);
 	}
-	if (dt.st_mode && (S_ISDIR(st.st_mode) || S_ISDIR(dt.st_mode)))
-		return fail(r, 0, "%s is %s, the snapshot has %s there; move it away first",
-			    dst, type_name(dt.st_mode), type_name(st.st_mode));
+	if (dt.st_mode && (S_ISDIR(st.st_mode) || S_ISDIR(dt.st_mode))) {
+		fail(r, 0, "%s is %s, the snapshot has %s there; move it away first",
+		     dst, type_name(dt.st_mode), type_name(st.st_mode));
+		return -EEXIST;
+	}
 	slash = strrchr(dst, '/');
 	n = snprintf(tmp, sizeof(tmp), "%.*s.nova-restore.%ld.%lu",
 		     slash ? (int)(slash - dst + 1) : 0, dst, (long)getpid(),
