@@ -293,6 +293,8 @@ struct nova_scrub_info {
 	uint64_t unrecoverable;
 	uint64_t start_ns;		/* ns since the Unix epoch, 0: none */
 	uint64_t finish_ns;		/* 0: not finished */
+	uint64_t run_ns;		/* running time, pauses excluded */
+	bool has_run;			/* run_ns sent (newer kernels) */
 	uint64_t bad_dropped;
 	uint64_t events_suppressed;	/* CORRUPTION events rate-limited */
 	size_t n_bad;

@@ -31,6 +31,7 @@ static struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
 	[NOVA_SCRUB_A_BAD_DROPPED]	= { .type = NLA_U64 },
 	[NOVA_SCRUB_A_BAD]		= { .type = NLA_NESTED },
 	[NOVA_SCRUB_A_EVENTS_SUPPRESSED] = { .type = NLA_U64 },
+	[NOVA_SCRUB_A_RUN_TIME]		= { .type = NLA_U64 },
 };
 
 static struct nla_policy nova_corruption_policy[NOVA_CORRUPTION_A_MAX + 1] = {
@@ -148,6 +149,8 @@ static int nova_decode_scrub_nest(struct nlattr *nest,
 	si->unrecoverable = nova_u64(tb, NOVA_SCRUB_A_UNRECOVERABLE);
 	si->start_ns = nova_u64(tb, NOVA_SCRUB_A_START_TIME);
 	si->finish_ns = nova_u64(tb, NOVA_SCRUB_A_FINISH_TIME);
+	si->has_run = tb[NOVA_SCRUB_A_RUN_TIME] != NULL;
+	si->run_ns = nova_u64(tb, NOVA_SCRUB_A_RUN_TIME);
 	si->bad_dropped = nova_u64(tb, NOVA_SCRUB_A_BAD_DROPPED);
 	si->events_suppressed = nova_u64(tb, NOVA_SCRUB_A_EVENTS_SUPPRESSED);
 	/* NOVA_SCRUB_A_BAD repeats: walk the nest. */

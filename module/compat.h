@@ -260,12 +260,29 @@ static inline int nova_set_acl_dentry(nova_idmap_t *idmap,
 #define NOVA_ACL_IOPS	.get_inode_acl	= nova_get_acl,		\
 			.get_acl	= nova_get_acl_dentry,	\
 			.set_acl	= nova_set_acl_dentry
+/* Snapshot views (snapview.c): read the ACLs, refuse to set them. */
+int nova_view_set_acl_common(nova_idmap_t *idmap, struct inode *inode,
+			     struct posix_acl *acl, int type);
+static inline int nova_view_set_acl_dentry(nova_idmap_t *idmap,
+					   struct dentry *dentry,
+					   struct posix_acl *acl, int type)
+{
+	return nova_view_set_acl_common(idmap, d_inode(dentry), acl, type);
+}
+
+#define NOVA_VIEW_ACL_IOPS	.get_inode_acl	= nova_get_acl,		\
+				.get_acl	= nova_get_acl_dentry,	\
+				.set_acl	= nova_view_set_acl_dentry
 #define nova_posix_acl_chmod(idmap, dentry, mode) \
 	posix_acl_chmod(idmap, dentry, mode)
 #define NOVA_ACL_XATTR_HANDLERS
 #else
 #define NOVA_ACL_IOPS	.get_acl	= nova_get_acl,		\
 			.set_acl	= nova_set_acl_common
+int nova_view_set_acl_common(nova_idmap_t *idmap, struct inode *inode,
+			     struct posix_acl *acl, int type);
+#define NOVA_VIEW_ACL_IOPS	.get_acl	= nova_get_acl,		\
+				.set_acl	= nova_view_set_acl_common
 #define nova_posix_acl_chmod(idmap, dentry, mode) \
 	posix_acl_chmod(idmap, d_inode(dentry), mode)
 #define NOVA_ACL_XATTR_HANDLERS	&posix_acl_access_xattr_handler, \

@@ -880,7 +880,8 @@ static int nova_put_scrub(struct sk_buff *skb,
 	    nova_put_scrub64(skb, NOVA_SCRUB_A_UNRECOVERABLE,
 			     st->unrecoverable) ||
 	    (st->start_ns &&
-	     nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns)) ||
+	     (nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns) ||
+	      nova_put_scrub64(skb, NOVA_SCRUB_A_RUN_TIME, st->run_ns))) ||
 	    (st->state == NOVA_SCRUB_FINISHED &&
 	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
 	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||

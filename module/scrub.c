@@ -1167,6 +1167,8 @@ static int nova_scrub_thread(void *arg)
 	kfree(buf);
 
 	spin_lock(&s->lock);
+	s->st.run_ns += ktime_get_ns() - s->st.run_since;
+	s->st.run_since = 0;
 	if (err == -EINTR || err == -EROFS) {
 		/* Asked to stop, or read-only now: resumable. */
 		s->st.state = NOVA_SCRUB_PAUSED;
@@ -1277,12 +1279,14 @@ int nova_scrub_start(struct nova_scrub *s, bool set_bw, u64 bw, bool restart)
 	s->st.bandwidth = set_bw ? bw : keep;
 	s->st.state = NOVA_SCRUB_RUNNING;
 	s->st.err = 0;
+	s->st.run_since = ktime_get_ns();
 	spin_unlock(&s->lock);
 	/* nova_scrub_current() recognises the thread by its function. */
 	t = kthread_create(nova_scrub_thread, s, "nova_scrub/%s", s->sb->s_id);
 	if (IS_ERR(t)) {
 		spin_lock(&s->lock);
 		s->st.state = NOVA_SCRUB_PAUSED;
+		s->st.run_since = 0;
 		spin_unlock(&s->lock);
 		mutex_unlock(&s->ctl_mutex);
 		return PTR_ERR(t);
@@ -1313,4 +1317,7 @@ void nova_scrub_get_status(struct nova_scrub *s, struct nova_scrub_status *st)
 	spin_lock(&s->lock);
 	*st = s->st;
 	spin_unlock(&s->lock);
+	/* The running time so far, not only that of the ended runs. */
+	if (st->run_since)
+		st->run_ns += ktime_get_ns() - st->run_since;
 }

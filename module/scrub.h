@@ -45,6 +45,8 @@ struct nova_scrub_status {
 	u64 unrecoverable;
 	u64 start_ns;			/* CLOCK_REALTIME, 0: never started */
 	u64 finish_ns;			/* CLOCK_REALTIME, 0: not finished */
+	u64 run_ns;			/* time spent running, pauses excluded */
+	u64 run_since;			/* CLOCK_MONOTONIC, while running */
 	u64 bad_dropped;
 	u64 events_suppressed;		/* CORRUPTION events rate-limited */
 	u32 nr_bad;

@@ -36,7 +36,9 @@
  * Every write fails with EROFS: ->permission refuses MAY_WRITE (create,
  * unlink, rename into or out of, open for writing, truncate), ->setattr
  * refuses, link, rename and unlink in namei.c refuse view inodes and
- * .snapshots itself, xattr sets refuse (xattr.c), S_NOATIME keeps reads
+ * .snapshots itself, xattr sets refuse (xattr.c), ACL sets refuse
+ * (nova_view_set_acl_common(); ACLs read and apply as the snapshot has
+ * them, through nova_get_acl() on the view's xattr index), S_NOATIME keeps reads
  * from writing atime, and the DAX iomap refuses IOMAP_WRITE.
  *
  * Locking (nova.h): the view inode's i_rwsem (VFS), the live inode's
@@ -80,6 +82,13 @@ static int nova_view_permission(nova_idmap_t *idmap, struct inode *inode,
 
 static int nova_view_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 			     struct iattr *attr)
+{
+	return -EROFS;
+}
+
+/* ACLs read as the snapshot has them (NOVA_VIEW_ACL_IOPS); never set. */
+int nova_view_set_acl_common(nova_idmap_t *idmap, struct inode *inode,
+			     struct posix_acl *acl, int type)
 {
 	return -EROFS;
 }
@@ -176,6 +185,7 @@ static const struct inode_operations nova_view_dir_iops = {
 	.setattr	= nova_view_setattr,
 	.getattr	= nova_getattr,
 	.listxattr	= nova_listxattr,
+	NOVA_VIEW_ACL_IOPS,
 };
 
 static const struct inode_operations nova_view_file_iops = {
@@ -183,6 +193,7 @@ static const struct inode_operations nova_view_file_iops = {
 	.setattr	= nova_view_setattr,
 	.getattr	= nova_getattr,
 	.listxattr	= nova_listxattr,
+	NOVA_VIEW_ACL_IOPS,
 };
 
 static const struct inode_operations nova_view_symlink_iops = {

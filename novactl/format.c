@@ -249,13 +249,18 @@ bool nctl_scrub_rate(const struct nova_scrub_info *si, uint64_t now_ns,
 		     double *rate, double *eta)
 {
 	uint64_t end = si->finish_ns ? si->finish_ns : now_ns;
-	uint64_t left;
+	uint64_t left, t;
 
 	*rate = 0;
 	*eta = -1;
-	if (!si->start_ns || end <= si->start_ns)
+	if (!si->start_ns)
 		return false;
-	*rate = (double)si->bytes_scanned * 1e9 / (double)(end - si->start_ns);
+	/* Running time if the kernel sends it, else wall time since the start. */
+	t = si->has_run ? si->run_ns :
+	    end > si->start_ns ? end - si->start_ns : 0;
+	if (!t)
+		return false;
+	*rate = (double)si->bytes_scanned * 1e9 / (double)t;
 	if (si->state == NOVA_SCRUB_RUNNING && *rate > 0) {
 		left = si->bytes_total > si->bytes_scanned ?
 		       si->bytes_total - si->bytes_scanned : 0;
@@ -287,6 +292,8 @@ struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si)
 	json_object_object_add(o, "finish_time", nctl_json_time(si->finish_ns));
 	nctl_json_add_u64(o, "start_ns", si->start_ns);
 	nctl_json_add_u64(o, "finish_ns", si->finish_ns);
+	json_object_object_add(o, "run_ns", si->has_run ?
+			       json_object_new_uint64(si->run_ns) : NULL);
 	have_rate = nctl_scrub_rate(si, nctl_now_ns(), &rate, &eta);
 	json_object_object_add(o, "rate", have_rate ?
 			       json_object_new_int64((int64_t)rate) : NULL);

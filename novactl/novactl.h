@@ -98,10 +98,10 @@ struct json_object *nctl_json_corruption(const struct nova_corruption *b);
 struct json_object *nctl_json_scrub_status(const struct nova_scrub_info *si);
 
 /*
- * Average rate of the scrub pass SI since its start (bytes/s; the
- * kernel reports when the pass began, not how long it was paused, so a
- * pass that was paused looks slower) and, for a running pass, the
- * seconds left at that rate. False if no pass has started or no time
+ * Average rate of the scrub pass SI (bytes/s) over the time it ran
+ * (NOVA_SCRUB_A_RUN_TIME; from a kernel without it, over the time since
+ * its start, pauses included) and, for a running pass, the seconds left
+ * at that rate. False if no pass has started or no time
  * has passed; *ETA is -1 if there is no estimate. NOW_NS: CLOCK_REALTIME.
  */
 bool nctl_scrub_rate(const struct nova_scrub_info *si, uint64_t now_ns,
@@ -125,6 +125,22 @@ int nctl_cmd_snapshot(struct nctl *c, int argc, char **argv);
 int nctl_cmd_gc(struct nctl *c, int argc, char **argv);
 int nctl_cmd_scrub(struct nctl *c, int argc, char **argv);
 int nctl_cmd_debug(struct nctl *c, int argc, char **argv);
+
+/* snapshot.c: JSON of a snapshot and of the file system it belongs to. */
+struct json_object *nctl_json_snapshot(const struct nova_snapshot_rec *sn);
+struct json_object *nctl_json_fs_id(const struct nova_fs_id *id);
+
+/*
+ * snaprestore.c: "snapshot restore". nctl_snapshot_find() looks up the
+ * live snapshot WHICH (id if all digits, else name) of the file system
+ * SEL; 0, or an exit status after reporting the error.
+ */
+int nctl_snapshot_restore(struct nctl *c, int argc, char **argv);
+/* snapdiff.c: "snapshot diff". */
+int nctl_snapshot_diff(struct nctl *c, int argc, char **argv);
+int nctl_snapshot_find(struct nctl *c, struct nova_ipc *ipc,
+		       const struct nova_sel *sel, const char *which,
+		       struct nova_snapshot_rec *sn);
 
 /* scrub.c: "64M", "512K", "1G", "1000" -> bytes/s (binary multiples). */
 int nctl_parse_rate(const char *s, uint64_t *bps);

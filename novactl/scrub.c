@@ -132,9 +132,11 @@ static void scrub_print(struct nctl *c, const char *what,
 		nctl_fmt_bytes(si->bytes_scanned, a, sizeof(a)),
 		nctl_fmt_bytes(si->bytes_total, b, sizeof(b)), pct);
 	if (nctl_scrub_rate(si, nctl_now_ns(), &rate, &eta)) {
-		nctl_kv(2, "Rate", "%s/s (average since the start%s)",
+		nctl_kv(2, "Rate", "%s/s (average %s)",
 			nctl_fmt_bytes((uint64_t)rate, a, sizeof(a)),
-			si->state == NOVA_SCRUB_PAUSED ? ", pauses included" : "");
+			si->has_run ? "while running" :
+			si->state == NOVA_SCRUB_PAUSED ?
+			"since the start, pauses included" : "since the start");
 		if (eta >= 0)
 			nctl_kv(2, "Time left", "%s (at that rate)",
 				fmt_secs(eta, t, sizeof(t)));

@@ -52,7 +52,7 @@ static void fmt_ctime(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-static struct json_object *json_snapshot(const struct nova_snapshot_rec *sn)
+struct json_object *nctl_json_snapshot(const struct nova_snapshot_rec *sn)
 {
 	struct json_object *o = json_object_new_object();
 	char t[64];
@@ -74,7 +74,7 @@ static struct json_object *json_snapshot(const struct nova_snapshot_rec *sn)
 	return o;
 }
 
-static struct json_object *json_fs(const struct nova_fs_id *id)
+struct json_object *nctl_json_fs_id(const struct nova_fs_id *id)
 {
 	struct json_object *o = json_object_new_object();
 	char dev[32], uuid[37];
@@ -106,8 +106,8 @@ static void print_one(struct nctl *c, const char *verb,
 		return;
 	}
 	doc = nctl_json_doc();
-	json_object_object_add(doc, "filesystem", json_fs(&sn->id));
-	json_object_object_add(doc, "snapshot", json_snapshot(sn));
+	json_object_object_add(doc, "filesystem", nctl_json_fs_id(&sn->id));
+	json_object_object_add(doc, "snapshot", nctl_json_snapshot(sn));
 	nctl_json_print(c, doc);
 	json_object_put(doc);
 }
@@ -225,7 +225,7 @@ static int snapshot_list(struct nctl *c, int argc, char **argv)
 		doc = nctl_json_doc();
 		a = json_object_new_array();
 		for (i = 0; i < n; i++)
-			json_object_array_add(a, json_snapshot(&list[i]));
+			json_object_array_add(a, nctl_json_snapshot(&list[i]));
 		json_object_object_add(doc, "snapshots", a);
 		nctl_json_print(c, doc);
 		json_object_put(doc);
@@ -291,6 +291,10 @@ static const struct nctl_cmd snapshot_cmds[] = {
 	{ "create", snapshot_create, "[-n NAME] PATH", "take a snapshot" },
 	{ "list",   snapshot_list,   "PATH",              "list live snapshots" },
 	{ "delete", snapshot_delete, "[-w] PATH ID|NAME", "delete a snapshot" },
+	{ "restore", nctl_snapshot_restore, "[-t DEST] PATH SNAP FILE...",
+	  "copy files back out of a snapshot" },
+	{ "diff",   nctl_snapshot_diff, "PATH OLD [NEW]",
+	  "paths created, deleted, modified, renamed since OLD" },
 };
 
 #define N_SNAPSHOT_CMDS (sizeof(snapshot_cmds) / sizeof(snapshot_cmds[0]))

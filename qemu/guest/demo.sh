@@ -46,26 +46,34 @@ step "novactl snapshot create, list"
 novactl snapshot create --name before-edit "$mnt"
 novactl snapshot list "$mnt"
 
-step "overwrite a file and remove another in the live file system"
+step "change the live file system: overwrite, remove, rename, create"
 echo "edited after the snapshot" > "$mnt/docs/hello.txt"
 rm "$mnt/random.bin"
+mv "$mnt/docs/notes" "$mnt/notes"
+mkdir "$mnt/new" && echo fresh > "$mnt/new/file"
 cat "$mnt/docs/hello.txt"
 
-step "read the old contents from the snapshot (mount -o snapshot=1,ro)"
-umount "$mnt"
-mkdir -p /mnt/snap
-mount -t NOVA -o snapshot=1,ro "$dev" /mnt/snap
-cat /mnt/snap/docs/hello.txt
-[ "$(sha256sum < /mnt/snap/random.bin)" = "$sum" ] &&
+step "browse the snapshot under .snapshots while a writer keeps the live tree busy"
+( while :; do date > "$mnt/busy"; done ) &
+writer=$!
+ls "$mnt/.snapshots" "$mnt/.snapshots/before-edit"
+cat "$mnt/.snapshots/before-edit/docs/hello.txt"
+[ "$(sha256sum < "$mnt/.snapshots/before-edit/random.bin")" = "$sum" ] &&
 	echo "random.bin (removed live): sha256 matches in the snapshot"
-if touch /mnt/snap/x 2>/dev/null; then
+if touch "$mnt/.snapshots/before-edit/x" 2>/dev/null; then
 	echo "a snapshot must be read-only" >&2
 	exit 1
 fi
-echo "writes to the snapshot are refused (read-only)"
-umount /mnt/snap
-mount -t NOVA "$dev" "$mnt"
+echo "writes under .snapshots are refused (read-only)"
+
+step "novactl snapshot diff: what changed since the snapshot"
+novactl snapshot diff "$mnt" before-edit
+
+step "novactl snapshot restore: hello.txt back to its place"
+novactl snapshot restore "$mnt" before-edit docs/hello.txt
 cat "$mnt/docs/hello.txt"
+kill "$writer"
+wait "$writer" || true
 
 step "delete the snapshot: its space returns"
 df -k "$mnt" | tail -1

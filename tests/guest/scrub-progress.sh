@@ -4,7 +4,7 @@
 # is not a terminal, none with --json) and the result on stdout;
 # `novactl scrub status` shows the average rate and, while running, the
 # time left, in text and JSON (rate, eta_sec); both computed from the
-# kernel's start time and bytes scanned.
+# kernel's running time (run_ns, pauses excluded) and bytes scanned.
 # nova-timeout: 300
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
@@ -32,7 +32,7 @@ t_ok "... some with the time left" grep -qE ' left, ' "$T/err"
 t_ok "... percentages never go back" awk '{ sub(/%.*/, "", $3); if ($3 + 0 < last) exit 1; last = $3 + 0 }' "$T/err"
 t_ok "... the last at 100%" sh -c "tail -n 1 $T/err | grep -q ' 100.0% '"
 t_ok "the result on stdout" grep -q '^Scrubbed pmem0' "$T/out"
-t_ok "... with the average rate" grep -qE '^  Rate: +[0-9.]+ [KMG]?i?B/s \(average since the start\)' "$T/out"
+t_ok "... with the average rate" grep -qE '^  Rate: +[0-9.]+ [KMG]?i?B/s \(average while running\)' "$T/out"
 t_fail "... and no time left (finished)" grep -q 'Time left' "$T/out"
 rate=$(novactl scrub status --json "$M")
 r=$(sj "$rate" rate)
@@ -53,8 +53,23 @@ eta=$(sj "$js" eta_sec)
 t_ok "JSON eta_sec while running: 1..20 s for ~12 MiB at 1 MiB/s ($eta)" test "$eta" -ge 1 -a "$eta" -le 20
 t_ok "JSON rate about 1 MiB/s ($(sj "$js" rate))" test "$(sj "$js" rate)" -gt 500000 -a "$(sj "$js" rate)" -lt 1600000
 t_ok "pause it" novactl scrub stop "$M"
-t_ok "paused: rate says pauses are included" sh -c "novactl scrub status $M | grep -q 'pauses included'"
-t_is "paused: no eta" "$(sj "$(novactl scrub status --json "$M")" eta_sec)" null
+t_ok "paused: the rate is over the running time" sh -c "novactl scrub status $M | grep -q 'average while running'"
+p1=$(novactl scrub status --json "$M")
+t_is "paused: no eta" "$(sj "$p1" eta_sec)" null
+sleep 3
+p2=$(novactl scrub status --json "$M")
+t_is "paused: run_ns stands still while paused" "$(sj "$p2" run_ns)" "$(sj "$p1" run_ns)"
+w=$(( ($(date +%s%N) - $(sj "$p2" start_ns)) ))
+t_ok "... and is below the wall time since the start by the pause ($(sj "$p2" run_ns) vs $w ns)" \
+	test "$(sj "$p2" run_ns)" -lt $((w - 2500000000))
+t_ok "... so the rate stays about 1 MiB/s after the pause ($(sj "$p2" rate))" \
+	test "$(sj "$p2" rate)" -gt 500000 -a "$(sj "$p2" rate)" -lt 1600000
+t_ok "resume" novactl scrub start "$M"
+sleep 2
+r3=$(novactl scrub status --json "$M")
+t_ok "resumed: run_ns grows again" test "$(sj "$r3" run_ns)" -gt "$(sj "$p2" run_ns)"
+t_ok "resumed: eta again ($(sj "$r3" eta_sec))" test "$(sj "$r3" eta_sec)" != null
+t_ok "stop" novactl scrub stop "$M"
 t_ok "umount" nova_umount
 rm -rf "$T"
 t_done

@@ -319,6 +319,9 @@
  *                                 while idle
  *        NOVA_SCRUB_A_FINISH_TIME: NLA_U64, when it finished, same clock;
  *                                  only in state FINISHED
+ *        NOVA_SCRUB_A_RUN_TIME: NLA_U64, ns the pass has been running,
+ *                               pauses excluded (so a rate over it is
+ *                               right for a resumed pass); with START_TIME
  *        NOVA_SCRUB_A_ERRNO: NLA_U32, 0, or the positive errno that ended
  *                            the pass early (e.g. ENOMEM, EROFS)
  *        NOVA_SCRUB_A_BAD_DROPPED: NLA_U64, bad objects beyond the first
@@ -645,6 +648,7 @@ enum nova_scrub_attr {
 	NOVA_SCRUB_A_BAD_DROPPED,
 	NOVA_SCRUB_A_BAD,
 	NOVA_SCRUB_A_EVENTS_SUPPRESSED,
+	NOVA_SCRUB_A_RUN_TIME,
 
 	__NOVA_SCRUB_A_MAX
 };
