@@ -14,7 +14,9 @@
 #                 with KASAN, lockdep, UBSAN, KFENCE, builds nova.ko against
 #                 it and runs the guest suite (or T=) on it (docs/testing.md)
 #   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
-#                 points, 100k-file recovery time (docs/recovery.md)
+#                 points, 100k-file recovery time (docs/recovery.md), and
+#                 the persistence checker's full mode, NOVA_PCHECK_STATES
+#                 (default 1700) crash states per workload (docs/testing.md)
 #   make demo     boot the guest and show NOVA at work
 #   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
 #                 --icount, --fs LIST); report in bench/results/
@@ -96,7 +98,9 @@ test-debug:
 		T="$(or $(T),$(TDEBUG))"
 
 crashtest: all module-test
-	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} tests/run.sh tests/boot/crash-*.sh
+	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} \
+	NOVA_PCHECK_STATES=$${NOVA_PCHECK_STATES:-1700} \
+		tests/run.sh tests/boot/crash-*.sh tests/guest/pcheck-full.guest
 
 # The demo hides apt's and the compilers' output behind one line; the whole
 # log is build/demo-build.log (shown in part if something fails).

@@ -1379,6 +1379,14 @@ static const struct genl_ops nova_genl_ops[] = {
 		.policy	= nova_inject_req_policy,
 		.maxattr = ARRAY_SIZE(nova_inject_req_policy) - 1,
 	},
+	{
+		.cmd	= NOVA_CMD_PMTRACE,
+		.doit	= nova_pmtrace_doit,
+		.dumpit	= nova_pmtrace_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_pmtrace_req_policy,
+		.maxattr = ARRAY_SIZE(nova_pmtrace_req_policy) - 1,
+	},
 #endif
 };
 

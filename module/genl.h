@@ -3,7 +3,8 @@
  * NOVA control plane, internal to it: what the files of the generic
  * netlink family (genl*.c) share. The family, the registry of mounted
  * file systems and every command but the test-only injector live in
- * genl.c; genl_inject.c (test builds only) has NOVA_CMD_INJECT. Nothing
+ * genl.c; genl_inject.c (test builds only) has NOVA_CMD_INJECT and
+ * pmtrace.c (test builds only) NOVA_CMD_PMTRACE. Nothing
  * outside the control plane includes this header: the core reports to
  * the control plane through nova_ctl.h.
  *
@@ -68,6 +69,9 @@ nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
 #ifdef NOVA_TEST_HOOKS
 extern const struct nla_policy nova_inject_req_policy[NOVA_A_INJECT + 1];
 int nova_inject_doit(struct sk_buff *skb, struct genl_info *info);
+extern const struct nla_policy nova_pmtrace_req_policy[NOVA_A_PMTRACE + 1];
+int nova_pmtrace_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_pmtrace_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 #endif
 
 #endif /* _NOVA_GENL_H */

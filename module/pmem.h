@@ -27,6 +27,9 @@
  * nova_flushes; stats.c exports the sums as read-only module parameters),
  * so tests can check how many persistence rounds an operation costs.
  *
+ * In the test module every write-back and fence is also offered to the
+ * persistence trace (pmtrace.c); the production module has empty hooks.
+ *
  * Reads need no helper: PMEM is read directly (nova_pmem_read() for copies
  * that should survive a machine check on poisoned media).
  */
@@ -40,6 +43,7 @@
 #include <asm/barrier.h>
 
 #include "fault.h"
+#include "pmtrace.h"
 
 DECLARE_PER_CPU(unsigned long, nova_fences);
 DECLARE_PER_CPU(unsigned long, nova_flushes);
@@ -48,6 +52,7 @@ DECLARE_PER_CPU(unsigned long, nova_flushes);
 static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
 {
 	memcpy_flushcache(dst, src, len);
+	nova_pmtrace_flush(dst, len);
 }
 
 /* Fill PMEM; durable after the next nova_pmem_fence(). */
@@ -56,6 +61,7 @@ static inline void nova_pmem_memset(void *dst, int c, size_t len)
 	memset(dst, c, len);
 	this_cpu_inc(nova_flushes);
 	arch_wb_cache_pmem(dst, len);
+	nova_pmtrace_flush(dst, len);
 }
 
 /* Write back lines dirtied by plain stores; durable after the next fence. */
@@ -63,6 +69,7 @@ static inline void nova_pmem_flush(void *addr, size_t len)
 {
 	this_cpu_inc(nova_flushes);
 	arch_wb_cache_pmem(addr, len);
+	nova_pmtrace_flush(addr, len);
 }
 
 /* Order: everything written back so far is durable before later stores. */
@@ -71,6 +78,7 @@ static inline void nova_pmem_fence(void)
 	/* sfence: drains write-combining buffers and orders clwb */
 	wmb();
 	this_cpu_inc(nova_fences);
+	nova_pmtrace_fence();
 	/* crash tests: the machine may stop here (fault.c) */
 	nova_fault_barrier();
 }

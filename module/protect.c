@@ -191,6 +191,7 @@ static bool nova_copy_block_protected(struct nova_sb_info *sbi,
 {
 	const void __user *src;
 	u32 c[NOVA_STRIPS];
+	u64 *parity;
 
 	if (!nova_csum_fast() || iov_iter_count(from) < NOVA_BLOCK_SIZE)
 		return false;
@@ -201,10 +202,13 @@ static bool nova_copy_block_protected(struct nova_sb_info *sbi,
 		src = nova_iter_iov(from)->iov_base + from->iov_offset;
 	else
 		return false;
-	if (nova_csum_copy_user_block(nova_block(sbi, blk), src, c,
-				      nova_prot_parity(sbi) ?
-				      nova_parity_slot(sbi, blk) : NULL))
+	parity = nova_prot_parity(sbi) ? nova_parity_slot(sbi, blk) : NULL;
+	if (nova_csum_copy_user_block(nova_block(sbi, blk), src, c, parity))
 		return false;
+	/* csum.c streamed the block and its parity: the persistence trace */
+	nova_pmtrace_flush(nova_block(sbi, blk), NOVA_BLOCK_SIZE);
+	if (parity)
+		nova_pmtrace_flush(parity, NOVA_STRIP_SIZE);
 	iov_iter_advance(from, NOVA_BLOCK_SIZE);
 	nova_write_csums(sbi, blk, c);
 	return true;
@@ -229,8 +233,11 @@ size_t nova_copy_from_iter_protected(struct super_block *sb,
 	u8 *dst = nova_block(sbi, blk);
 	size_t done = 0, n, got;
 
-	if (!nova_prot_csum(sb))
-		return _copy_from_iter_flushcache(dst + off, bytes, from);
+	if (!nova_prot_csum(sb)) {
+		done = _copy_from_iter_flushcache(dst + off, bytes, from);
+		nova_pmtrace_flush(dst + off, done);
+		return done;
+	}
 	while (done < bytes) {
 		size_t at = off + done;
 		unsigned long b = blk + (at >> PAGE_SHIFT);
@@ -243,6 +250,7 @@ size_t nova_copy_from_iter_protected(struct super_block *sb,
 		}
 		n = min_t(size_t, bytes - done, PAGE_SIZE - (at & ~PAGE_MASK));
 		got = _copy_from_iter_flushcache(dst + at, n, from);
+		nova_pmtrace_flush(dst + at, got);
 		done += got;
 		if (got < n)
 			break;

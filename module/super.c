@@ -825,6 +825,8 @@ static void nova_free_sbi(struct nova_sb_info *sbi)
 	nova_inode_tables_destroy(sbi->sb);
 	nova_journal_destroy(sbi->sb);
 	nova_balloc_destroy(sbi->sb);
+	if (sbi->virt)
+		nova_pmtrace_detach(sbi->virt);
 	if (sbi->dax_dev)
 		fs_put_dax(sbi->dax_dev, sbi);
 	kfree(sbi);
@@ -880,6 +882,8 @@ static int nova_map_device(struct super_block *sb, struct fs_context *fc)
 		return avail < 0 ? avail : -EINVAL;
 	}
 	nova_find_huge_skew(sbi);
+	/* test module: the persistence checker may record this device */
+	nova_pmtrace_attach(sb, sbi->virt, sbi->size);
 	return 0;
 }
 
@@ -1238,6 +1242,7 @@ static void __exit nova_exit(void)
 	kmem_cache_destroy(nova_inode_cachep);
 	pr_info("nova: file system type %s unregistered\n", NOVA_FS_NAME);
 	nova_ctl_exit();
+	nova_pmtrace_exit();
 }
 
 module_init(nova_init);

@@ -128,6 +128,8 @@ done > "$out/plan"
 	echo "NOVA_KVER=$kver"
 	echo "NOVA_TIMEOUT_SCALE=$scale"
 	echo "NOVA_MODULE_PATH=$module"
+	# crash states per workload of the persistence checker (make crashtest)
+	echo "NOVA_PCHECK_STATES=${NOVA_PCHECK_STATES:-}"
 } > "$out/guest.env"
 
 # Only one guest at a time: two TCG guests on two cores starve each other.

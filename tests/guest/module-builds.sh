@@ -2,13 +2,15 @@
 # The two builds of nova.ko (docs/testing.md, "Test hooks"): the test build
 # the suite loads (make module-test) has the crash point, the corruption
 # injector and the snapshot reclaim hold; the production build (make, make
-# install, DKMS) has none of them, does not register NOVA_CMD_INJECT, and
+# install, DKMS) has none of them, does not register NOVA_CMD_INJECT or
+# NOVA_CMD_PMTRACE (the persistence checker's trace), and
 # mounts and works as usual. The test build is loaded again at the end.
 . "$NOVA_TOP/tests/guest/lib.sh"
 
 PROD=$NOVA_TOP/module/nova.ko
 HOOKS="crash_after_barriers inject snap_reclaim_hold"
 INJECT_CMD=0x11		# NOVA_CMD_INJECT (uapi/linux/nova_genl.h)
+PMTRACE_CMD=0x12	# NOVA_CMD_PMTRACE
 
 params() { modinfo -F parm "$1" | cut -d: -f1 | sort | tr '\n' ' '; }
 # The command ids the loaded family registers ("ID-0x11 ...").
@@ -23,6 +25,7 @@ for p in $HOOKS; do
 	t_fail "production build: no parameter $p" grep -qw "$p" <<< "$(params "$PROD")"
 done
 t_ok "test build: the family registers NOVA_CMD_INJECT" grep -qw "ID-$INJECT_CMD" <<< "$(genl_cmds)"
+t_ok "test build: the family registers NOVA_CMD_PMTRACE" grep -qw "ID-$PMTRACE_CMD" <<< "$(genl_cmds)"
 
 t_ok "rmmod the test build" rmmod nova
 t_ok "insmod the production build" insmod "$PROD"
@@ -33,6 +36,9 @@ done
 cmds=$(genl_cmds)
 t_ok "production build: the family registers its other commands" grep -qw "ID-0x1" <<< "$cmds"
 t_fail "production build: no NOVA_CMD_INJECT" grep -qw "ID-$INJECT_CMD" <<< "$cmds"
+t_fail "production build: no NOVA_CMD_PMTRACE" grep -qw "ID-$PMTRACE_CMD" <<< "$cmds"
+t_fail "production build: no persistence trace code" grep -q "persistence trace: armed" "$PROD"
+t_ok "test build: has the persistence trace code" grep -q "persistence trace: armed" "$NOVA_MODULE"
 
 D=$NOVA_PMEM
 M=$NOVA_MNT

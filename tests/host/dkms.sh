@@ -44,6 +44,7 @@ t_ok "dkms produced nova.ko" test -s "$ko"
 t_is "built for $kver" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" "$kver"
 t_is "the DKMS module is the production build (no test hooks)" \
 	"$(modinfo -F parm "$ko" | grep -E -o '^(crash_after_barriers|inject|snap_reclaim_hold):')" ""
+t_fail "the DKMS module has no persistence trace (pmtrace.c)" grep -q "persistence trace: armed" "$ko"
 k612=$(KERNEL=6.12 KVER= nova_kver 2>/dev/null)
 if [ "$k612" = "$kver" ]; then
 	t_skip "dkms build for 6.12" "built above as the default kernel"

@@ -418,6 +418,44 @@
  *   (no such inode, or no such object in it: the extack says which),
  *   -EROFS (read-only or snapshot mount), plus the selector errors.
  *
+ * Debugging: persistence trace
+ * ----------------------------
+ *
+ *    NOVA_A_PMTRACE: NLA_NESTED
+ *        NOVA_PMTRACE_A_OP: NLA_U32, enum nova_pmtrace_op (required)
+ *        NOVA_PMTRACE_A_BDEV: NLA_U64, ARM: the block device (its st_rdev,
+ *                             the 32-bit "new" encoding) whose PMEM stores
+ *                             are recorded from its next mount on
+ *        NOVA_PMTRACE_A_SIZE: NLA_U32, ARM: the buffer in MiB (1..1024,
+ *                             default 64)
+ *        NOVA_PMTRACE_A_VALUE: NLA_U64, MARK: the value recorded
+ *
+ *    Replies (ARM, STOP, MARK, STATUS) carry NOVA_A_PMTRACE with
+ *        NOVA_PMTRACE_A_STATE: NLA_U32, 0 off, 1 recording, 2 stopped
+ *        NOVA_PMTRACE_A_RECORDS: NLA_U64, records in the buffer
+ *        NOVA_PMTRACE_A_BYTES: NLA_U64, bytes of the buffer used
+ *        NOVA_PMTRACE_A_LOST: NLA_U64, records that did not fit (the
+ *                             trace is incomplete if not 0)
+ *    and each message of a dump carries one record, NOVA_A_PMTRACE with
+ *        NOVA_PMTRACE_A_TYPE: NLA_U32, enum nova_pmtrace_rec
+ *        NOVA_PMTRACE_A_OFFSET: NLA_U64, FLUSH: the byte offset on the
+ *                               device (a multiple of 64)
+ *        NOVA_PMTRACE_A_DATA: NLA_BINARY, FLUSH: the cache lines as they
+ *                             were when written back (64..2048 bytes)
+ *        NOVA_PMTRACE_A_VALUE: NLA_U64, MARK: the value
+ *
+ * NOVA_CMD_PMTRACE
+ *
+ *   Plain request (ARM, STOP, FREE, MARK, STATUS) or dump (the records,
+ *   oldest first; only while stopped), GENL_ADMIN_PERM and CAP_SYS_ADMIN,
+ *   a test tool (the persistence checker, docs/testing.md). Only the test
+ *   build registers it; the production module answers -EOPNOTSUPP. ARM
+ *   allocates the buffer and records, while the named device is mounted,
+ *   every write-back of its cache lines and every fence; STOP ends the
+ *   recording and keeps the buffer for a dump; FREE drops it. Errors:
+ *   -EBUSY (ARM while a trace exists, a dump while recording), -ENOENT
+ *   (STOP, MARK or a dump without a trace), -ENOMEM, -EINVAL.
+ *
  * Any user may subscribe. Notifications are never replies; sending their
  * command numbers as requests fails with -EOPNOTSUPP.
  *
@@ -499,6 +537,7 @@ enum nova_cmd {
 	NOVA_CMD_SCRUB_FINISHED,	/* notification */
 	NOVA_CMD_CORRUPTION,		/* notification */
 	NOVA_CMD_INJECT,		/* test builds, needs inject=1 */
+	NOVA_CMD_PMTRACE,		/* test builds */
 
 	__NOVA_CMD_MAX
 };
@@ -519,6 +558,7 @@ enum nova_attr {
 	NOVA_A_SCRUB,
 	NOVA_A_CORRUPTION,
 	NOVA_A_INJECT,
+	NOVA_A_PMTRACE,
 
 	__NOVA_A_MAX
 };
@@ -709,5 +749,43 @@ enum nova_inject_attr {
 	__NOVA_INJECT_A_MAX
 };
 #define NOVA_INJECT_A_MAX (__NOVA_INJECT_A_MAX - 1)
+
+/* What NOVA_CMD_PMTRACE does. */
+enum nova_pmtrace_op {
+	NOVA_PMTRACE_ARM = 1,
+	NOVA_PMTRACE_STOP = 2,
+	NOVA_PMTRACE_FREE = 3,
+	NOVA_PMTRACE_MARK = 4,
+	NOVA_PMTRACE_STATUS = 5,
+
+	__NOVA_PMTRACE_OP_MAX
+};
+#define NOVA_PMTRACE_OP_MAX (__NOVA_PMTRACE_OP_MAX - 1)
+
+/* The kinds of record in a persistence trace. */
+enum nova_pmtrace_rec {
+	NOVA_PMTRACE_FLUSH = 1,	/* cache lines written back (or streamed) */
+	NOVA_PMTRACE_FENCE = 2,	/* everything before is durable */
+	NOVA_PMTRACE_MARK_REC = 3,	/* a NOVA_PMTRACE_MARK request */
+};
+
+enum nova_pmtrace_attr {
+	NOVA_PMTRACE_A_UNSPEC,
+	NOVA_PMTRACE_A_PAD,
+	NOVA_PMTRACE_A_OP,
+	NOVA_PMTRACE_A_BDEV,
+	NOVA_PMTRACE_A_SIZE,
+	NOVA_PMTRACE_A_VALUE,
+	NOVA_PMTRACE_A_STATE,
+	NOVA_PMTRACE_A_RECORDS,
+	NOVA_PMTRACE_A_BYTES,
+	NOVA_PMTRACE_A_LOST,
+	NOVA_PMTRACE_A_TYPE,
+	NOVA_PMTRACE_A_OFFSET,
+	NOVA_PMTRACE_A_DATA,
+
+	__NOVA_PMTRACE_A_MAX
+};
+#define NOVA_PMTRACE_A_MAX (__NOVA_PMTRACE_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_NOVA_GENL_H */

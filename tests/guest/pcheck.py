@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+"""The persistence checker (docs/testing.md): crash images from a trace.
+
+  pcheck.py DEV MNT [--workload NAME]... [--states N] [--seed S]
+                    [--drops R] [--keep-going] [--json FILE] [--drop-op N]
+
+For each workload: format DEV, keep its image (the base), arm the
+module's persistence trace (NOVA_CMD_PMTRACE, test module only) for DEV,
+mount, run the workload (each operation is followed by fsync/sync and a
+trace MARK, and the tree it leaves is remembered), unmount, read the
+trace. Then crash states are built from base + trace: for every fence,
+the image with every recorded write-back before it; within the interval
+after it, the images that lose one of the interval's write-backs (each)
+and R random subsets of them. N of those states (all if fewer; else a
+seeded sample) are written to DEV in turn, mounted (recovery runs),
+compared with the tree after the acknowledged operations (the in-flight
+operation may or may not be there), unmounted and checked with
+fsck.NOVA -n. Prints one TAP-friendly summary line per workload:
+
+  workload NAME: states S tried, P passed, F failed (records R, fences K)
+
+and the first failures in detail (the state: fence index, the records
+dropped with their device offsets; the symptom). Exit 1 if any state
+failed or the trace was incomplete. --drop-op N is the checker's own
+check: it removes the write-backs of operation N (1-based) from the trace,
+as if NOVA had never flushed them, and the states after it must fail.
+"""
+import argparse
+import ctypes
+import errno
+import fcntl
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import stat
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location(
+    "genl_client", os.path.join(HERE, "genl-client.py"))
+gc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gc)
+
+NOVA_CMD_PMTRACE = 18
+NOVA_A_PMTRACE = 14
+(A_OP, A_BDEV, A_SIZE, A_VALUE, A_STATE, A_RECORDS, A_BYTES, A_LOST,
+ A_TYPE, A_OFFSET, A_DATA) = range(2, 13)
+OP_ARM, OP_STOP, OP_FREE, OP_MARK, OP_STATUS = 1, 2, 3, 4, 5
+REC_FLUSH, REC_FENCE, REC_MARK = 1, 2, 3
+BLKFLSBUF = 0x1261
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+class Trace:
+    """NOVA_CMD_PMTRACE through a raw generic netlink socket."""
+
+    def __init__(self):
+        self.g = gc.Genl()
+        fam, res = self.g.family("nova")
+        if fam is None:
+            raise RuntimeError("no nova genl family: %s" % res)
+        self.fam = fam["id"]
+
+    def op(self, op, **kw):
+        inner = gc.nla(A_OP, struct.pack("=I", op))
+        if "bdev" in kw:
+            inner += gc.nla(A_BDEV, struct.pack("=Q", kw["bdev"]))
+        if "size" in kw:
+            inner += gc.nla(A_SIZE, struct.pack("=I", kw["size"]))
+        if "value" in kw:
+            inner += gc.nla(A_VALUE, struct.pack("=Q", kw["value"]))
+        res = self.g.request(self.fam, NOVA_CMD_PMTRACE,
+                             gc.NLM_F_REQUEST | gc.NLM_F_ACK,
+                             gc.nla(NOVA_A_PMTRACE | gc.NLA_F_NESTED, inner))
+        if res["errno"]:
+            raise RuntimeError("NOVA_CMD_PMTRACE op %d: %s (%s)" %
+                               (op, res["name"], res["extack"]))
+        return res
+
+    def status(self):
+        res = self.op(OP_STATUS)
+        out = {}
+        for at, _, p in gc.parse_attrs(gc._raw_attrs(res)):
+            if at == NOVA_A_PMTRACE:
+                for t, _, v in gc.parse_attrs(p):
+                    out[t] = int.from_bytes(v[:8], "little")
+        return out
+
+    def dump(self):
+        """[(type, offset or mark value, data)] in trace order."""
+        seq = self.g.send(self.fam, NOVA_CMD_PMTRACE,
+                          gc.NLM_F_REQUEST | gc.NLM_F_DUMP, b"")
+        recs = []
+        sk = self.g.sk
+        while True:
+            data = sk.recv(1 << 20)
+            off = 0
+            while off + 16 <= len(data):
+                mlen, mtype, _, mseq, _ = struct.unpack_from("=IHHII", data,
+                                                             off)
+                body = data[off + 16:off + mlen]
+                off += gc.align4(mlen)
+                if mseq != seq:
+                    continue
+                if mtype == gc.NLMSG_DONE:
+                    return recs
+                if mtype == gc.NLMSG_ERROR:
+                    (err,) = struct.unpack_from("=i", body)
+                    raise RuntimeError("trace dump: %s" % os.strerror(-err))
+                for at, _, p in gc.parse_attrs(body[4:]):
+                    if at != NOVA_A_PMTRACE:
+                        continue
+                    d = {t: v for t, _, v in gc.parse_attrs(p)}
+                    t = struct.unpack("=I", d[A_TYPE][:4])[0]
+                    if t == REC_FLUSH:
+                        recs.append((t, struct.unpack("=Q", d[A_OFFSET])[0],
+                                     bytes(d[A_DATA])))
+                    elif t == REC_MARK:
+                        recs.append((t, struct.unpack("=Q", d[A_VALUE])[0],
+                                     None))
+                    else:
+                        recs.append((t, 0, None))
+
+
+def mount(dev, mnt, opts=""):
+    if libc.mount(dev.encode(), mnt.encode(), b"NOVA", 0,
+                  opts.encode() if opts else None) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "mount %s: %s" % (dev, os.strerror(e)))
+
+
+def umount(mnt):
+    if libc.umount2(mnt.encode(), 0) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "umount %s: %s" % (mnt, os.strerror(e)))
+
+
+def read_dev(dev):
+    fd = os.open(dev, os.O_RDONLY)
+    try:
+        fcntl.ioctl(fd, BLKFLSBUF)
+        size = os.lseek(fd, 0, os.SEEK_END)
+        out = bytearray(size)
+        mv = memoryview(out)
+        got = 0
+        while got < size:
+            n = os.preadv(fd, [mv[got:got + (8 << 20)]], got)
+            if n <= 0:
+                raise OSError("short read of " + dev)
+            got += n
+        return out
+    finally:
+        os.close(fd)
+
+
+def tree(root):
+    """What the checker compares: names, kinds, contents, link counts."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        rel = os.path.relpath(d, root)
+        for name in sorted(dirs + files):
+            p = os.path.join(d, name)
+            r = os.path.normpath(os.path.join(rel, name))
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                out[r] = ("l", os.readlink(p))
+            elif stat.S_ISDIR(st.st_mode):
+                out[r] = ("d",)
+            else:
+                with open(p, "rb") as f:
+                    h = hashlib.sha1(f.read()).hexdigest()
+                out[r] = ("f", st.st_size, st.st_nlink, h)
+    return out
+
+
+def describe_diff(got, want):
+    lines = []
+    for k in sorted(set(got) | set(want)):
+        if got.get(k) != want.get(k):
+            lines.append("%s: got %s, want %s" % (k, got.get(k), want.get(k)))
+        if len(lines) >= 4:
+            break
+    return "; ".join(lines)
+
+
+# ---- workloads: each a list of single-syscall operations ----
+
+def data(n, tag):
+    return (("%s:" % tag) * (n // 4 + 1)).encode()[:n]
+
+
+def w_create_unlink(rng):
+    ops = [("mkdir", "a"), ("mkdir", "b")]
+    live = []
+    for i in range(40):
+        if live and rng.random() < 0.35:
+            ops.append(("unlink", live.pop(rng.randrange(len(live)))))
+        else:
+            p = "%s/f%d" % (rng.choice("ab"), i)
+            ops.append(("create", p))
+            ops.append(("write", p, 0, data(rng.choice([10, 300, 5000]),
+                                            "c%d" % i)))
+            live.append(p)
+    return ops
+
+
+def w_rename(rng):
+    ops = [("mkdir", "x"), ("mkdir", "y"), ("mkdir", "x/z")]
+    names = []
+    for i in range(8):
+        p = "x/f%d" % i
+        ops += [("create", p), ("write", p, 0, data(200, "r%d" % i))]
+        names.append(p)
+    for i in range(24):
+        src = rng.randrange(len(names))
+        dst = "%s/g%d" % (rng.choice(["x", "y", "x/z"]), i)
+        if rng.random() < 0.3 and len(names) > 1:
+            other = rng.randrange(len(names))
+            if other != src:	# rename over an existing file
+                dst = names[other]
+                names.pop(other)
+                if other < src:
+                    src -= 1
+        ops.append(("rename", names[src], dst))
+        names[src] = dst
+    ops.append(("rename", "x/z", "y/z"))
+    return ops
+
+
+def w_overwrite_append(rng):
+    ops = [("create", "log"), ("create", "db")]
+    ops.append(("write", "db", 0, data(3 * 4096, "base")))
+    size = 0
+    for i in range(30):
+        if rng.random() < 0.5:
+            n = rng.choice([17, 100, 4096, 6000])
+            ops.append(("write", "log", size, data(n, "a%d" % i)))
+            size += n
+        else:
+            off = rng.randrange(0, 3 * 4096 - 100)
+            ops.append(("write", "db", off, data(rng.choice([8, 100, 4096]),
+                                                 "o%d" % i)))
+    return ops
+
+
+def w_truncate(rng):
+    ops = [("create", "t"), ("write", "t", 0, data(20000, "t0"))]
+    for i in range(20):
+        if rng.random() < 0.5:
+            ops.append(("truncate", "t", rng.randrange(0, 24000)))
+        else:
+            ops.append(("write", "t", rng.randrange(0, 16000),
+                        data(rng.choice([50, 4096, 9000]), "t%d" % i)))
+    return ops
+
+
+def w_links(rng):
+    ops = [("mkdir", "d"), ("create", "d/f"), ("write", "d/f", 0,
+                                                 data(500, "L"))]
+    for i in range(12):
+        ops.append(("link", "d/f", "d/h%d" % i))
+        ops.append(("symlink", "f", "d/s%d" % i))
+        if i % 3 == 2:
+            ops.append(("unlink", "d/h%d" % (i - 1)))
+            ops.append(("unlink", "d/s%d" % (i - 2)))
+    ops.append(("unlink", "d/f"))
+    return ops
+
+
+def w_mkdir_rmdir(rng):
+    ops = []
+    dirs = []
+    for i in range(40):
+        if dirs and rng.random() < 0.4:
+            d = dirs.pop(rng.randrange(len(dirs)))
+            if not any(x.startswith(d + "/") for x in dirs):
+                ops.append(("rmdir", d))
+            else:
+                dirs.append(d)
+        else:
+            parent = rng.choice(dirs) if dirs and rng.random() < 0.5 else ""
+            d = os.path.join(parent, "m%d" % i) if parent else "m%d" % i
+            ops.append(("mkdir", d))
+            dirs.append(d)
+    return ops
+
+
+WORKLOADS = {
+    "create-unlink": w_create_unlink,
+    "rename": w_rename,
+    "overwrite-append": w_overwrite_append,
+    "truncate": w_truncate,
+    "links": w_links,
+    "mkdir-rmdir": w_mkdir_rmdir,
+}
+
+
+def run_op(root, op):
+    kind = op[0]
+    p = os.path.join(root, op[1])
+    if kind == "mkdir":
+        os.mkdir(p)
+    elif kind == "rmdir":
+        os.rmdir(p)
+    elif kind == "create":
+        os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    elif kind == "write":
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            if os.pwrite(fd, op[3], op[2]) != len(op[3]):
+                raise OSError("short write")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return
+    elif kind == "truncate":
+        os.truncate(p, op[2])
+    elif kind == "unlink":
+        os.unlink(p)
+    elif kind == "rename":
+        os.rename(p, os.path.join(root, op[2]))
+    elif kind == "link":
+        os.link(p, os.path.join(root, op[2]))
+    elif kind == "symlink":
+        os.symlink(op[1], os.path.join(root, op[2]))
+    else:
+        raise ValueError(kind)
+    os.sync()
+
+
+# ---- crash states ----
+
+def crash_states(recs, drops, rng):
+    """[(fence index, interval start, interval end, dropped tuple)].
+
+    The interval after fence k holds the write-backs between fence k and
+    fence k + 1 (records recs[s:e]); a state applies everything before s
+    and the interval's records except the dropped ones (indexes into
+    recs). "All dropped" is the crash right after fence k.
+    """
+    states = []
+    fences = [i for i, r in enumerate(recs) if r[0] == REC_FENCE]
+    bounds = [-1] + fences + [len(recs)]
+    for k in range(len(bounds) - 1):
+        s, e = bounds[k] + 1, bounds[k + 1]
+        flushes = [i for i in range(s, e) if recs[i][0] == REC_FLUSH]
+        seen = set()
+
+        def add(dropped):
+            key = tuple(sorted(dropped))
+            if key in seen:
+                return
+            seen.add(key)
+            states.append((k, s, e, key))
+        add(flushes)			# nothing of the interval
+        if not flushes:
+            continue
+        # a drop that later records of the interval fully cover changes
+        # nothing: skip it
+        lines_after = set()
+        covered = {}
+        for i in reversed(flushes):
+            _, off, d = recs[i]
+            mine = set(range(off // 64, (off + len(d)) // 64))
+            covered[i] = mine <= lines_after
+            lines_after |= mine
+        for i in flushes:
+            if not covered[i] and len(flushes) > 1:
+                add([i])
+        if len(flushes) > 2:
+            for _ in range(drops):
+                n = rng.randrange(1, len(flushes))
+                add(rng.sample(flushes, n))
+    return states
+
+
+class Device:
+    def __init__(self, dev):
+        self.dev = dev
+        self.fd = os.open(dev, os.O_RDWR)
+
+    def write_image(self, img, extra):
+        """The whole image, then @extra [(offset, bytes)], durable."""
+        mv = memoryview(img)
+        off = 0
+        while off < len(img):
+            off += os.pwrite(self.fd, mv[off:off + (8 << 20)], off)
+        for o, d in extra:
+            os.pwrite(self.fd, d, o)
+        os.fsync(self.fd)
+
+
+def check_state(args, devw, img, recs, state, marks_before, trees, fsck):
+    """'' if the state passes, else the symptom."""
+    k, s, e, dropped = state
+    drop = set(dropped)
+    extra = [(recs[i][1], recs[i][2]) for i in range(s, e)
+             if recs[i][0] == REC_FLUSH and i not in drop]
+    devw.write_image(img, extra)
+    try:
+        mount(args.dev, args.mnt)
+    except OSError as ex:
+        return "mount failed: %s" % ex
+    try:
+        got = tree(args.mnt)
+    except OSError as ex:
+        got = None
+        symptom = "reading the tree: %s" % ex
+    try:
+        umount(args.mnt)
+    except OSError as ex:
+        return "umount failed: %s" % ex
+    a = marks_before[e]
+    if got is not None:
+        ok = [a + j for j in (0, 1) if a + j < len(trees)]
+        if not any(got == trees[j] for j in ok):
+            symptom = ("tree is neither after op %d nor op %d: %s" %
+                       (a, a + 1, describe_diff(got, trees[a])))
+        else:
+            symptom = ""
+    if symptom:
+        return symptom
+    r = subprocess.run([fsck, "-n", args.dev], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, check=False)
+    if r.returncode != 0:
+        return "fsck.NOVA -n exit %d: %s" % (
+            r.returncode, r.stdout.decode(errors="replace").strip()
+            .replace("\n", " | ")[:300])
+    return ""
+
+
+def run_workload(args, name, tr, fsck, out):
+    rng = random.Random("%s:%d" % (name, args.seed))
+    ops = WORKLOADS[name](rng)
+    dev, mnt = args.dev, args.mnt
+    mount(dev, mnt, "init=force")
+    umount(mnt)
+    base = read_dev(dev)
+    rdev = os.stat(dev).st_rdev
+    t0 = time.time()
+    try:
+        tr.op(OP_FREE)
+    except RuntimeError:
+        pass
+    tr.op(OP_ARM, bdev=rdev, size=args.trace_mib)
+    try:
+        mount(dev, mnt)
+        trees = [tree(mnt)]
+        for i, op in enumerate(ops):
+            run_op(mnt, op)
+            tr.op(OP_MARK, value=i + 1)
+            trees.append(tree(mnt))
+        umount(mnt)
+        tr.op(OP_STOP)
+        st = tr.status()
+        recs = tr.dump()
+    finally:
+        tr.op(OP_FREE)
+    if args.drop_op:
+        # self-check: the trace of a NOVA that never wrote back anything
+        # for operation N (the checker must find the lost operation)
+        n, keep = 0, []
+        for r in recs:
+            if r[0] == REC_MARK:
+                n += 1
+            if not (r[0] == REC_FLUSH and n == args.drop_op - 1):
+                keep.append(r)
+        recs = keep
+    lost = st.get(A_LOST, 0)
+    nflush = sum(1 for r in recs if r[0] == REC_FLUSH)
+    nfence = sum(1 for r in recs if r[0] == REC_FENCE)
+    marks = [r[1] for r in recs if r[0] == REC_MARK]
+    res = {"workload": name, "ops": len(ops), "records": nflush,
+           "fences": nfence, "tried": 0, "passed": 0, "failed": 0,
+           "failures": []}
+    out.append(res)
+    if lost or marks != list(range(1, len(ops) + 1)):
+        res["error"] = "incomplete trace (lost %s, marks %d of %d)" % (
+            lost, len(marks), len(ops))
+        print("workload %s: %s" % (name, res["error"]))
+        return
+    # marks_before[e]: operations acknowledged before record e
+    marks_before = [0] * (len(recs) + 1)
+    n = 0
+    for i, r in enumerate(recs):
+        marks_before[i] = n
+        if r[0] == REC_MARK:
+            n += 1
+    marks_before[len(recs)] = n
+    states = crash_states(recs, args.drops, rng)
+    total = len(states)
+    if args.states and total > args.states:
+        pick = sorted(rng.sample(range(total), args.states))
+        states = [states[i] for i in pick]
+    devw = Device(dev)
+    img = bytearray(base)
+    applied = 0		# records of recs[:applied] are in img
+    t1 = time.time()
+    for state in states:
+        k, s, e, dropped = state
+        while applied < s:
+            r = recs[applied]
+            if r[0] == REC_FLUSH:
+                img[r[1]:r[1] + len(r[2])] = r[2]
+            applied += 1
+        symptom = check_state(args, devw, img, recs, state, marks_before,
+                              trees, fsck)
+        res["tried"] += 1
+        if symptom:
+            res["failed"] += 1
+            desc = {"fence": k, "records": [s, e],
+                    "dropped": [(i, recs[i][1], len(recs[i][2]))
+                                for i in dropped][:8],
+                    "acknowledged_ops": marks_before[e],
+                    "symptom": symptom}
+            res["failures"].append(desc)
+            if len(res["failures"]) <= 3:
+                print("FAIL %s state %s" % (name, json.dumps(desc)))
+            if not args.keep_going and res["failed"] >= 20:
+                break
+        else:
+            res["passed"] += 1
+    os.close(devw.fd)
+    res["all_states"] = total
+    res["trace_seconds"] = round(t1 - t0, 1)
+    res["check_seconds"] = round(time.time() - t1, 1)
+    print("workload %s: states %d tried, %d passed, %d failed "
+          "(of %d; %d ops, %d records, %d fences; %.1f s, %.0f ms/state)" %
+          (name, res["tried"], res["passed"], res["failed"], total,
+           len(ops), nflush, nfence, res["check_seconds"],
+           1000 * res["check_seconds"] / max(res["tried"], 1)))
+    sys.stdout.flush()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dev")
+    p.add_argument("mnt")
+    p.add_argument("--workload", action="append")
+    p.add_argument("--states", type=int, default=0,
+                   help="states per workload (0: all)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--drops", type=int, default=4,
+                   help="random multi-record drops per fence interval")
+    p.add_argument("--trace-mib", type=int, default=256)
+    p.add_argument("--keep-going", action="store_true")
+    p.add_argument("--json")
+    p.add_argument("--drop-op", type=int, default=0,
+                   help="self-check: remove operation N's write-backs")
+    p.add_argument("--fsck", default="fsck.NOVA")
+    args = p.parse_args()
+    names = args.workload or list(WORKLOADS)
+    for n in names:
+        if n not in WORKLOADS:
+            p.error("unknown workload %s (known: %s)" %
+                    (n, ", ".join(WORKLOADS)))
+    os.makedirs(args.mnt, exist_ok=True)
+    tr = Trace()
+    out = []
+    for n in names:
+        run_workload(args, n, tr, args.fsck, out)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+    bad = [r for r in out if r.get("error") or r["failed"]]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
