@@ -460,6 +460,7 @@ void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 struct fileattr;
 void nova_set_inode_flags(struct inode *inode);
 void nova_fileattr_statx(struct inode *inode, struct kstat *stat);
+int nova_fileattr_inherit(struct inode *inode, struct inode *dir);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa);
