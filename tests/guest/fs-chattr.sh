@@ -226,7 +226,9 @@ t_is "a new symlink in a directory with only D is not" "$(nodump "$M/d/link")" n
 t_ok "an O_TMPFILE file, linked in" px '
 fd = os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600)
 os.write(fd, b"tmp")
-os.link("/proc/self/fd/%d" % fd, sys.argv[1] + "/tmpf", follow_symlinks=True)' "$M/inh"
+# a directory descriptor makes os.link() call linkat(AT_SYMLINK_FOLLOW)
+os.link("/proc/self/fd/%d" % fd, sys.argv[1] + "/tmpf",
+        src_dir_fd=os.open("/", os.O_RDONLY), follow_symlinks=True)' "$M/inh"
 t_is "... has S d A" "$(flags "$M/inh/tmpf")" SdA
 t_ok "chattr -a on the directory" chattr -a "$M/inh"
 t_ok "rename with a whiteout in the directory" "$NOVA_SYS" rename "$M/inh/file" "$M/inh/moved" whiteout
