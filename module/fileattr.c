@@ -26,6 +26,17 @@
  * CAP_LINUX_IMMUTABLE to change immutable or append-only, and ownership
  * for the rest.
  *
+ * Inheritance (nova_fileattr_inherit()): a new inode takes the
+ * inheritable flags of the directory it is created in, as ext4 does:
+ * noatime, nodump, sync and dirsync go to a new directory; noatime,
+ * nodump and sync to a new regular file; noatime and nodump to anything
+ * else (symlinks, devices, fifos, sockets, whiteouts). Immutable and
+ * append-only are never inherited. They are a setattr entry with
+ * NOVA_ATTR_FLAGS in the new inode's log, committed while the inode is
+ * still unpublished (i_valid 0), so the operation that publishes the
+ * inode publishes its flags with it: no crash shows the inode without
+ * them.
+ *
  * Locking (nova.h): i_rwsem (the VFS), then sb_mutex alone for the feature
  * upgrade, then invalidate_lock and log_lock.
  */
@@ -51,6 +62,13 @@ static const struct {
 };
 
 #define NOVA_S_FLAGS	(S_IMMUTABLE | S_APPEND | S_NOATIME | S_SYNC | S_DIRSYNC)
+
+/* What a new inode takes from its directory (ext4's EXT4_FL_INHERITED). */
+#define NOVA_FL_INHERITED	(NOVA_FL_NOATIME | NOVA_FL_NODUMP | \
+				 NOVA_FL_SYNC | NOVA_FL_DIRSYNC)
+/* Of those, what regular files and other non-directories keep. */
+#define NOVA_FL_REG_MASK	(NOVA_FL_NOATIME | NOVA_FL_NODUMP | NOVA_FL_SYNC)
+#define NOVA_FL_OTHER_MASK	(NOVA_FL_NOATIME | NOVA_FL_NODUMP)
 
 /* The inode's i_flags from its NOVA flags (as ext4_set_inode_flags()). */
 void nova_set_inode_flags(struct inode *inode)
@@ -162,5 +180,45 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		unmap_mapping_range(inode->i_mapping, 0, 0, 0);
 	if (reg)
 		filemap_invalidate_unlock(inode->i_mapping);
+	return err;
+}
+
+/*
+ * Give @inode, new and not yet published (i_valid 0), the inheritable
+ * flags of @dir, committed to its log. Its publication by the caller
+ * makes them visible with it; on error the caller discards the inode.
+ */
+int nova_fileattr_inherit(struct inode *inode, struct inode *dir)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	u16 flags = READ_ONCE(NOVA_I(dir)->attr_flags) & NOVA_FL_INHERITED;
+	struct nova_setattr_entry sa;
+	u64 tail = 0;
+	int err;
+
+	if (S_ISREG(inode->i_mode))
+		flags &= NOVA_FL_REG_MASK;
+	else if (!S_ISDIR(inode->i_mode))
+		flags &= NOVA_FL_OTHER_MASK;
+	if (!flags)
+		return 0;
+	/* Set already: @dir has flags. */
+	err = nova_enable_feature(sb, NOVA_FEATURE_FILEATTR, "file attributes");
+	if (err)
+		return err;
+	mutex_lock(&ni->log_lock);
+	nova_setattr_entry(inode, &sa, NOVA_ATTR_FLAGS,
+			   nova_next_trans(NOVA_SB(sb)));
+	sa.sa_flags = cpu_to_le16(flags);
+	err = nova_log_append(inode, &sa, &tail);
+	if (!err) {
+		nova_log_commit(inode, tail);
+		nova_apply_entry(inode, ni->last_append,
+				 nova_addr(NOVA_SB(sb), ni->last_append), NULL);
+		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
+				  (NOVA_BLOCK_SHIFT - 9);
+	}
+	mutex_unlock(&ni->log_lock);
 	return err;
 }

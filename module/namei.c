@@ -160,6 +160,8 @@ static int nova_mknod_op(nova_idmap_t *idmap, struct inode *dir,
 	}
 	err = nova_xattr_init_new(inode, dir, &dentry->d_name, default_acl,
 				  acl);
+	if (!err)
+		err = nova_fileattr_inherit(inode, dir);
 	if (err) {
 		nova_discard_inode(inode);
 		return err;
@@ -231,6 +233,8 @@ static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 		inode->i_link = nova_block(sbi, blk);
 	}
 	err = nova_xattr_init_new(inode, dir, &dentry->d_name, NULL, NULL);
+	if (!err)
+		err = nova_fileattr_inherit(inode, dir);
 	if (err) {
 		/* Eviction frees the target block with the dead inode. */
 		nova_discard_inode(inode);
@@ -259,6 +263,8 @@ static int nova_tmpfile(nova_idmap_t *idmap, struct inode *dir,
 		return PTR_ERR(inode);
 	}
 	err = nova_xattr_init_new(inode, dir, NULL, default_acl, acl);
+	if (!err)
+		err = nova_fileattr_inherit(inode, dir);
 	if (err) {
 		nova_discard_inode(inode);
 		return err;
@@ -466,6 +472,11 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 					  WHITEOUT_DEV, &wtrans);
 		if (IS_ERR(whiteout))
 			return PTR_ERR(whiteout);
+		err = nova_fileattr_inherit(whiteout, old_dir);
+		if (err) {
+			nova_discard_inode(whiteout);
+			return err;
+		}
 	}
 
 	/* Directory link counts after the operation. */

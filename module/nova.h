@@ -37,7 +37,9 @@
  *                 leaf spinlocks: nova_free_list.lock, nova_journal.lock,
  *                 nova_snap_reclaimq.lock, the GC queue's xa_lock,
  *                 nova_scrub.lock, the control plane's label and rate-limit
- *                 locks. Nothing nests in them; their holders do not sleep.
+ *                 locks, the persistence trace's (test builds, taken by the
+ *                 pmem.h hooks with interrupts off). Nothing nests in them;
+ *                 their holders do not sleep.
  *
  * In particular, sb_mutex is not an outer lock: mount, remount, unmount,
  * the label ioctls, the feature upgrade before a file's first xattr, range
@@ -484,6 +486,7 @@ void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 struct fileattr;
 void nova_set_inode_flags(struct inode *inode);
 void nova_fileattr_statx(struct inode *inode, struct kstat *stat);
+int nova_fileattr_inherit(struct inode *inode, struct inode *dir);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa);

@@ -24,7 +24,7 @@
  * makes a missing flush visible: the checker builds images from the
  * records only.
  *
- * Lock order: nova_pmtrace_mutex (control requests and dumps; may sleep:
+ * Locking (nova.h): nova_pmtrace_mutex (control requests and dumps; may sleep:
  * static keys, vmalloc), then nova_pmtrace_lock (the buffer and the
  * attached mapping; a leaf, taken with interrupts off by the hooks,
  * which run under any NOVA lock).

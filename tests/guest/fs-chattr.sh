@@ -9,8 +9,10 @@
 # atime; nodump, sync, dirsync (directories only) are kept; unknown
 # flags are EOPNOTSUPP; CAP_LINUX_IMMUTABLE and ownership are required;
 # the flags survive remount and thorough GC; a snapshot shows the old
-# flags; fsck.NOVA clean; a 1.5 image mounts and is upgraded to 1.6 by
-# its first chattr, with one kernel info line.
+# flags; new files and directories inherit A, d, S (and D, directories
+# only) from their directory, as ext4 does, not i or a, and keep them
+# across a remount; fsck.NOVA clean; a 1.5 image mounts and is upgraded
+# to 1.6 by its first chattr, with one kernel info line.
 # nova-timeout: 600
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
@@ -189,6 +191,60 @@ chown 65534:65534 "$M/at"
 t_ok "the owner may set nodump" "${NOBODY[@]}" chattr +d "$M/at"
 t_errno "... not immutable: EPERM" "Operation not permitted" "${NOBODY[@]}" chattr +i "$M/at"
 t_errno "another user may set nothing: EPERM" "Operation not permitted" "${NOBODY[@]}" chattr +d "$M/f"
+
+# --- inheritance, as ext4: A d S D to new directories, A d S to new
+# files, A d to anything else; never i or a ---
+# stx_attributes & 0x40: STATX_ATTR_NODUMP, of the name itself (no follow)
+nodump() {
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(256)
+if libc.statx(-100, sys.argv[1].encode(), 0x100, 0x7ff, buf) < 0:
+    sys.exit("statx failed")
+print("yes" if int.from_bytes(buf.raw[8:16], "little") & 0x40 else "no")' "$1"
+}
+mkdir "$M/inh"
+t_ok "chattr +A +d +S +D +a on a directory" chattr +A +d +S +D +a "$M/inh"
+t_is "lsattr shows SDadA" "$(flags "$M/inh")" SDadA
+echo f > "$M/inh/file"
+mkdir "$M/inh/sub"
+mkdir "$M/inh/sub/deeper"
+echo g > "$M/inh/sub/deeper/file"
+ln -s target "$M/inh/link"
+mkfifo "$M/inh/fifo"
+mknod "$M/inh/dev" c 1 3
+t_is "a new file: S d A (no D, no a)" "$(flags "$M/inh/file")" SdA
+t_is "a new directory: S D d A (no a)" "$(flags "$M/inh/sub")" SDdA
+t_is "... and its own new directory" "$(flags "$M/inh/sub/deeper")" SDdA
+t_is "... and the file in that" "$(flags "$M/inh/sub/deeper/file")" SdA
+t_is "a new symlink is nodump" "$(nodump "$M/inh/link")" yes
+t_is "a new fifo is nodump" "$(nodump "$M/inh/fifo")" yes
+t_is "a new device node is nodump" "$(nodump "$M/inh/dev")" yes
+ln -s target "$M/d/link"
+t_is "a new symlink in a directory with only D is not" "$(nodump "$M/d/link")" no
+t_ok "an O_TMPFILE file, linked in" px '
+fd = os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600)
+os.write(fd, b"tmp")
+# a directory descriptor makes os.link() call linkat(AT_SYMLINK_FOLLOW)
+os.link("/proc/self/fd/%d" % fd, sys.argv[1] + "/tmpf",
+        src_dir_fd=os.open("/", os.O_RDONLY), follow_symlinks=True)' "$M/inh"
+t_is "... has S d A" "$(flags "$M/inh/tmpf")" SdA
+t_ok "chattr -a on the directory" chattr -a "$M/inh"
+t_ok "rename with a whiteout in the directory" "$NOVA_SYS" rename "$M/inh/file" "$M/inh/moved" whiteout
+t_is "... the whiteout is nodump" "$(nodump "$M/inh/file")" yes
+t_is "... the moved file keeps its flags" "$(flags "$M/inh/moved")" SdA
+echo n > "$M/inh/sub/noinherit"
+t_ok "chattr -A -S -D on sub" chattr -A -S -D "$M/inh/sub"
+echo n > "$M/inh/sub/after"
+t_is "a file made after: only d" "$(flags "$M/inh/sub/after")" d
+t_is "a file made before keeps what it had" "$(flags "$M/inh/sub/noinherit")" SdA
+find "$M/inh" -print0 | sort -z | xargs -0 lsattr -d 2>/dev/null > "$T/before"
+t_ok "remount" nova_remount
+find "$M/inh" -print0 | sort -z | xargs -0 lsattr -d 2>/dev/null > "$T/after"
+t_ok "inherited flags survive a remount" cmp "$T/before" "$T/after"
+t_diag "$(cat "$T/after")"
+t_is "... and the symlink's nodump" "$(nodump "$M/inh/link")" yes
 
 # --- remount, GC ---
 lsattr -d "$M"/* > "$T/before"
