@@ -11,17 +11,17 @@
  * keeps the portable path if they ever disagree.
  *
  * The block copy (nova_csum_copy_user_block()) goes over the block
- * position-major, in two halves of four strips: for each 8-byte word
- * index w of a 512-byte strip, and for each strip s of the half, it loads
- * word w of strip s from the user, feeds it into strip s's crc chain,
- * XORs it into the row's parity word and stores it to PMEM with movnti
- * (four instructions per word); after the second half it stores the
- * parity word. The chains are independent, so the crc32q latency
- * (3 cycles) overlaps across strips, and the block is read once, from
- * the user's (cached) buffer, instead of being streamed out and read back
- * from PMEM for the checksums and again for the parity. User faults end the copy with
- * -EFAULT; the caller then copies the block the ordinary way, which stops
- * at the exact faulting byte as before.
+ * row-major, all eight strips at once: for each 8-byte word index w of a
+ * 512-byte strip, and for each strip s, it loads word w of strip s from
+ * the user, feeds it into strip s's crc chain, stores it to PMEM with
+ * movnti and XORs it into the row's parity word (about four instructions
+ * per word), then stores the parity word. The chains are independent, so
+ * the crc32q latency (3 cycles) overlaps across strips, and the block is
+ * read once, from the user's (cached) buffer, instead of being streamed
+ * out and read back from PMEM for the checksums and again for the
+ * parity. User faults end the copy with -EFAULT; the caller then copies
+ * the block the ordinary way, which stops at the exact faulting byte as
+ * before.
  */
 #include <linux/crc32c.h>
 #include <linux/uaccess.h>
@@ -107,71 +107,85 @@ static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 	" .popsection\n"
 
 /*
- * One word of strip @S, in one asm statement (as separate statements GCC
- * copied each chain to another register and back around the crc32q):
- * load it from the user, add it to the strip's chain @c and to the parity
- * word p, store it to PMEM with movnti.
+ * Word @U of a row of the block (the two rows of a round, @U = 0, 1), of
+ * strip @S: load it from the user, feed it into strip @S's chain, store it
+ * to PMEM with movnti, and fold it into the row's parity word (strip 0
+ * loads straight into the parity register, the others XOR into it). A
+ * user fault ends the copy at label 9, which returns -EFAULT.
  */
-#define NOVA_CSUM_WORD(S, c)						\
-	({								\
-		asm volatile("1:	movq %[mem], %[v]\n"		\
-			     "2:	crc32q %[v], %[crc]\n"		\
-			     "	movnti %[v], %[dst]\n"			\
-			     "	xorq %[v], %[par]\n"			\
-			     NOVA_EXTABLE_EFAULT("1b", "2b", "%[err]")	\
-			     : [err] "+r" (err), [v] "=&r" (v),		\
-			       [crc] "+r" (c), [par] "+r" (p),		\
-			       [dst] "=m" (d[(S) * NOVA_STRIP_WORDS + w]) \
-			     : [mem] "m" (s[(S) * NOVA_STRIP_WORDS + w])); \
-	})
+#define NOVA_CW(S, U, LOAD, FOLD)					\
+	"1" #S #U ":	movq " #S "*512+" #U "*8(%[s],%[i]), " LOAD "\n" \
+	"	crc32q " LOAD ", %[c" #S "]\n"				\
+	"	movnti " LOAD ", " #S "*512+" #U "*8(%[d],%[i])\n"	\
+	FOLD								\
+	_ASM_EXTABLE_TYPE(1##S##U##b, 9f, EX_TYPE_UACCESS)
+
+/* Row @U of a round: eight words, then the parity word (if wanted). */
+#define NOVA_CSUM_ROW(U)						\
+	NOVA_CW(0, U, "%[p]", "")					\
+	NOVA_CW(1, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(2, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(3, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(4, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(5, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(6, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	NOVA_CW(7, U, "%[v]", "	xorq %[v], %[p]\n")			\
+	"	.if %c[par_on]\n"					\
+	"	movnti %[p], " #U "*8(%[par],%[i])\n"			\
+	"	.endif\n"
 
 /*
- * Strips @S to @S + 3 of the block, word by word: four chains at a time,
- * not eight, because eight chains with the pointers, the parity word and
- * the loaded word need more registers than x86-64 has and GCC then keeps
- * the chains on the stack (two more memory accesses per word). Four
- * chains still hide crc32q's 3-cycle latency. The parity of the row goes
- * to @pbuf after the first half and to PMEM after the second.
+ * The whole block in one asm statement, so that the eight chains, the
+ * loaded word, the parity word, the three pointers and the index stay in
+ * registers (14 of them): row by row (word w of every strip), two rows a
+ * round, the index running from -512 up to 0 against pointers to the end
+ * of strip 0 and of the parity block. Per 8 bytes: load, crc32q, movnti
+ * and (7 of 8) an XOR; per row one parity store; per round add and jnz.
+ * Written as C with a stack row buffer (two halves of four strips), GCC
+ * needed about 6.5 instructions per word.
  */
-#define NOVA_CSUM_HALF(S, ca, cb, cc, cd)				\
-	do {								\
-		for (w = 0; w < NOVA_STRIP_WORDS; w++) {		\
-			u64 p = (S) ? pbuf[w] : 0, v;			\
-									\
-			NOVA_CSUM_WORD((S), ca);			\
-			NOVA_CSUM_WORD((S) + 1, cb);			\
-			NOVA_CSUM_WORD((S) + 2, cc);			\
-			NOVA_CSUM_WORD((S) + 3, cd);			\
-			if (!(S))					\
-				pbuf[w] = p;				\
-			else if (parity)				\
-				nova_movnti(parity + w, p);		\
-		}							\
-	} while (0)
+#define NOVA_CSUM_BLOCK(PAR_ON)						\
+	({								\
+		asm volatile("8:\n"					\
+			     NOVA_CSUM_ROW(0)				\
+			     NOVA_CSUM_ROW(1)				\
+			     "	addq $16, %[i]\n"			\
+			     "	jnz 8b\n"				\
+			     "	xorl %k[v], %k[v]\n"			\
+			     "	jmp 10f\n"				\
+			     "9:	movq %[efault], %[v]\n"		\
+			     "10:\n"					\
+			     : [v] "=&r" (v), [p] "=&r" (p), [i] "+r" (i), \
+			       [c0] "+r" (c0), [c1] "+r" (c1),		\
+			       [c2] "+r" (c2), [c3] "+r" (c3),		\
+			       [c4] "+r" (c4), [c5] "+r" (c5),		\
+			       [c6] "+r" (c6), [c7] "+r" (c7)		\
+			     : [s] "r" (se), [d] "r" (de), [par] "r" (pe), \
+			       [par_on] "i" (PAR_ON), [efault] "i" (-EFAULT) \
+			     : "memory", "cc");				\
+	})
 
 static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
 				   u64 *parity)
 {
-	u64 pbuf[NOVA_STRIP_WORDS];
-	/*
-	 * Fixed registers for the chains of each half: left to itself GCC
-	 * moved every chain to a scratch register and back around its asm.
-	 */
-	register u64 c0 asm("r12") = ~0U, c1 asm("r13") = ~0U;
-	register u64 c2 asm("r14") = ~0U, c3 asm("r15") = ~0U;
-	register u64 c4 asm("r8") = ~0U, c5 asm("r9") = ~0U;
-	register u64 c6 asm("r10") = ~0U, c7 asm("r11") = ~0U;
-	unsigned int w;
-	int err = 0;
+	const u8 __user *se = (const u8 __user *)s + NOVA_STRIP_SIZE;
+	u8 *de = (u8 *)d + NOVA_STRIP_SIZE;
+	u8 *pe = (u8 *)(parity ? parity : d) + NOVA_STRIP_SIZE;
+	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	long i = -(long)NOVA_STRIP_SIZE;
+	u64 v, p;
 
+	BUILD_BUG_ON(NOVA_STRIP_SIZE != 512 || NOVA_STRIPS != 8);
 	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
 		return -EFAULT;
-	NOVA_CSUM_HALF(0, c0, c1, c2, c3);
-	if (likely(!err))
-		NOVA_CSUM_HALF(4, c4, c5, c6, c7);
+	if (parity)
+		NOVA_CSUM_BLOCK(1);
+	else
+		NOVA_CSUM_BLOCK(0);
 	user_access_end();
-	if (err)
-		return err;
+	if (v)
+		return (int)v;
 	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
 	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
 	return 0;
