@@ -286,15 +286,38 @@ static void remove_tree(const char *path)
 	rmdir(path);
 }
 
-/* Copy SRC (a view path) to DST, which does not exist. */
-static int copy_new(struct restore *r, const char *src, const char *dst)
+/* Call @fn(r, SRC/name, DST/name) for each entry of directory SRC. */
+static int each_child(struct restore *r, const char *src, const char *dst,
+		      int (*fn)(struct restore *, const char *, const char *))
 {
 	char s2[PATH_MAX], d2[PATH_MAX];
 	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	d = opendir(src);
+	if (!d)
+		return fail(r, errno, "%s", src);
+	while (!ret && (errno = 0, de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (join(s2, src, de->d_name) || join(d2, dst, de->d_name))
+			ret = fail(r, ENAMETOOLONG, "%s", src);
+		else
+			ret = fn(r, s2, d2);
+	}
+	if (!ret && errno)
+		ret = fail(r, errno, "%s: readdir", src);
+	closedir(d);
+	return ret;
+}
+
+/* Copy SRC (a view path) to DST, which does not exist. */
+static int copy_new(struct restore *r, const char *src, const char *dst)
+{
 	struct stat st;
 	ssize_t n;
 	int ret = 0;
-	DIR *d;
 
 	if (lstat(src, &st))
 		return fail(r, errno, "%s", src);
@@ -316,22 +339,7 @@ static int copy_new(struct restore *r, const char *src, const char *dst)
 		if (mkdir(dst, 0700))
 			return fail(r, errno, "%s: mkdir", dst);
 		r->dirs++;
-		d = opendir(src);
-		if (!d)
-			return fail(r, errno, "%s", src);
-		while (!ret && (errno = 0, de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") ||
-			    !strcmp(de->d_name, ".."))
-				continue;
-			if (join(s2, src, de->d_name) ||
-			    join(d2, dst, de->d_name))
-				ret = fail(r, ENAMETOOLONG, "%s", src);
-			else
-				ret = copy_new(r, s2, d2);
-		}
-		if (!ret && errno)
-			ret = fail(r, errno, "%s: readdir", src);
-		closedir(d);
+		ret = each_child(r, src, dst, copy_new);
 		break;
 	case S_IFIFO:
 	case S_IFCHR:
@@ -366,12 +374,10 @@ static const char *type_name(mode_t m)
  */
 static int restore_one(struct restore *r, const char *src, const char *dst)
 {
-	char s2[PATH_MAX], d2[PATH_MAX], tmp[PATH_MAX];
+	char tmp[PATH_MAX];
 	struct stat st, dt;
-	struct dirent *de;
 	const char *slash;
 	int ret = 0, n;
-	DIR *d;
 
 	if (lstat(src, &st))
 		return fail(r, errno, "%s", src);
@@ -381,23 +387,8 @@ static int restore_one(struct restore *r, const char *src, const char *dst)
 		dt.st_mode = 0;
 	}
 	if (S_ISDIR(st.st_mode) && S_ISDIR(dt.st_mode)) {
-		d = opendir(src);
-		if (!d)
-			return fail(r, errno, "%s", src);
 		r->dirs++;
-		while (!ret && (errno = 0, de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") ||
-			    !strcmp(de->d_name, ".."))
-				continue;
-			if (join(s2, src, de->d_name) ||
-			    join(d2, dst, de->d_name))
-				ret = fail(r, ENAMETOOLONG, "%s", src);
-			else
-				ret = restore_one(r, s2, d2);
-		}
-		if (!ret && errno)
-			ret = fail(r, errno, "%s: readdir", src);
-		closedir(d);
+		ret = each_child(r, src, dst, restore_one);
 		return ret ? ret : copy_meta(r, src, &st, dst, true);
 	}
 	if (dt.st_mode && (S_ISDIR(st.st_mode) || S_ISDIR(dt.st_mode))) {
