@@ -81,7 +81,8 @@ want = {"nova": ("NOVA_A_", enum("nova_attr")),
         "snapshot": ("NOVA_SNAPSHOT_A_", enum("nova_snapshot_attr")),
         "scrub": ("NOVA_SCRUB_A_", enum("nova_scrub_attr")),
         "corruption": ("NOVA_CORRUPTION_A_", enum("nova_corruption_attr")),
-        "inject": ("NOVA_INJECT_A_", enum("nova_inject_attr"))}
+        "inject": ("NOVA_INJECT_A_", enum("nova_inject_attr")),
+        "pmtrace": ("NOVA_PMTRACE_A_", enum("nova_pmtrace_attr"))}
 for s, (prefix, names) in want.items():
     exp = [yname(prefix, n) for n in names if n != prefix + "UNSPEC"]
     if sets.get(s) != exp:
