@@ -133,8 +133,9 @@ t_ok "2 frequent snapshots kept" wait_for 20 n_freq_is 2
 t_diag "frequent snapshots: $(snap_names | grep -E "$FREQ_RE" | tr '\n' ' ')"
 
 # Read-only: skipped, said once, nothing fails; writable again: resumes.
-t_ok "remount read-only" mount -o remount,ro "$M"
+# The mark goes first: novad may say so before the remount returns here.
 mark_journal
+t_ok "remount read-only" mount -o remount,ro "$M"
 t_journal "read-only mount: skipped, said once" 20 MESSAGE_ID=$MID_SKIPPED NOVA_READ_ONLY=1 \
 	NOVA_MOUNTPOINT="$M" "MESSAGE=~read-only"
 before=$(snap_names | tr '\n' ' ')
