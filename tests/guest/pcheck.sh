@@ -12,9 +12,12 @@
 # nova-guest-args: --pmem-count 2 --pmem-size 64M
 # nova-timeout: 900
 # The self-check's states (an operation's write-backs removed) are broken
-# images; the kernel says so when it refuses them:
-# nova-expect-klog: nova \(pmem1\): error: inode [0-9]+: bad log (entry|page) at
-# nova-expect-klog: nova \(pmem1\): error: crash recovery failed
+# images; the kernel says so when it refuses them, in words that depend on
+# which write-backs the (slightly varying) trace had (a bad log entry or
+# page, a tail outside its log, ...). pmem1 is the checker's alone, and a
+# crash state the kernel refuses fails the checker itself, so any nova
+# error line about pmem1 is expected here; oopses and warnings are not.
+# nova-expect-klog: nova \(pmem1\): error: .*
 . "$NOVA_TOP/tests/guest/lib.sh"
 D=/dev/pmem1
 M=/mnt/pcheck
