@@ -127,6 +127,30 @@ int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 	return 0;
 }
 
+/*
+ * Log a setattr entry with @mask (NOVA_ATTR_FLAGS among it) giving @inode
+ * the flags @flags, commit and apply it. Caller holds the log lock.
+ */
+static int nova_fileattr_log(struct inode *inode, u32 mask, u16 flags)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	struct nova_setattr_entry sa;
+	u64 tail = 0;
+	int err;
+
+	lockdep_assert_held(&ni->log_lock);
+	nova_setattr_entry(inode, &sa, mask, nova_next_trans(sbi));
+	sa.sa_flags = cpu_to_le16(flags);
+	err = nova_log_append(inode, &sa, &tail);
+	if (err)
+		return err;
+	nova_log_commit(inode, tail);
+	nova_apply_entry(inode, ni->last_append,
+			 nova_addr(sbi, ni->last_append), NULL);
+	return 0;
+}
+
 int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa)
 {
@@ -134,9 +158,7 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info *ni = NOVA_I(inode);
 	bool reg = S_ISREG(inode->i_mode);
-	struct nova_setattr_entry sa;
 	struct timespec64 ctime;
-	u64 tail = 0;
 	u16 flags = 0;
 	int err, i;
 
@@ -160,17 +182,9 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	mutex_lock(&ni->log_lock);
 	ctime = nova_get_ctime(inode);
 	nova_set_ctime(inode, current_time(inode));
-	nova_setattr_entry(inode, &sa, NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME,
-			   nova_next_trans(NOVA_SB(sb)));
-	sa.sa_flags = cpu_to_le16(flags);
-	err = nova_log_append(inode, &sa, &tail);
-	if (!err) {
-		nova_log_commit(inode, tail);
-		nova_apply_entry(inode, ni->last_append,
-				 nova_addr(NOVA_SB(sb), ni->last_append), NULL);
-	} else {
+	err = nova_fileattr_log(inode, NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME, flags);
+	if (err)
 		nova_set_ctime(inode, ctime);
-	}
 	mutex_unlock(&ni->log_lock);
 	/*
 	 * Writable mappings of a file that became immutable go: the next
@@ -193,8 +207,6 @@ int nova_fileattr_inherit(struct inode *inode, struct inode *dir)
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct super_block *sb = inode->i_sb;
 	u16 flags = READ_ONCE(NOVA_I(dir)->attr_flags) & NOVA_FL_INHERITED;
-	struct nova_setattr_entry sa;
-	u64 tail = 0;
 	int err;
 
 	if (S_ISREG(inode->i_mode))
@@ -208,17 +220,10 @@ int nova_fileattr_inherit(struct inode *inode, struct inode *dir)
 	if (err)
 		return err;
 	mutex_lock(&ni->log_lock);
-	nova_setattr_entry(inode, &sa, NOVA_ATTR_FLAGS,
-			   nova_next_trans(NOVA_SB(sb)));
-	sa.sa_flags = cpu_to_le16(flags);
-	err = nova_log_append(inode, &sa, &tail);
-	if (!err) {
-		nova_log_commit(inode, tail);
-		nova_apply_entry(inode, ni->last_append,
-				 nova_addr(NOVA_SB(sb), ni->last_append), NULL);
+	err = nova_fileattr_log(inode, NOVA_ATTR_FLAGS, flags);
+	if (!err)
 		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
 				  (NOVA_BLOCK_SHIFT - 9);
-	}
 	mutex_unlock(&ni->log_lock);
 	return err;
 }
