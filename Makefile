@@ -141,7 +141,8 @@ install: all install-module
 
 uninstall:
 	$(INSTALL_ENV) mk/install.sh uninstall
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/nova.ko
+	rm -f $(foreach z,.xz .zst .gz,$(DESTDIR)/lib/modules/$(KVER)/updates/nova.ko$(z)) \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/nova.ko
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 		command -v udevadm > /dev/null && udevadm control --reload || :; \
 	elif [ -d "$(DESTDIR)/lib/modules" ]; then cd "$(DESTDIR)" && \

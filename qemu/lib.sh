@@ -68,6 +68,19 @@ nova_kdir() {
 	fi
 }
 
+# The suffix modules_install gives a module of the kernel built in $1
+# (nova_kdir): Debian's 6.12 compresses with xz (.ko.xz), 6.1 does not.
+nova_ko_suffix() {
+	local conf=$1/include/config/auto.conf
+	if grep -q '^CONFIG_MODULE_COMPRESS_XZ=y' "$conf" 2> /dev/null; then
+		echo .xz
+	elif grep -q '^CONFIG_MODULE_COMPRESS_ZSTD=y' "$conf" 2> /dev/null; then
+		echo .zst
+	elif grep -q '^CONFIG_MODULE_COMPRESS_GZIP=y' "$conf" 2> /dev/null; then
+		echo .gz
+	fi
+}
+
 # Where the modules of kernel $1 are (copied into the guest image).
 nova_kmoddir() {
 	if [ "${KERNEL:-}" = debug ]; then

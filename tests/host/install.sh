@@ -9,6 +9,7 @@ set -uo pipefail
 . "$nova_top/tests/guest/lib.sh"
 cd "$nova_top" || exit 1
 kver=$(nova_kver)
+ko=nova.ko$(nova_ko_suffix "$(nova_kdir)")
 work=$(mktemp -d "${TMPDIR:-/tmp}/nova-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 D=$work/root
@@ -17,7 +18,7 @@ t_ok "make install DESTDIR=..." sh -c "make -s install DESTDIR='$D' > '$work/log
 got=$(cd "$D" && find . -type f | sed 's|^\.||' | sort)
 want=$(sort <<EOL
 /etc/nova/novad.conf
-/lib/modules/$kver/updates/nova.ko
+/lib/modules/$kver/updates/$ko
 /sbin/fsck.NOVA
 /sbin/mkfs.NOVA
 /sbin/tune.NOVA
