@@ -18,6 +18,7 @@
 #include <linux/smp.h>
 
 #include "nova.h"
+#include "nova_journal.h"
 #include "pmem.h"
 
 static struct nova_journal_ptr *nova_jptr(struct nova_sb_info *sbi,
@@ -25,18 +26,6 @@ static struct nova_journal_ptr *nova_jptr(struct nova_sb_info *sbi,
 {
 	return nova_block(sbi, NOVA_JOURNAL_PTR_BLOCK) +
 	       cpu * sizeof(struct nova_journal_ptr);
-}
-
-static u64 nova_jnext(struct nova_journal *j, u64 pos)
-{
-	return j->ring_off + (pos - j->ring_off +
-			      sizeof(struct nova_journal_entry)) % NOVA_BLOCK_SIZE;
-}
-
-static u64 nova_jprev(struct nova_journal *j, u64 pos)
-{
-	return j->ring_off + (pos - j->ring_off + NOVA_BLOCK_SIZE -
-			      sizeof(struct nova_journal_entry)) % NOVA_BLOCK_SIZE;
 }
 
 static int nova_journal_alloc(struct super_block *sb)
@@ -87,12 +76,6 @@ int nova_journal_format(struct super_block *sb)
 	return 0;
 }
 
-static bool nova_jpos_ok(struct nova_journal *j, u64 pos)
-{
-	return pos >= j->ring_off && pos < j->ring_off + NOVA_BLOCK_SIZE &&
-	       !((pos - j->ring_off) % sizeof(struct nova_journal_entry));
-}
-
 int nova_journal_load(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -106,16 +89,14 @@ int nova_journal_load(struct super_block *sb)
 		struct nova_journal *j = &sbi->journals[i];
 		u64 blk = le64_to_cpu(j->ptr->j_block);
 
-		if (le32_to_cpu(j->ptr->j_csum) != nova_jp_csum(j->ptr) ||
-		    le32_to_cpu(j->ptr->j_cpu) != i ||
-		    !nova_block_ok(sbi, blk, 1)) {
+		if (!nova_jptr_ok(j->ptr, i) || !nova_block_ok(sbi, blk, 1)) {
 			nova_err(sb, "journal %u: bad journal pointer", i);
 			return -EFSCORRUPTED;
 		}
 		j->ring_off = blk << NOVA_BLOCK_SHIFT;
 		j->ring = nova_block(sbi, blk);
-		if (!nova_jpos_ok(j, le64_to_cpu(j->ptr->j_head)) ||
-		    !nova_jpos_ok(j, le64_to_cpu(j->ptr->j_tail))) {
+		if (!nova_jpos_ok(j->ring_off, le64_to_cpu(j->ptr->j_head)) ||
+		    !nova_jpos_ok(j->ring_off, le64_to_cpu(j->ptr->j_tail))) {
 			nova_err(sb, "journal %u: head or tail out of range", i);
 			return -EFSCORRUPTED;
 		}
@@ -149,7 +130,7 @@ int nova_journal_recover(struct super_block *sb)
 		u64 pos = le64_to_cpu(j->ptr->j_tail);
 
 		while (pos != head) {
-			pos = nova_jprev(j, pos);
+			pos = nova_jpos_prev(j->ring_off, pos);
 			n++;
 		}
 	}
@@ -168,13 +149,10 @@ int nova_journal_recover(struct super_block *sb)
 			struct nova_journal_entry *e;
 			u64 addr;
 
-			pos = nova_jprev(j, pos);
+			pos = nova_jpos_prev(j->ring_off, pos);
 			e = nova_addr(sbi, pos);
 			addr = le64_to_cpu(e->je_addr);
-			if (le32_to_cpu(e->je_csum) != nova_je_csum(e) ||
-			    le32_to_cpu(e->je_type) != NOVA_JOURNAL_WORD ||
-			    addr % 8 || addr < NOVA_BLOCK_SIZE ||
-			    addr >= sbi->size - NOVA_BLOCK_SIZE) {
+			if (!nova_jrec_ok(e, sbi->size)) {
 				nova_err(sb, "journal %u: bad record at %llu",
 					 i, pos);
 				return -EFSCORRUPTED;
@@ -245,7 +223,7 @@ void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
 
 		e.je_csum = cpu_to_le32(nova_je_csum(&e));
 		nova_pmem_memcpy(nova_addr(sbi, pos), &e, sizeof(e));
-		pos = nova_jnext(j, pos);
+		pos = nova_jpos_next(j->ring_off, pos);
 	}
 	/* 1. records durable, then open the transaction */
 	nova_pmem_commit64(&j->ptr->j_tail, pos);

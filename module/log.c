@@ -46,48 +46,16 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
  */
 #define NOVA_ENTRY_CRC_COPY	128
 
-/* The copy of nova_entry_crc(): e_flags, e_csum and the hints cleared. */
-static u32 nova_entry_crc_copy(const void *entry, unsigned int size)
-{
-	u8 buf[NOVA_ENTRY_CRC_COPY];
-	struct nova_log_entry_header *h = (void *)buf;
-
-	memcpy(buf, entry, size);
-	h->e_flags = 0;
-	h->e_csum = 0;
-	if (h->e_type == NOVA_LOG_FILE_WRITE &&
-	    size >= sizeof(struct nova_file_write_entry))
-		((struct nova_file_write_entry *)buf)->fw_dead_pages = 0;
-	return nova_crc32c(~0U, buf, size);
-}
-
-/*
- * crc32c of an entry with e_flags, e_csum and hint fields taken as zero.
- * @size is at least the header's.
- */
+/* crc32c of an entry as nova_entry_csum() (uapi/nova_csum.h) defines it. */
 static u32 nova_entry_crc(const void *entry, unsigned int size)
 {
-	static const u8 zero[8];
-	const u8 *p = entry;
-	unsigned int hint;
-	u32 crc = ~0U;
+	u8 buf[NOVA_ENTRY_CRC_COPY];
 
-	if (size <= NOVA_ENTRY_CRC_COPY)
-		return nova_entry_crc_copy(entry, size);
-	crc = nova_crc32c(crc, p, 1);
-	crc = nova_crc32c(crc, zero, 1);
-	crc = nova_crc32c(crc, p + 2, 2);
-	crc = nova_crc32c(crc, zero, 4);
-	if (p[0] == NOVA_LOG_FILE_WRITE &&
-	    size >= sizeof(struct nova_file_write_entry)) {
-		hint = offsetof(struct nova_file_write_entry, fw_dead_pages);
-		crc = nova_crc32c(crc, p + 8, hint - 8);
-		crc = nova_crc32c(crc, zero, 4);
-		crc = nova_crc32c(crc, p + hint + 4, size - hint - 4);
-	} else {
-		crc = nova_crc32c(crc, p + 8, size - 8);
-	}
-	return crc;
+	if (size > NOVA_ENTRY_CRC_COPY)
+		return nova_entry_csum(entry, size);
+	memcpy(buf, entry, size);
+	nova_entry_csum_mask(buf, size);
+	return nova_crc32c(NOVA_CRC_SEED, buf, size);
 }
 
 void nova_entry_seal(void *entry)

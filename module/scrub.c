@@ -59,6 +59,7 @@
 #include <linux/uaccess.h>
 
 #include "nova.h"
+#include "nova_journal.h"
 #include "nova_sb.h"
 #include "pmem.h"
 #include "protect.h"
@@ -372,8 +373,7 @@ static void nova_scrub_fixed(struct nova_scrub *s, void *buf)
 
 		/* j_block..end never change after mkfs: no lock needed. */
 		if (!nova_scrub_read(sbi, jp, off, sizeof(*jp)) ||
-		    le32_to_cpu(jp->j_csum) != nova_jp_csum(jp) ||
-		    le32_to_cpu(jp->j_cpu) != cpu)
+		    !nova_jptr_ok(jp, cpu))
 			nova_scrub_found(s, 0, NOVA_CORRUPT_JOURNAL, off, false);
 		checked++;
 		bytes += sizeof(*jp);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Log-entry checksums and small computations of the NOVA on-media format,
- * matching module/ bit for bit (the fixed structures' checksums are
- * uapi/nova_csum.h, shared with the kernel).
+ * Sealing (checksumming in place) and small computations of the NOVA
+ * on-media format; which bytes each checksum covers is uapi/nova_csum.h,
+ * shared with the kernel.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,31 +10,6 @@
 #include "crc32c.h"
 #include "format.h"
 #include "le.h"
-
-uint32_t nova_entry_csum(const void *entry, unsigned int size)
-{
-	static const uint8_t zero[8];
-	const uint8_t *p = entry;
-	uint32_t crc = NOVA_CRC_SEED;
-	size_t hint;
-
-	if (size < sizeof(struct nova_log_entry_header))
-		return 0;
-	crc = nova_crc32c(crc, p, 1);		/* e_type */
-	crc = nova_crc32c(crc, zero, 1);	/* e_flags: hint */
-	crc = nova_crc32c(crc, p + 2, 2);	/* e_size */
-	crc = nova_crc32c(crc, zero, 4);	/* e_csum */
-	if (p[0] == NOVA_LOG_FILE_WRITE &&
-	    size >= sizeof(struct nova_file_write_entry)) {
-		hint = offsetof(struct nova_file_write_entry, fw_dead_pages);
-		crc = nova_crc32c(crc, p + 8, hint - 8);
-		crc = nova_crc32c(crc, zero, 4);
-		crc = nova_crc32c(crc, p + hint + 4, size - hint - 4);
-	} else {
-		crc = nova_crc32c(crc, p + 8, size - 8);
-	}
-	return crc;
-}
 
 void nova_sb_seal(struct nova_super_block *sb)
 {

@@ -21,7 +21,6 @@
 /*
  * The checksums of the fixed structures are nova_csum.h's, compiled into
  * the kernel too. Log entry of @size bytes: e_csum, e_flags and hint fields taken as zero. */
-uint32_t nova_entry_csum(const void *entry, unsigned int size);
 
 /* Store the checksum into the structure (mkfs, repairs). */
 void nova_sb_seal(struct nova_super_block *sb);

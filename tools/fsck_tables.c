@@ -12,6 +12,7 @@
 
 #include "fsck.h"
 #include "le.h"
+#include "nova_journal.h"
 
 /* ---- the inode set: open addressing on the inode number ---- */
 
@@ -75,12 +76,6 @@ struct fsck_inode *fsck_inode_add(struct fsck *f, uint64_t ino)
 
 /* ---- journals ---- */
 
-static bool jpos_ok(uint64_t ring, uint64_t pos)
-{
-	return pos >= ring && pos < ring + NOVA_BLOCK_SIZE &&
-	       !((pos - ring) % sizeof(struct nova_journal_entry));
-}
-
 static void undo_add(struct fsck *f, uint64_t addr, uint64_t old)
 {
 	unsigned int i;
@@ -105,7 +100,7 @@ static void check_journal(struct fsck *f, unsigned int cpu)
 	uint64_t blk, ring, head, tail, pos;
 	unsigned int n = 0;
 
-	if (le32(jp->j_csum) != nova_jp_csum(jp) || le32(jp->j_cpu) != cpu) {
+	if (!nova_jptr_ok(jp, cpu)) {
 		fsck_problem(f, "journal %u: bad journal pointer (checksum or CPU number)", cpu);
 		return;
 	}
@@ -119,7 +114,7 @@ static void check_journal(struct fsck *f, unsigned int cpu)
 	ring = NOVA_OFF(blk);
 	head = le64(jp->j_head);
 	tail = le64(jp->j_tail);
-	if (!jpos_ok(ring, head) || !jpos_ok(ring, tail)) {
+	if (!nova_jpos_ok(ring, head) || !nova_jpos_ok(ring, tail)) {
 		fsck_problem(f, "journal %u: head %llu or tail %llu is outside its ring at %llu",
 			     cpu, (unsigned long long)head,
 			     (unsigned long long)tail, (unsigned long long)ring);
@@ -134,14 +129,10 @@ static void check_journal(struct fsck *f, unsigned int cpu)
 		const struct nova_journal_entry *je;
 		uint64_t addr;
 
-		pos = ring + (pos - ring + NOVA_BLOCK_SIZE - sizeof(*je)) %
-			     NOVA_BLOCK_SIZE;
+		pos = nova_jpos_prev(ring, pos);
 		je = fsck_ptr(f, pos, sizeof(*je));
 		addr = le64(je->je_addr);
-		if (le32(je->je_csum) != nova_je_csum(je) ||
-		    le32(je->je_type) != NOVA_JOURNAL_WORD || addr % 8 ||
-		    addr < NOVA_BLOCK_SIZE ||
-		    addr >= NOVA_OFF(f->nblocks) - NOVA_BLOCK_SIZE) {
+		if (!nova_jrec_ok(je, NOVA_OFF(f->nblocks))) {
 			fsck_problem(f, "journal %u: bad record at %llu in an open transaction (the kernel refuses to mount)",
 				     cpu, (unsigned long long)pos);
 			return;

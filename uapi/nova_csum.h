@@ -10,8 +10,8 @@
  * side provides nova_crc32c(crc, buf, len) with the kernel's crc32c()
  * convention: module/csum.c, tools/crc32c.c.
  *
- * Log entries (whose checksum skips the GC hints) are checksummed by
- * module/log.c and tools/format.c.
+ * The lite journal's rules (record positions, validity, rollback) are
+ * uapi/nova_journal.h.
  */
 #ifndef _UAPI_NOVA_CSUM_H
 #define _UAPI_NOVA_CSUM_H
@@ -113,6 +113,48 @@ static inline __u32 nova_lt_csum(const struct nova_log_page_tail *lt)
 	return nova_csum_skip((const unsigned char *)lt + off,
 			      lt->lt_replica ? 24 : 16,
 			      offsetof(struct nova_log_page_tail, lt_csum) - off);
+}
+
+/*
+ * A log entry: its e_size bytes with the hints taken as zero: e_flags,
+ * e_csum itself and a file write entry's fw_dead_pages (GC writes the
+ * hints in place, after the entry is committed). nova_entry_csum_mask()
+ * clears them in a copy, for a writer that checksums a copy in one call;
+ * nova_entry_csum() skips them in place. Both give the same value.
+ */
+static inline void nova_entry_csum_mask(void *copy, unsigned int size)
+{
+	struct nova_log_entry_header *h = (struct nova_log_entry_header *)copy;
+
+	h->e_flags = 0;
+	h->e_csum = 0;
+	if (h->e_type == NOVA_LOG_FILE_WRITE &&
+	    size >= sizeof(struct nova_file_write_entry))
+		((struct nova_file_write_entry *)copy)->fw_dead_pages = 0;
+}
+
+static inline __u32 nova_entry_csum(const void *entry, unsigned int size)
+{
+	static const unsigned char zero[8];
+	const unsigned char *p = (const unsigned char *)entry;
+	size_t hint = offsetof(struct nova_file_write_entry, fw_dead_pages);
+	__u32 crc = NOVA_CRC_SEED;
+
+	if (size < sizeof(struct nova_log_entry_header))
+		return 0;
+	crc = nova_crc32c(crc, p, 1);		/* e_type */
+	crc = nova_crc32c(crc, zero, 1);	/* e_flags */
+	crc = nova_crc32c(crc, p + 2, 2);	/* e_size */
+	crc = nova_crc32c(crc, zero, 4);	/* e_csum */
+	if (p[0] == NOVA_LOG_FILE_WRITE &&
+	    size >= sizeof(struct nova_file_write_entry)) {
+		crc = nova_crc32c(crc, p + 8, hint - 8);
+		crc = nova_crc32c(crc, zero, 4);
+		crc = nova_crc32c(crc, p + hint + 4, size - hint - 4);
+	} else {
+		crc = nova_crc32c(crc, p + 8, size - 8);
+	}
+	return crc;
 }
 
 #endif /* _UAPI_NOVA_CSUM_H */
