@@ -41,7 +41,7 @@
  *    from their replicas when read; nothing here rewrites metadata.
  * Each finding is counted (nova_sb_info.bb_*, STATS_GET), logged with
  * the inode and offset where known, and announced with
- * nova_ctl_corruption_event().
+ * nova_report_damage().
  *
  * Runs in fill_super after the root inode is read and before the file
  * system is announced, single-threaded: no file-system lock is
@@ -59,8 +59,8 @@
 #include <linux/xarray.h>
 #include <linux/nova_genl.h>
 
+#include "health.h"
 #include "nova.h"
-#include "nova_ctl.h"
 #include "pmem.h"
 #include "protect.h"
 #include "badblocks.h"
@@ -433,8 +433,8 @@ static void nova_bb_report(struct super_block *sb,
 			nova_err(sb, "bad block %lu (inode %llu offset %llu): sector(s) 0x%lx cannot be rebuilt, reads of the page fail",
 				 b->blk, b->ino, off, b->sectors);
 		if (ret)
-			nova_ctl_corruption_event(sb, b->ino, NOVA_CORRUPT_DATA,
-						  off, ret == 1);
+			nova_report_damage(sb, b->ino, NOVA_CORRUPT_DATA,
+					   off, ret == 1);
 		return;
 	}
 	kind = nova_bb_kind(sbi, b->blk);
@@ -454,8 +454,8 @@ static void nova_bb_report(struct super_block *sb,
 		nova_err(sb, "bad block %lu: sector(s) 0x%lx of a log page, an inode table or free space",
 			 b->blk, b->sectors);
 	}
-	nova_ctl_corruption_event(sb, 0, kind, (u64)b->blk << NOVA_BLOCK_SHIFT,
-				  ret == 1);
+	nova_report_damage(sb, 0, kind, (u64)b->blk << NOVA_BLOCK_SHIFT,
+			   ret == 1);
 }
 
 void nova_bb_mount(struct super_block *sb)

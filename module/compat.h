@@ -179,12 +179,26 @@ static inline int nova_vfs_update_time(struct inode *inode, int flags)
  * 6.6: freeze_super() and thaw_super() name who holds the freeze. NOVA
  * freezes for its own purpose (a snapshot), as the kernel: a user's
  * FIFREEZE then nests with it instead of failing with -EBUSY as on 6.1,
- * and a user's FITHAW cannot end it early.
+ * and a user's FITHAW cannot end it early. The other way round, a
+ * snapshot of a file system the user froze, fails with -EBUSY on both.
  */
 static inline int nova_freeze_super(struct super_block *sb)
 {
 #if NOVA_KERNEL_AT_LEAST(6, 6)
-	return freeze_super(sb, FREEZE_HOLDER_KERNEL);
+	int err = freeze_super(sb, FREEZE_HOLDER_KERNEL);
+
+	/*
+	 * Nesting also lets our freeze succeed on a file system the user
+	 * froze (FIFREEZE, fsfreeze), where 6.1 fails with -EBUSY. A
+	 * snapshot writes to the medium after freezing, which a user's
+	 * freeze forbids: refuse as 6.1 does. 6.12 counts the user's
+	 * freezes in freeze_ucount.
+	 */
+	if (!err && READ_ONCE(sb->s_writers.freeze_ucount)) {
+		thaw_super(sb, FREEZE_HOLDER_KERNEL);
+		err = -EBUSY;
+	}
+	return err;
 #else
 	return freeze_super(sb);
 #endif

@@ -6,8 +6,8 @@
  *
  * Locking (nova.h): nova_ctl_lock is taken with no file-system lock held;
  * under it, nova_fs_get_stats() takes the file system's inner locks (it
- * also keeps the super block alive, because nova_ctl_fs_unmounting() must
- * take it before the sb goes away). The family uses parallel_ops, so
+ * also keeps the super block alive, because the UNMOUNTING event
+ * (nova_ctl_fs_unmounting()) must take it before the sb goes away). The family uses parallel_ops, so
  * genl_mutex is never held by our handlers.
  */
 #define pr_fmt(fmt) "nova: " fmt
@@ -28,6 +28,7 @@
 #include "nova_ctl.h"
 #include "genl.h"
 #include "protect.h"
+#include "health.h"
 #include "scrub.h"
 
 static DEFINE_MUTEX(nova_ctl_lock);
@@ -270,34 +271,12 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
 	return 0;
 }
 
-/* The scrub's share of the statistics; the status copy is big. */
-static void nova_get_scrub_stats(const struct nova_ctl_fs *fs,
-				 struct nova_fs_stats *st)
-{
-	struct nova_scrub_status *ss;
-
-	if (!fs->scrub)
-		return;
-	ss = kmalloc(sizeof(*ss), GFP_KERNEL);
-	if (!ss)
-		return;
-	nova_scrub_get_status(fs->scrub, ss);
-	st->scrub_state = ss->state;
-	st->scrub_passes = ss->passes;
-	st->scrub_bytes = ss->all_bytes;
-	st->scrub_errors = ss->all_errors;
-	st->scrub_repaired = ss->all_repaired;
-	st->scrub_unrecoverable = ss->all_unrecoverable;
-	kfree(ss);
-}
-
 static void nova_get_stats(const struct nova_ctl_fs *fs,
 			   struct nova_fs_stats *st)
 {
 	lockdep_assert_held(&nova_ctl_lock);
 	memset(st, 0, sizeof(*st));
 	nova_fs_get_stats(fs->sb, st);
-	nova_get_scrub_stats(fs, st);
 }
 
 /* Find the file system a request names; sets extack on failure. */
@@ -920,19 +899,6 @@ static int nova_scrub_reply(struct genl_info *info,
 	return genlmsg_reply(msg, info);
 }
 
-/* nova_ctl_get_sb() preparation: the entry's scrub, created if none yet. */
-static int nova_ctl_scrub_create(struct nova_ctl_fs *fs, struct genl_info *info)
-{
-	lockdep_assert_held(&nova_ctl_lock);
-	if (fs->scrub)
-		return 0;
-	fs->scrub = nova_scrub_alloc(fs->sb);
-	if (fs->scrub)
-		return 0;
-	GENL_SET_ERR_MSG(info, "out of memory");
-	return -ENOMEM;
-}
-
 /* May a scrub (which repairs in place) run on @sb now? */
 static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
 {
@@ -970,13 +936,13 @@ static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, nova_ctl_scrub_create);
+	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
 	if (IS_ERR(sb)) {
 		kfree(st);
 		return PTR_ERR(sb);
 	}
-	scrub = fs.scrub;
-	err = nova_scrub_allowed(sb, info);
+	scrub = nova_scrub_get(sb);
+	err = scrub ? nova_scrub_allowed(sb, info) : -ENOMEM;
 	if (!err) {
 		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
 				       tb[NOVA_SCRUB_A_BANDWIDTH] ?
@@ -1027,7 +993,7 @@ static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
 		kfree(st);
 		return PTR_ERR(sb);
 	}
-	scrub = fs.scrub;	/* NULL if none ran yet */
+	scrub = nova_scrub_of(sb);	/* NULL if none ran yet */
 	/* No lock held: the thread may be sending an event as we wait. */
 	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
 	if (scrub)
@@ -1044,6 +1010,7 @@ static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
 static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nova_scrub_status *st;
+	struct nova_scrub *scrub;
 	struct nova_ctl_fs *fs;
 	struct nova_ctl_fs copy;
 	int err;
@@ -1058,8 +1025,9 @@ static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
 		kfree(st);
 		return PTR_ERR(fs);
 	}
-	if (fs->scrub)
-		nova_scrub_get_status(fs->scrub, st);
+	scrub = nova_scrub_of(fs->sb);
+	if (scrub)
+		nova_scrub_get_status(scrub, st);
 	copy = *fs;
 	/* The reply reads the super block: build it under the lock. */
 	err = nova_scrub_reply(info, &copy, NOVA_CMD_SCRUB_STATUS, st);
@@ -1068,8 +1036,8 @@ static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-void nova_ctl_scrub_finished(struct super_block *sb,
-			     const struct nova_scrub_status *st)
+static void nova_ctl_scrub_finished(struct super_block *sb,
+				    const struct nova_scrub_status *st)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -1132,42 +1100,38 @@ static bool nova_ctl_corruption_allowed(struct super_block *sb,
 	return ok;
 }
 
-void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
-			       u64 offset, bool repaired)
+/* The damage chain's listener (health.h): NOVA_CMD_CORRUPTION. */
+static int nova_ctl_damage(struct notifier_block *nb, unsigned long kind,
+			   void *data)
 {
-	struct nova_scrub_bad bad = {
-		.ino = ino, .kind = kind, .offset = offset,
-		.repaired = repaired,
-	};
-	struct nova_scrub *s = nova_scrub_current(sb);
+	const struct nova_damage *d = data;
 	struct sk_buff *msg;
 	u64 suppressed;
 	void *hdr;
 
-	if (s)
-		nova_scrub_note(s, &bad);
 	if (!genl_has_listeners(&nova_genl_family, &init_net,
 				NOVA_MCGRP_EVENTS))
-		return;
-	if (!nova_ctl_corruption_allowed(sb, &suppressed)) {
-		if (s)
-			nova_scrub_event_suppressed(s);
-		return;
+		return NOTIFY_DONE;
+	if (!nova_ctl_corruption_allowed(d->sb, &suppressed)) {
+		if (d->scrub)
+			nova_scrub_event_suppressed(d->scrub);
+		return NOTIFY_DONE;
 	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
 	if (!msg)
-		return;
+		return NOTIFY_DONE;
 	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
 			  NOVA_CMD_CORRUPTION);
-	if (!hdr || nova_put_identity_sb(msg, sb) ||
-	    nova_put_corruption(msg, &bad, suppressed)) {
+	if (!hdr || nova_put_identity_sb(msg, d->sb) ||
+	    nova_put_corruption(msg, &d->bad, suppressed)) {
 		nlmsg_free(msg);
-		return;
+		return NOTIFY_DONE;
 	}
 	genlmsg_end(msg, hdr);
 	/* Lossy by design (see the uapi header): failures are not logged. */
 	genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
 			  GFP_ATOMIC);
+	return NOTIFY_OK;
 }
 
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1445,7 +1409,7 @@ static struct nova_ctl_fs *nova_ctl_find(struct super_block *sb)
 }
 
 /* FS_IOC_SETFSLABEL changed the label of @sb to @label. */
-void nova_ctl_fs_relabel(struct super_block *sb, const char *label)
+static void nova_ctl_fs_relabel(struct super_block *sb, const char *label)
 {
 	struct nova_ctl_fs *fs;
 	unsigned long flags;
@@ -1460,7 +1424,7 @@ void nova_ctl_fs_relabel(struct super_block *sb, const char *label)
 	mutex_unlock(&nova_ctl_lock);
 }
 
-void nova_ctl_fs_mounted(struct super_block *sb)
+static void nova_ctl_fs_mounted(struct super_block *sb)
 {
 	struct nova_fs_stats *st;
 	struct nova_ctl_fs *fs;
@@ -1529,7 +1493,11 @@ void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
 		nova_warn(sb, "cannot send event %u: %d", cmd, err);
 }
 
-void nova_ctl_fs_unmounting(struct super_block *sb)
+/*
+ * Off the list, requests no longer find @sb, so the core may free its
+ * scrub once this returns (health.h: the UNMOUNTING event).
+ */
+static void nova_ctl_fs_unmounting(struct super_block *sb)
 {
 	struct nova_ctl_fs *fs;
 
@@ -1541,30 +1509,65 @@ void nova_ctl_fs_unmounting(struct super_block *sb)
 		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
 	}
 	mutex_unlock(&nova_ctl_lock);
-	/*
-	 * Off the list, nobody finds fs->scrub any more; stop its thread
-	 * without nova_ctl_lock (it may be sending an event) before the VFS
-	 * evicts inodes (the thread holds inode references).
-	 */
-	if (fs) {
-		nova_scrub_free(fs->scrub);
-		/* The event path may still be reading it (RCU). */
+	/* The damage listener may still be reading it (RCU). */
+	if (fs)
 		kfree_rcu(fs, rcu);
-	}
 }
+
+/* The event chain's listener (health.h). */
+static int nova_ctl_event(struct notifier_block *nb, unsigned long event,
+			  void *data)
+{
+	const struct nova_event_info *ev = data;
+
+	switch (event) {
+	case NOVA_EVENT_MOUNTED:
+		nova_ctl_fs_mounted(ev->sb);
+		break;
+	case NOVA_EVENT_UNMOUNTING:
+		nova_ctl_fs_unmounting(ev->sb);
+		break;
+	case NOVA_EVENT_RELABELLED:
+		nova_ctl_fs_relabel(ev->sb, ev->label);
+		break;
+	case NOVA_EVENT_SCRUB_FINISHED:
+		nova_ctl_scrub_finished(ev->sb, ev->scrub);
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block nova_ctl_event_nb = {
+	.notifier_call = nova_ctl_event,
+};
+
+static struct notifier_block nova_ctl_damage_nb = {
+	.notifier_call = nova_ctl_damage,
+};
 
 int __init nova_ctl_init(void)
 {
 	int err;
 
 	err = genl_register_family(&nova_genl_family);
-	if (err)
+	if (err) {
 		pr_err("error: cannot register generic netlink family %s: %d\n",
 		       NOVA_GENL_NAME, err);
+		return err;
+	}
+	err = nova_health_register(&nova_ctl_event_nb, &nova_ctl_damage_nb);
+	if (err) {
+		pr_err("error: cannot listen to file system events: %d\n",
+		       err);
+		genl_unregister_family(&nova_genl_family);
+	}
 	return err;
 }
 
 void nova_ctl_exit(void)
 {
+	nova_health_unregister(&nova_ctl_event_nb, &nova_ctl_damage_nb);
 	genl_unregister_family(&nova_genl_family);
 }

@@ -5,8 +5,9 @@
  * file systems and every command but the test-only injector live in
  * genl.c; genl_inject.c (test builds only) has NOVA_CMD_INJECT and
  * pmtrace.c (test builds only) NOVA_CMD_PMTRACE. Nothing
- * outside the control plane includes this header: the core reports to
- * the control plane through nova_ctl.h.
+ * outside the control plane includes this header: the core never calls
+ * the control plane; it reports through health.h, which genl.c listens
+ * to, and offers its services in nova_ctl.h.
  *
  * Locking: nova.h and genl.c.
  */
@@ -18,7 +19,7 @@
 #include <net/genetlink.h>
 #include <linux/nova_genl.h>
 
-struct nova_scrub;
+struct nova_snapshot_info;
 
 /*
  * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
@@ -34,7 +35,7 @@ struct nova_ctl_ratelimit {
 	u64			suppressed;	/* since the last one sent */
 };
 
-/* One mounted NOVA file system, from nova_ctl_fs_mounted() to unmounting. */
+/* One mounted NOVA file system, from its MOUNTED to its UNMOUNTING event. */
 struct nova_ctl_fs {
 	/*
 	 * On nova_ctl_list, by id: changed under nova_ctl_lock, read under
@@ -50,17 +51,14 @@ struct nova_ctl_fs {
 	/* FS_IOC_SETFSLABEL changes it: under nova_ctl_label_lock. */
 	char			label[NOVA_GENL_LABEL_LEN];
 	u32			format_version;
-	/*
-	 * Created by the first SCRUB_START under nova_ctl_lock; freed by
-	 * nova_ctl_fs_unmounting() once off the list (the thread stopped).
-	 */
-	struct nova_scrub	*scrub;
 };
 
 extern struct genl_family nova_genl_family;
 extern struct netlink_range_validation nova_dev_range;
 
 int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs);
+void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
+			     const struct nova_snapshot_info *info);
 struct super_block *
 nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
 		struct nova_ctl_fs *copy,

@@ -18,6 +18,7 @@
 #include <linux/nova_genl.h>
 
 #include "csum.h"
+#include "health.h"
 #include "nova.h"
 #include "xattr.h"
 #include "pmem.h"
@@ -532,8 +533,8 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 			nova_pi_store_log_words(pi, &rp);
 			atomic64_inc(&sbi->prot_repaired);
 		}
-		nova_ctl_corruption_event(sb, ino, NOVA_CORRUPT_INODE,
-					  nova_off(sbi, pi), write);
+		nova_report_damage(sb, ino, NOVA_CORRUPT_INODE,
+				   nova_off(sbi, pi), write);
 		*head = rp.head;
 		*tail = rp.tail;
 		return;
@@ -546,8 +547,8 @@ void nova_pi_resolve_words(struct super_block *sb, struct nova_inode *pi,
 			  write ? "replica rewritten" : "using the primary");
 		if (write)
 			atomic64_inc(&sbi->prot_repaired);
-		nova_ctl_corruption_event(sb, ino, NOVA_CORRUPT_INODE,
-					  nova_off(sbi, r), write);
+		nova_report_damage(sb, ino, NOVA_CORRUPT_INODE,
+				   nova_off(sbi, r), write);
 	}
 	if (write)
 		nova_pi_store_log_words(r, &p);

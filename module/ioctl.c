@@ -23,8 +23,8 @@
 #include <linux/mount.h>
 #include <linux/uaccess.h>
 
+#include "health.h"
 #include "nova.h"
-#include "nova_ctl.h"
 
 static int nova_ioc_getfslabel(struct file *file, char __user *arg)
 {
@@ -56,7 +56,7 @@ static int nova_ioc_setfslabel(struct file *file, char __user *arg)
 	mnt_drop_write_file(file);
 	if (err)
 		return err;
-	nova_ctl_fs_relabel(sb, label);
+	nova_report_event(sb, NOVA_EVENT_RELABELLED, label);
 	/* Best effort: the label is changed whether or not udev hears it. */
 	kobject_uevent(&sb->s_bdev->bd_device.kobj, KOBJ_CHANGE);
 	return 0;

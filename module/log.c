@@ -21,6 +21,7 @@
 #include <linux/sort.h>
 
 #include "csum.h"
+#include "health.h"
 #include "nova.h"
 #include "pmem.h"
 #include "scrub.h"
@@ -300,7 +301,7 @@ static void nova_walk_found(struct nova_walk *w, u32 kind, u64 off,
 		atomic64_inc(&w->sbi->prot_repaired);
 	if (s)
 		nova_scrub_count(s, 1, repaired, 0);
-	nova_ctl_corruption_event(w->sb, w->ino, kind, off, repaired);
+	nova_report_damage(w->sb, w->ino, kind, off, repaired);
 }
 
 /*

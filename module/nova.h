@@ -13,7 +13,7 @@
  *                                snapshot delete, injection. The GC worker
  *                                and the scrub thread only try it.)
  *     nova_ctl_lock             (genl.c, the registry. Under s_umount only
- *                                in nova_ctl_fs_unmounting(); requests
+ *                                in the UNMOUNTING event (health.h); requests
  *                                take it with nothing held and drop it
  *                                before anything that waits for s_umount.)
  *     nova_scrub.ctl_mutex      (scrub.c; the control plane only)
@@ -187,6 +187,13 @@ struct nova_sb_info {
 	u64 bb_withheld;		/* of which free, kept from allocation */
 	unsigned long *bb_held;		/* those blocks (balloc.c) */
 	unsigned int bb_nr_held;
+
+	/*
+	 * the online scrub (scrub.c): created by its first start
+	 * (nova_scrub_get()), freed in kill_sb once the control plane has
+	 * let go of the file system
+	 */
+	struct nova_scrub *scrub;
 
 	/* statistics (stats.c) */
 	struct nova_op_stats __percpu *op_stats;

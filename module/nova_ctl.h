@@ -1,25 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Contract between the file-system core (super.c and friends) and the
- * control plane (genl.c).
+ * What the file-system core offers the control plane (genl.c): the
+ * statistics, snapshots, garbage collection and scrub services below.
+ * The dependency goes one way: the control plane calls these; the core
+ * never calls the control plane. It reports damage and life events
+ * (mounted, unmounting, relabelled, scrub finished) through health.h,
+ * whose notifier chains genl.c listens to. Only the module's init and
+ * exit (super.c) call nova_ctl_init()/nova_ctl_exit(), first and last.
  *
- * Core -> control plane:
- *   nova_ctl_init()/nova_ctl_exit()   from module init (first) / exit (last)
- *   nova_ctl_fs_mounted(sb)           once a NOVA super block is fully set up
- *   nova_ctl_fs_unmounting(sb)        first thing in ->kill_sb(); idempotent,
- *                                     harmless for a sb never announced;
- *                                     stops a running scrub thread
- *   nova_ctl_corruption_event(...)    a damaged object was found (below)
- *
- * Control plane -> core:
- *   nova_fs_get_stats(sb, st)         fill *st; may sleep; called with the
- *                                     control plane's registry mutex held,
- *                                     which nova_ctl_fs_unmounting() also
- *                                     takes, so sb stays alive meanwhile.
+ * Services marked so below are called with an active reference on sb
+ * (nova_ctl_get_sb()) and without the registry mutex; nova_fs_get_stats()
+ * is called with the registry mutex held, which unmounting also takes
+ * (through the UNMOUNTING event), so sb stays alive meanwhile.
  *
  * Locking (nova.h): the registry mutex (nova_ctl_lock) is taken with no
- * file-system lock held. The core's calls into the control plane (events)
- * take no mutex, so they may be made with any file-system lock held.
+ * file-system lock held.
  */
 #ifndef _NOVA_CTL_H
 #define _NOVA_CTL_H
@@ -78,7 +73,7 @@ struct nova_fs_stats {
 	u64 gc_thorough_pages;		/* log pages thorough GC saved */
 	u64 gc_entries_copied;		/* entries thorough GC wrote */
 	u64 gc_time_ns;			/* time spent collecting */
-	/* integrity scrub since mount (scrub.c; filled by genl.c) */
+	/* integrity scrub since mount (scrub.c) */
 	u32 scrub_state;		/* enum nova_scrub_state */
 	u64 scrub_passes;		/* passes finished */
 	u64 scrub_bytes;		/* bytes read, all passes */
@@ -111,9 +106,6 @@ struct nova_snapshot_info {
 
 int nova_ctl_init(void);
 void nova_ctl_exit(void);
-void nova_ctl_fs_mounted(struct super_block *sb);
-void nova_ctl_fs_relabel(struct super_block *sb, const char *label);
-void nova_ctl_fs_unmounting(struct super_block *sb);
 
 void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st);
 
@@ -134,8 +126,6 @@ void nova_snapshot_reclaim_stats(struct super_block *sb,
 int nova_snapshot_list(struct super_block *sb, u64 from,
 		       struct nova_snapshot_info *out, int max,
 		       unsigned int *gen);
-void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
-			     const struct nova_snapshot_info *info);
 
 /* What one garbage collection request did (gc.c). */
 struct nova_gc_result {
@@ -158,31 +148,9 @@ int nova_gc_request(struct super_block *sb, u64 ino,
 		    struct nova_gc_result *res);
 
 /*
- * Integrity scrub (scrub.c drives it; genl.c owns the per-fs struct
- * nova_scrub, created on the first SCRUB_START, freed by
- * nova_ctl_fs_unmounting() after the thread has stopped).
+ * Integrity scrub: scrub.h (the per-file-system struct nova_scrub hangs
+ * off nova_sb_info, created by nova_scrub_get() on the first start and
+ * freed at unmount).
  */
-struct nova_scrub_status;
-
-/*
- * Announce a damaged object (NOVA_CMD_CORRUPTION, enum
- * nova_corruption_kind in uapi/linux/nova_genl.h): the core calls it when
- * a read, the mount or a verification helper finds corruption, with the
- * inode it belongs to (0: none or unknown), the file offset (data, csum,
- * parity) or device offset (other kinds), and whether it was repaired.
- * Takes no lock and allocates with GFP_ATOMIC: callable from any context
- * but hard interrupts, with any NOVA lock held. Called from the scrub
- * thread (through a verification helper), it also records the object in
- * the scrub's findings, filling in the inode and file offset it is
- * checking where @ino is 0; the scrub counts its findings from the
- * helpers' struct nova_verify_result, so the helpers must not count
- * twice. Does not print; the caller logs (rate-limited) as it sees fit.
- */
-void nova_ctl_corruption_event(struct super_block *sb, u64 ino, u32 kind,
-			       u64 offset, bool repaired);
-
-/* A scrub pass of @sb reached its end: NOVA_CMD_SCRUB_FINISHED. May sleep. */
-void nova_ctl_scrub_finished(struct super_block *sb,
-			     const struct nova_scrub_status *st);
 
 #endif /* _NOVA_CTL_H */

@@ -57,6 +57,7 @@
 #include <linux/xarray.h>
 
 #include "csum.h"
+#include "health.h"
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
@@ -636,8 +637,8 @@ int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 	 * but leaves the medium as it is.
 	 */
 	if (err || res.bad)
-		nova_ctl_corruption_event(sb, inode->i_ino, res.kind, pos,
-					  !err && res.repaired);
+		nova_report_damage(sb, inode->i_ino, res.kind, pos,
+				   !err && res.repaired);
 	return err;
 }
 

@@ -40,9 +40,9 @@
  *   COW writes (which free replaced blocks under log_lock) cannot change
  *   what it reads meanwhile, so a block it checks is still the file's. It
  *   sleeps for the bandwidth limit only with no lock held.
- * - Unmount calls nova_scrub_free() (from nova_ctl_fs_unmounting(), first
- *   thing in ->kill_sb, before any inode is evicted); the thread drops its
- *   inode references before it exits.
+ * - Unmount calls nova_scrub_free() (->kill_sb, right after the control
+ *   plane let go of the file system, before any inode is evicted); the
+ *   thread drops its inode references before it exits.
  *
  * Locking (nova.h): the thread tries s_umount (shared), then takes one of
  * sb_mutex (a superblock repair), an inode's log_lock or the snapshot
@@ -58,6 +58,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "health.h"
 #include "nova.h"
 #include "nova_journal.h"
 #include "nova_sb.h"
@@ -233,7 +234,7 @@ static void nova_scrub_found(struct nova_scrub *s, u64 ino, u32 kind,
 	spin_lock(&s->lock);
 	nova_scrub_tally(s, 1, repaired, !repaired);
 	spin_unlock(&s->lock);
-	nova_ctl_corruption_event(s->sb, ino, kind, offset, repaired);
+	nova_report_damage(s->sb, ino, kind, offset, repaired);
 }
 
 /* ---- pacing ---- */
@@ -520,7 +521,7 @@ static void nova_scrub_log(struct nova_scrub *s, struct inode *inode)
 /*
  * Count what a verification helper of the core found in the object
  * being checked (s->ctx_*), and report the bad ones it did not report
- * itself through nova_ctl_corruption_event().
+ * itself through nova_report_damage().
  */
 static void nova_scrub_verified(struct nova_scrub *s,
 				const struct nova_verify_result *res)
@@ -536,8 +537,8 @@ static void nova_scrub_verified(struct nova_scrub *s,
 	 * be written): those are not listed as repaired.
 	 */
 	for (i = s->ctx_notes; i < res->bad; i++)
-		nova_ctl_corruption_event(s->sb, s->ctx_ino, s->ctx_kind,
-					  s->ctx_off, i < res->repaired);
+		nova_report_damage(s->sb, s->ctx_ino, s->ctx_kind,
+				   s->ctx_off, i < res->repaired);
 }
 
 /*
@@ -626,9 +627,9 @@ static void nova_scrub_verified_data(struct nova_scrub *s,
 			kind = NOVA_CORRUPT_PARITY;
 		else
 			kind = NOVA_CORRUPT_DATA;
-		nova_ctl_corruption_event(s->sb, s->ctx_ino, kind, s->ctx_off,
-					  !res->unrecoverable &&
-					  res->repaired);
+		nova_report_damage(s->sb, s->ctx_ino, kind, s->ctx_off,
+				   !res->unrecoverable &&
+				   res->repaired);
 	}
 }
 
@@ -1188,7 +1189,8 @@ static int nova_scrub_thread(void *arg)
 		if (st->state == NOVA_SCRUB_FINISHED) {
 			nova_info(s->sb, "scrub finished: %llu bad objects, %llu repaired, %llu not repairable",
 				  st->errors, st->repaired, st->unrecoverable);
-			nova_ctl_scrub_finished(s->sb, st);
+			nova_report_event(s->sb, NOVA_EVENT_SCRUB_FINISHED,
+					  st);
 		}
 		kfree(st);
 	}
@@ -1220,6 +1222,55 @@ static void nova_scrub_reap(struct nova_scrub *s)
 	kthread_stop(s->task);
 	put_task_struct(s->task);
 	s->task = NULL;
+}
+
+/* @sb's scrub, or NULL if none was started since mount. */
+struct nova_scrub *nova_scrub_of(struct super_block *sb)
+{
+	return READ_ONCE(NOVA_SB(sb)->scrub);
+}
+
+/*
+ * @sb's scrub, created on first use (NULL: out of memory). The caller
+ * holds an active reference on @sb; kill_sb frees it.
+ */
+struct nova_scrub *nova_scrub_get(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_scrub *s = nova_scrub_of(sb), *old;
+
+	if (s)
+		return s;
+	s = nova_scrub_alloc(sb);
+	if (!s)
+		return NULL;
+	old = cmpxchg(&sbi->scrub, NULL, s);
+	if (old) {
+		nova_scrub_free(s);
+		return old;
+	}
+	return s;
+}
+
+/* The scrub's share of the statistics (nova_fs_get_stats()). */
+void nova_scrub_stats(struct super_block *sb, struct nova_fs_stats *st)
+{
+	struct nova_scrub *s = nova_scrub_of(sb);
+	struct nova_scrub_status *ss;
+
+	if (!s)
+		return;
+	ss = kmalloc(sizeof(*ss), GFP_KERNEL);	/* the status copy is big */
+	if (!ss)
+		return;
+	nova_scrub_get_status(s, ss);
+	st->scrub_state = ss->state;
+	st->scrub_passes = ss->passes;
+	st->scrub_bytes = ss->all_bytes;
+	st->scrub_errors = ss->all_errors;
+	st->scrub_repaired = ss->all_repaired;
+	st->scrub_unrecoverable = ss->all_unrecoverable;
+	kfree(ss);
 }
 
 void nova_scrub_free(struct nova_scrub *s)

@@ -21,6 +21,7 @@
 
 struct super_block;
 struct nova_scrub;
+struct nova_fs_stats;
 
 /* One bad object, as NOVA_SCRUB_A_BAD and NOVA_CMD_CORRUPTION carry it. */
 struct nova_scrub_bad {
@@ -61,6 +62,9 @@ struct nova_scrub_status {
 
 struct nova_scrub *nova_scrub_alloc(struct super_block *sb);
 void nova_scrub_free(struct nova_scrub *s);
+struct nova_scrub *nova_scrub_of(struct super_block *sb);
+struct nova_scrub *nova_scrub_get(struct super_block *sb);
+void nova_scrub_stats(struct super_block *sb, struct nova_fs_stats *st);
 int nova_scrub_start(struct nova_scrub *s, bool set_bw, u64 bw, bool restart);
 int nova_scrub_stop(struct nova_scrub *s);
 void nova_scrub_get_status(struct nova_scrub *s, struct nova_scrub_status *st);

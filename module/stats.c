@@ -14,6 +14,7 @@
 
 #include "nova.h"
 #include "pmem.h"
+#include "scrub.h"
 
 /*
  * Persistence fences and write-back calls issued by every NOVA mount
@@ -139,4 +140,5 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	nova_gc_get_stats(sb, st);
 	nova_op_stats_sum(sbi, st);
 	nova_prot_stats(sbi, st);
+	nova_scrub_stats(sb, st);
 }

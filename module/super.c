@@ -29,6 +29,7 @@
 
 #include "badblocks.h"
 #include "csum.h"
+#include "health.h"
 #include "nova.h"
 #include "nova_sb.h"
 #include "xattr.h"
@@ -1002,7 +1003,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	}
 	nova_bb_mount(sb);
 	sbi->mount_time_ns = ktime_get_ns() - start;
-	nova_ctl_fs_mounted(sb);
+	nova_report_event(sb, NOVA_EVENT_MOUNTED, NULL);
 	return 0;
 }
 
@@ -1184,10 +1185,17 @@ static void nova_kill_sb(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	nova_ctl_fs_unmounting(sb);
-	/* GC holds inode references: drop them before the VFS evicts. */
-	if (sbi)
+	/* Listeners let go of sb; then nobody else finds its scrub. */
+	nova_report_event(sb, NOVA_EVENT_UNMOUNTING, NULL);
+	/*
+	 * The scrub thread and GC hold inode references: stop them before
+	 * the VFS evicts.
+	 */
+	if (sbi) {
+		nova_scrub_free(sbi->scrub);
+		sbi->scrub = NULL;
 		nova_gc_stop(sb);
+	}
 	kill_block_super(sb);
 	if (sbi)
 		nova_free_sbi(sbi);
