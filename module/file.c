@@ -209,7 +209,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff);
 	u32 i, k, batch, same, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
-	void *old[NOVA_INDEX_BATCH];
+	void *old[NOVA_INDEX_BATCH] __uninitialized;
 
 	for (i = 0; i < n; i += batch) {
 		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
@@ -517,7 +517,7 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	u64 trans, tail = 0, from;
 	unsigned int head = pos & (PAGE_SIZE - 1);
 	unsigned int tail_off = end & (PAGE_SIZE - 1);
-	struct nova_file_write_entry fw;
+	struct nova_file_write_entry fw __uninitialized;
 	struct nova_snap_stage st;
 	int i, j, err, err2 = 0;
 	bool staged;
@@ -640,7 +640,7 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 				struct iov_iter *from)
 {
 	struct super_block *sb = inode->i_sb;
-	struct nova_wextent ext[NOVA_WRITE_EXTENTS];
+	struct nova_wextent ext[NOVA_WRITE_EXTENTS] __uninitialized;
 	size_t count = iov_iter_count(from), done = 0;
 	ssize_t ret;
 	int n = 0, err = 0;
