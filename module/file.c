@@ -603,11 +603,11 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 		goto out_unlock;
 	}
 	/*
-	 * One entry (a write within one extent): applied from its copy in
-	 * @fw, sealed as stored, at the position nova_log_append() gave it;
-	 * not read back from the log.
+	 * One extent, so one entry (@fw is the last one built): applied from
+	 * that copy, sealed as stored, at the position nova_log_append() gave
+	 * it; not read back from the log.
 	 */
-	if (i == 1)
+	if (n == 1)
 		nova_file_apply_write(inode, ni->last_append, &fw, true);
 	else
 		nova_log_apply_range(inode, from, tail);
