@@ -605,6 +605,34 @@ static unsigned long nova_take(struct nova_sb_info *sbi,
 	return got;
 }
 
+/*
+ * nova_take() for NOVA_FIT_GOAL and, if the goal is not free, for
+ * NOVA_FIT_FRAG from the same list, in one round of its lock: the two
+ * takes that nova_alloc() tries in turn when that list is the one the
+ * fragment search starts with. A single-page overwrite pays for both, its
+ * goal (the block after the file's previous page) being rarely free.
+ * Returns the number taken; 0 (nothing taken) if neither fits or the take
+ * needs a node, and the caller then tries both the long way.
+ */
+static unsigned long nova_take_goal_frag(struct nova_sb_info *sbi,
+					 struct nova_free_list *fl,
+					 unsigned long want, unsigned long goal,
+					 unsigned long *blk)
+{
+	struct nova_range_node *r;
+	unsigned long lo, hi, got = 0;
+
+	spin_lock(&fl->lock);
+	if ((nova_pick(fl, want, NOVA_FIT_GOAL, goal, &r, &lo, &hi) ||
+	     nova_pick(fl, want, NOVA_FIT_FRAG, 0, &r, &lo, &hi)) &&
+	    nova_take_at(sbi, fl, r, lo, hi)) {
+		*blk = lo;
+		got = hi - lo;
+	}
+	spin_unlock(&fl->lock);
+	return got;
+}
+
 /* Take exactly @want blocks from the end of the highest range that fits. */
 static bool nova_take_high(struct nova_sb_info *sbi,
 			   struct nova_free_list *fl, unsigned long want,
@@ -679,12 +707,18 @@ unsigned long nova_count_user_free(struct super_block *sb)
 	return nova_count_free(sb) + NOVA_SB(sb)->nr_state_pages;
 }
 
+/* The list a search of all lists starts with: this CPU's. */
+static unsigned int nova_first_list(struct nova_sb_info *sbi)
+{
+	return raw_smp_processor_id() % sbi->nr_lists;
+}
+
 /* Take from the lists as @fit says, this CPU's list first. */
 static unsigned long nova_take_any_list(struct nova_sb_info *sbi,
 					unsigned long want, enum nova_fit fit,
 					unsigned long *blk)
 {
-	unsigned int first = raw_smp_processor_id() % sbi->nr_lists, i;
+	unsigned int first = nova_first_list(sbi), i;
 	unsigned long n = 0;
 
 	for (i = 0; i < sbi->nr_lists && !n; i++)
@@ -729,9 +763,16 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 	} else {
 		if (huge && want >= NOVA_HUGE_START)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_HUGE, blk);
-		if (!n && goal && nova_block_ok(sbi, goal, 1))
-			n = nova_take(sbi, &sbi->free_lists[nova_list_of(sbi, goal)],
-				      want, NOVA_FIT_GOAL, goal, blk);
+		if (!n && goal && nova_block_ok(sbi, goal, 1)) {
+			unsigned int l = nova_list_of(sbi, goal);
+
+			if (kind != NOVA_BLOCK_META && l == nova_first_list(sbi))
+				n = nova_take_goal_frag(sbi, &sbi->free_lists[l],
+							want, goal, blk);
+			if (!n)
+				n = nova_take(sbi, &sbi->free_lists[l], want,
+					      NOVA_FIT_GOAL, goal, blk);
+		}
 		/*
 		 * Fragments from every list before breaking a chunk in any:
 		 * a list without fragments makes some by breaking one.

@@ -26,7 +26,10 @@
  *  - iov_iter's iovec array became private (__iov) behind iter_iov() in
  *    6.4 (nova_iter_iov);
  *  - export_operations without ->encode_fh got the 32-bit inode encoder by
- *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH).
+ *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH);
+ *  - __uninitialized (a stack variable left out of
+ *    CONFIG_INIT_STACK_ALL_ZERO's zeroing) is not in 6.1's
+ *    compiler_attributes.h; defined here the way later kernels do.
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
@@ -40,6 +43,19 @@
 
 #define NOVA_KERNEL_AT_LEAST(a, b)	\
 	(KERNEL_VERSION(a, b, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * Not zeroed on entry under CONFIG_INIT_STACK_ALL_ZERO (Debian's): for
+ * hot-path buffers that are always written before they are read, whose
+ * zeroing is a rep stos per call (one instruction per 8 bytes).
+ */
+#ifndef __uninitialized
+#if __has_attribute(__uninitialized__)
+#define __uninitialized		__attribute__((__uninitialized__))
+#else
+#define __uninitialized
+#endif
+#endif
 
 /* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */
 #if NOVA_KERNEL_AT_LEAST(6, 3)

@@ -165,21 +165,38 @@ static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
  * (__GFP_NOFAIL): the entry is committed, its pages must be indexed. A
  * store that needs memory drops the lock, allocates, and goes on from the
  * page it stopped at.
+ *
+ * An overwritten page (a value entry in a leaf node, which is what an
+ * order-0 xa_state lands on in this xarray: no marks, no multi-index
+ * entries) gets the new value with one slot store: that is all
+ * xas_store() does for a value replacing a value there (no count, value
+ * count or mark changes), without its creation walk and checks per page.
+ * Anything else (a hole, the head slot, a new node) goes through
+ * xas_store().
  */
 static void nova_index_store(struct xarray *xa, pgoff_t pgoff,
 			     unsigned int n, void *val, void **old)
 {
 	XA_STATE(xas, xa, pgoff);
 	unsigned int i = 0;
+	void *cur;
 
 	do {
 		xas_lock(&xas);
+		cur = xas_load(&xas);
 		while (i < n) {
-			old[i] = xas_store(&xas, val);
-			if (xas_error(&xas))
-				break;
+			if (xa_is_value(cur) && xas_is_node(&xas) &&
+			    !xas.xa_node->shift) {
+				rcu_assign_pointer(xas.xa_node->slots[xas.xa_offset],
+						   val);
+				old[i] = cur;
+			} else {
+				old[i] = xas_store(&xas, val);
+				if (xas_error(&xas))
+					break;
+			}
 			if (++i < n)
-				xas_next(&xas);
+				cur = xas_next(&xas);
 		}
 		xas_unlock(&xas);
 	} while (xas_nomem(&xas, GFP_NOFS | __GFP_NOFAIL));
@@ -192,7 +209,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	pgoff_t pgoff = le64_to_cpu(fw->fw_pgoff);
 	u32 i, k, batch, same, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
-	void *old[NOVA_INDEX_BATCH];
+	void *old[NOVA_INDEX_BATCH] __uninitialized;
 
 	for (i = 0; i < n; i += batch) {
 		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
@@ -500,8 +517,10 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	u64 trans, tail = 0, from;
 	unsigned int head = pos & (PAGE_SIZE - 1);
 	unsigned int tail_off = end & (PAGE_SIZE - 1);
+	struct nova_file_write_entry fw __uninitialized;
 	struct nova_snap_stage st;
 	int i, j, err, err2 = 0;
+	bool staged;
 
 	filemap_invalidate_lock(inode->i_mapping);
 	/* From the end-of-file page if it is zeroed (maybe copied). */
@@ -544,7 +563,6 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
-		struct nova_file_write_entry fw;
 		loff_t ext_end = ((loff_t)(ext[i].pgoff + ext[i].nr)) <<
 				 PAGE_SHIFT;
 
@@ -556,22 +574,45 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 		if (err)
 			break;
 	}
-	/* Keep records for replaced pages a snapshot shows: see snapshot.c. */
-	nova_snapshot_stage_init(&st);
-	for (j = 0; j < i && !err2; j++)
-		err2 = nova_snapshot_stage_range(inode, &st, ext[j].pgoff,
-						 ext[j].pgoff + ext[j].nr - 1);
+	/*
+	 * Keep records for replaced pages a snapshot shows: see snapshot.c.
+	 * With no snapshot there is nothing to stage, and none can appear
+	 * before this write returns (nova_snapshot_none()).
+	 */
+	staged = !nova_snapshot_none(sb);
+	if (staged) {
+		nova_snapshot_stage_init(&st);
+		for (j = 0; j < i && !err2; j++)
+			err2 = nova_snapshot_stage_range(inode, &st,
+							 ext[j].pgoff,
+							 ext[j].pgoff +
+							 ext[j].nr - 1);
+	}
 	/* Data, entries and records durable (fence first), then the tails. */
-	if (i && !err2)
-		err2 = nova_snapshot_stage_commit(inode, &st, tail);
+	if (i && !err2) {
+		if (staged)
+			err2 = nova_snapshot_stage_commit(inode, &st, tail);
+		else
+			nova_log_commit(inode, tail);
+	}
 	if (!i || err2) {
-		nova_snapshot_stage_done(inode, &st);
+		if (staged)
+			nova_snapshot_stage_done(inode, &st);
 		mutex_unlock(&ni->log_lock);
 		err = err2 ? err2 : err;
 		goto out_unlock;
 	}
-	nova_log_apply_range(inode, from, tail);
-	nova_snapshot_stage_done(inode, &st);
+	/*
+	 * One extent, so one entry (@fw is the last one built): applied from
+	 * that copy, sealed as stored, at the position nova_log_append() gave
+	 * it; not read back from the log.
+	 */
+	if (n == 1)
+		nova_file_apply_write(inode, ni->last_append, &fw, true);
+	else
+		nova_log_apply_range(inode, from, tail);
+	if (staged)
+		nova_snapshot_stage_done(inode, &st);
 	mutex_unlock(&ni->log_lock);
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (i < n) {
@@ -599,7 +640,7 @@ static ssize_t nova_write_batch(struct inode *inode, loff_t pos,
 				struct iov_iter *from)
 {
 	struct super_block *sb = inode->i_sb;
-	struct nova_wextent ext[NOVA_WRITE_EXTENTS];
+	struct nova_wextent ext[NOVA_WRITE_EXTENTS] __uninitialized;
 	size_t count = iov_iter_count(from), done = 0;
 	ssize_t ret;
 	int n = 0, err = 0;

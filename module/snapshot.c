@@ -1143,6 +1143,21 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 }
 
 /*
+ * Is there no live snapshot? Then an operation that supersedes file pages
+ * has no keep records to stage (nova_snapshot_stage_range() would note
+ * none) and may commit its tail alone (nova_commit_write()). The answer
+ * holds until a writer's operation ends: a snapshot is created only with
+ * the file system frozen (freeze_super() in nova_snapshot_create()),
+ * which waits for running writers.
+ */
+bool nova_snapshot_none(struct super_block *sb)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+
+	return !t || !READ_ONCE(t->nr);
+}
+
+/*
  * May nova_snapshot_keep() say true for any block of @inode now? False
  * when no snapshot exists and nothing is staged: the caller then frees
  * superseded blocks without asking block by block. Log lock held.
@@ -1394,7 +1409,9 @@ void nova_snapshot_stage_done(struct inode *inode, struct nova_snap_stage *st)
 		list_del(&k->list);
 		kfree(k);
 	}
-	xa_destroy(&st->blocks);
+	/* Nothing staged (no snapshot shows the pages): nothing to free. */
+	if (!xa_empty(&st->blocks))
+		xa_destroy(&st->blocks);
 }
 
 /*
