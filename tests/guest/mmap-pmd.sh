@@ -169,39 +169,10 @@ rm -f "$M/snapped"
 # ---- aged ----
 # Three rounds: fill to ~75 % with 80 % small files (4-64 KiB, written in
 # one write) and 20 % large ones (256 KiB-8 MiB, written in pieces of
-# 4 KiB-1 MiB), then delete a random half of everything.
+# 4 KiB-1 MiB), then delete a random half of everything (bench/age.py,
+# which the bench's mmap rows age with too).
 age() {
-	python3 - "$M/age" <<'EOF'
-import os, random, sys
-d = sys.argv[1]
-os.makedirs(d, exist_ok=True)
-rnd = random.Random(21)
-buf = os.urandom(1 << 20)
-files, n = [], 0
-def used():
-    st = os.statvfs(d)
-    return 1 - st.f_bfree / st.f_blocks
-for rnd_no in range(3):
-    while used() < 0.75:
-        p = os.path.join(d, "f%d" % n)
-        n += 1
-        with open(p, "wb") as f:
-            if rnd.random() < 0.8:
-                f.write(buf[:rnd.randint(1, 16) * 4096])
-            else:
-                left = rnd.randint(64, 2048) * 4096
-                while left:
-                    k = min(left, rnd.randint(1, 256) * 4096)
-                    f.write(buf[:k])
-                    left -= k
-        files.append(p)
-    rnd.shuffle(files)
-    half = len(files) // 2
-    for p in files[:half]:
-        os.unlink(p)
-    files = files[half:]
-    print("round %d: %d files kept, %.0f %% used" % (rnd_no, len(files), 100 * used()))
-EOF
+	python3 "$NOVA_TOP/bench/age.py" "$M/age"
 }
 t_ok "aging: three rounds of fill to 75 % and delete a random half" age
 t_diag "$(df -h "$M" | tail -n 1)"
