@@ -16,13 +16,13 @@
 # the file are one aligned chunk, and whether the others come only after
 # the whole chunks ran out.
 #
-# The guest gets a 3 GiB NVDIMM: the aged file system keeps ~40 % of its
-# ~2.7 GiB allocatable (parity and checksums take 1/8) in use, and the
-# 1 GiB file then fills it to ~77 %. On a 2 GiB NVDIMM the same file
-# filled the aged file system to ~95 %: it needed 93 % of all the free
-# space to be in whole chunks, which no allocator keeps while ~800 files
-# of random size and age are live (measured 73-79 %, every 2 MiB aligned
-# until the whole chunks ran out; docs/fs.md "Allocation").
+# The guest gets a 3 GiB NVDIMM: the aged file system keeps ~36 % of its
+# ~2.6 GiB allocatable (parity and checksums take 1/8) in use, and the
+# 1 GiB file then fills it to ~73 % (measured: 100 % PMD-mapped). On a
+# 2 GiB NVDIMM the same file filled the aged file system to ~95 %: it
+# needed 93 % of all the free space to be in whole chunks, more than the
+# ~800 live files of random size and age leave (measured 73-79 %; the
+# whole chunks run out, docs/fs.md "Allocation").
 # nova-guest-args: --pmem-size 3G
 # nova-timeout: 1200
 . "$NOVA_TOP/tests/guest/lib.sh"
