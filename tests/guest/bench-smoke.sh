@@ -54,8 +54,8 @@ t_ok "driver: mmap output has ns/op, faults and the PMD share" \
 t_is "driver: mmap names its rows after the state" \
 	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(d[0]["workload"], d[1]["workload"], d[0]["pages"], "faults" in d[0], 0 <= d[0]["pmd_share"] <= 100)' "$w/mmap.jsonl")" \
 	"mmap-randwrite-4k-fresh mmap-randread-4k-fresh 2048 True True"
-t_ok "age.py: two rounds of filling to 20 % and deleting half" \
-	sh -c "python3 $NOVA_TOP/bench/age.py $mnt/age 2 0.2 > $w/age.txt"
+t_ok "age.py: two rounds of filling to 5 % and deleting half" \
+	sh -c "python3 $NOVA_TOP/bench/age.py $mnt/age 2 0.05 > $w/age.txt"
 t_is "age.py: says what each round kept" "$(grep -c '^round [01]: [0-9]* files kept' "$w/age.txt")" 2
 rm -rf "$mnt/age"
 t_is "driver: workloads clean up after themselves" "$(ls -A "$mnt" | grep -v lost+found)" ""
