@@ -22,6 +22,15 @@
  *                   memcpy 2 MiB chunks into it, then out of it, -t
  *                   seconds each (after one untimed pass that takes the
  *                   page faults); no file system code runs while timed
+ *   mmap DIR        4 KiB random stores and loads through a MAP_SHARED
+ *                   mapping of a -S byte file (DIR/mmap.dat, written first
+ *                   with 2 MiB write()s and fsync, so the file system lays
+ *                   it out as it does a large file): every page is stored
+ *                   to once (untimed; the page faults counted, and the
+ *                   share of the file mapped by 2 MiB PMDs derived from
+ *                   them), then -t seconds of 4 KiB memcpy()s into random
+ *                   pages, then -t seconds out of random pages; -l LABEL
+ *                   names the state ("fresh", "aged") in the workload
  *   mount DEV DIR   mount(2) DEV on DIR with type -T and data -o, then
  *                   umount(2), -R times; reports the median of each in ms
  *                   (with -k the last mount stays: a recovery mount)
@@ -47,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -71,6 +81,7 @@ struct opts {
 	const char *fstype;
 	const char *data;
 	long map_bytes;
+	const char *label;
 };
 
 static const char *prog = "nova-bench-meta";
@@ -782,6 +793,102 @@ static void run_memcpy(const char *top, const struct opts *o)
 	report("memcpy_read", 0, o->seconds, extra);
 }
 
+/* ---- mmap: 4 KiB random stores and loads through a mapping ------------ */
+
+static double min_d(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static long faults_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
+/* 4 KiB copies between random pages of @map and @buf for @secs. */
+static double page_loop(char *map, long pages, char *buf, int dir, double secs, long *ops)
+{
+	double t0 = now(), t;
+
+	*ops = 0;
+	do {
+		for (int i = 0; i < 256; i++) {
+			char *pg = map + (size_t)rnd_below(pages) * 4096;
+
+			if (dir == 0)
+				memcpy(pg, buf, 4096);
+			else
+				memcpy(buf, pg, 4096);
+		}
+		__asm__ __volatile__("" : : "r"(buf) : "memory");
+		*ops += 256;
+		t = now() - t0;
+	} while (t < secs);
+	return t;
+}
+
+static void run_mmap(const char *top, const struct opts *o)
+{
+	size_t size = (size_t)o->map_bytes & ~(COPY_CHUNK - 1);
+	long pages = (long)(size / 4096), faults, pmd, ops;
+	const char *label = o->label ? o->label : "fresh";
+	char path[4096 + 32], extra[256], name[64];
+	double share, secs;
+	char *map, *buf;
+	int fd;
+
+	if (size < COPY_CHUNK) {
+		errno = EINVAL;
+		die("mmap needs -S of at least 2 MiB");
+	}
+	buf = malloc(COPY_CHUNK);
+	if (!buf)
+		die("malloc");
+	memset(buf, 'm', COPY_CHUNK);
+	snprintf(path, sizeof(path), "%s/mmap.dat", top);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create %s", path);
+	for (size_t off = 0; off < size; off += COPY_CHUNK)
+		write_all(fd, buf, COPY_CHUNK, path);
+	if (fsync(fd))
+		die("fsync %s", path);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap %s", path);
+	/*
+	 * One store per page: a fault maps one page or one 2 MiB PMD, so
+	 * F faults for P pages mean (P - F) / 511 PMDs.
+	 */
+	faults = faults_now();
+	for (long i = 0; i < pages; i++)
+		map[(size_t)i * 4096] = 't';
+	faults = faults_now() - faults;
+	pmd = faults < pages ? (pages - faults) / 511 : 0;
+	share = min_d(100.0, 100.0 * (double)pmd * 512 / (double)pages);
+	snprintf(name, sizeof(name), "mmap-randwrite-4k-%s", label);
+	secs = page_loop(map, pages, buf, 0, o->seconds, &ops);
+	snprintf(extra, sizeof(extra),
+		 "\"ns_op\":%.1f,\"faults\":%ld,\"pages\":%ld,\"pmd_share\":%.1f,\"procs\":1",
+		 ops ? secs * 1e9 / (double)ops : 0.0, faults, pages, share);
+	report(name, ops, secs, extra);
+	snprintf(name, sizeof(name), "mmap-randread-4k-%s", label);
+	secs = page_loop(map, pages, buf, 1, o->seconds, &ops);
+	snprintf(extra, sizeof(extra), "\"ns_op\":%.1f,\"procs\":1",
+		 ops ? secs * 1e9 / (double)ops : 0.0);
+	report(name, ops, secs, extra);
+	if (msync(map, size, MS_SYNC))
+		die("msync %s", path);
+	munmap(map, size);
+	close(fd);
+	if (unlink(path))
+		die("unlink %s", path);
+	free(buf);
+}
+
 /* ---- mount: mount(2)/umount(2) latency ----------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
@@ -834,7 +941,7 @@ static void run_mount(const char *dev, const char *dir, const struct opts *o)
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: %s meta|tree|fileserver|varmail|populate|memcpy [options] DIR\n"
+		"usage: %s meta|tree|fileserver|varmail|populate|memcpy|mmap [options] DIR\n"
 		"       %s mount -T TYPE [-o DATA] [-R N] [-k] DEV DIR\n"
 		"  -n N      files (meta: files in one directory; mixed: files per process)\n"
 		"  -b BYTES  size of each file in meta (default 1024)\n"
@@ -845,7 +952,8 @@ static void usage(int status)
 		"  -p N      processes of a mixed workload (default 1)\n"
 		"  -s SEED   random seed (default 1)\n"
 		"  -D        drop dentry/inode caches before stat and readdir (root)\n"
-		"  -S BYTES  size of each mapped file (memcpy, default 64 MiB)\n"
+		"  -S BYTES  size of each mapped file (memcpy, mmap; default 64 MiB)\n"
+		"  -l LABEL  state of the file system, in the workload name (mmap)\n"
 		"  -T TYPE   file system type (mount)\n"
 		"  -o DATA   mount data string (mount)\n"
 		"  -R N      mount/umount repetitions (default 3)\n"
@@ -884,7 +992,7 @@ int main(int argc, char **argv)
 		usage(0);
 	workload = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:DS:T:o:R:kh")) != -1) {
+	while ((c = getopt(argc, argv, "n:b:r:d:f:t:p:s:DS:T:o:R:kl:h")) != -1) {
 		switch (c) {
 		case 'n': o.nfiles = parse_long(optarg, 1); break;
 		case 'b': o.bytes = parse_long(optarg, 0); break;
@@ -900,6 +1008,7 @@ int main(int argc, char **argv)
 		case 'o': o.data = optarg; break;
 		case 'R': o.repeats = (int)parse_long(optarg, 1); break;
 		case 'k': o.keep = true; break;
+		case 'l': o.label = optarg; break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -925,6 +1034,8 @@ int main(int argc, char **argv)
 		run_populate(dir, &o);
 	else if (!strcmp(workload, "memcpy"))
 		run_memcpy(dir, &o);
+	else if (!strcmp(workload, "mmap"))
+		run_mmap(dir, &o);
 	else
 		usage(2);
 	return 0;

@@ -56,6 +56,12 @@ ROW_ORDER = [
     ("tree_create", "ops"), ("tree_delete", "ops"),
     ("fileserver", "ops"), ("varmail", "ops"),
     ("mount", "mount_ms"), ("mount", "umount_ms"),
+    ("mmap-randwrite-4k-fresh", "ns_op"), ("mmap-randwrite-4k-aged", "ns_op"),
+    ("mmap-randread-4k-fresh", "ns_op"), ("mmap-randread-4k-aged", "ns_op"),
+    ("mmap-randwrite-4k-fresh", "ops"), ("mmap-randwrite-4k-aged", "ops"),
+    ("mmap-randread-4k-fresh", "ops"), ("mmap-randread-4k-aged", "ops"),
+    ("mmap-randwrite-4k-fresh", "pmd_share"), ("mmap-randwrite-4k-aged", "pmd_share"),
+    ("mmap-randwrite-4k-fresh", "faults"), ("mmap-randwrite-4k-aged", "faults"),
 ]
 
 REQUIRED = {"fs", "workload", "jobs", "metric", "value", "unit", "better"}
@@ -163,6 +169,16 @@ def parse_driver(path, fs, workload_override=None):
                 out.append(rec(fs, name, 1, "umount_ms", d["umount_ms"], "ms", "lower"))
             continue
         jobs = d.get("procs", 1)
+        if wl.startswith("mmap-"):
+            # issue 21: ns (instructions under --reference) per 4 KiB
+            # store or load through the mapping, and for the store row
+            # the faults of touching every page and the PMD-mapped share
+            out.append(rec(fs, wl, jobs, "ns_op", d["ns_op"], "ns", "lower"))
+            out.append(rec(fs, wl, jobs, "ops", d["ops_per_sec"], "ops/s", "higher"))
+            if "faults" in d:
+                out.append(rec(fs, wl, jobs, "faults", d["faults"], "faults", "lower"))
+                out.append(rec(fs, wl, jobs, "pmd_share", d["pmd_share"], "%", "higher"))
+            continue
         if wl in ("memcpy_write", "memcpy_read"):
             name = "seqwrite-2m" if wl == "memcpy_write" else "seqread-2m"
             out.append(rec(fs, name, jobs, "bw", d["mib_per_sec"], "MiB/s", "higher"))
@@ -203,11 +219,16 @@ METRIC_TITLE = {"ns_op": "ns/op (= instructions)",
                 "fences_op": "fences/op", "flushes_op": "write-back calls/op", "bw": "MiB/s", "iops": "IOPS", "ops": None,
                 "write_p50": "write p50 µs", "write_p99": "write p99 µs",
                 "fsync_p50": "fsync p50 µs", "fsync_p99": "fsync p99 µs",
-                "mount_ms": "mount ms", "umount_ms": "umount ms"}
+                "mount_ms": "mount ms", "umount_ms": "umount ms",
+                "pmd_share": "% PMD-mapped", "faults": "faults touching every page"}
 
 
 # A driver run that failed names the run; these are the rows it would give.
 NA_GROUPS = {"meta": ("create", "stat", "rename", "unlink", "readdir"),
+             "mmap": ("mmap-randwrite-4k-fresh", "mmap-randread-4k-fresh",
+                      "mmap-randwrite-4k-aged", "mmap-randread-4k-aged"),
+             "mmap-fresh": ("mmap-randwrite-4k-fresh", "mmap-randread-4k-fresh"),
+             "mmap-aged": ("mmap-randwrite-4k-aged", "mmap-randread-4k-aged"),
              "tree": ("tree_create", "tree_delete")}
 
 

@@ -11,7 +11,8 @@
 #                      shift=0,sleep=off on ONE vCPU, so a guest nanosecond
 #                      is one executed instruction; only the 1-job data
 #                      rows (2 MiB sequential write and read, 4 KiB random
-#                      overwrite and read), reported as ns (= guest
+#                      overwrite and read) and the mmap rows (fresh and
+#                      aged), reported as ns (= guest
 #                      instructions) per operation and their ratios;
 #                      nova, nova-noprot and ext4-dax unless --fs says
 #                      otherwise (a few minutes)
@@ -88,7 +89,8 @@ if [ "$mode" = reference ]; then
 	: "${BENCH_TREE_DEPTH:=0}" "${BENCH_TREE_FANOUT:=0}"
 	: "${BENCH_MIX_FILES:=0}" "${BENCH_MIX_SECONDS:=0}" "${BENCH_MIX_PROCS:=}"
 	: "${BENCH_MOUNT_REPEATS:=0}" "${BENCH_RECOVERY_COUNTS:=}"
-	: "${BENCH_TIMEOUT:=1500}"
+	: "${BENCH_MMAP_SIZE:=256M}" "${BENCH_MMAP_SECONDS:=1}"
+	: "${BENCH_TIMEOUT:=2400}"
 elif [ "$mode" = quick ]; then
 	: "${BENCH_PMEM_SIZE:=1G}" "${BENCH_MEM:=2048}"
 	: "${BENCH_FIO_SIZE:=64M}" "${BENCH_FIO_RUNTIME:=3}" "${BENCH_JOBS:=1 2}"
@@ -96,7 +98,8 @@ elif [ "$mode" = quick ]; then
 	: "${BENCH_TREE_DEPTH:=6}" "${BENCH_TREE_FANOUT:=3}"
 	: "${BENCH_MIX_FILES:=100}" "${BENCH_MIX_SECONDS:=4}" "${BENCH_MIX_PROCS:=1}"
 	: "${BENCH_MOUNT_REPEATS:=3}" "${BENCH_RECOVERY_COUNTS:=}"
-	: "${BENCH_TIMEOUT:=1500}"
+	: "${BENCH_MMAP_SIZE:=256M}" "${BENCH_MMAP_SECONDS:=2}"
+	: "${BENCH_TIMEOUT:=2400}"
 else
 	: "${BENCH_PMEM_SIZE:=4G}" "${BENCH_MEM:=2048}"
 	: "${BENCH_FIO_SIZE:=512M}" "${BENCH_FIO_RUNTIME:=15}" "${BENCH_JOBS:=1 2}"
@@ -104,6 +107,7 @@ else
 	: "${BENCH_TREE_DEPTH:=8}" "${BENCH_TREE_FANOUT:=3}"
 	: "${BENCH_MIX_FILES:=400}" "${BENCH_MIX_SECONDS:=20}" "${BENCH_MIX_PROCS:=1 2}"
 	: "${BENCH_MOUNT_REPEATS:=5}" "${BENCH_RECOVERY_COUNTS:=1000 5000 20000}"
+	: "${BENCH_MMAP_SIZE:=1G}" "${BENCH_MMAP_SECONDS:=5}"
 	: "${BENCH_TIMEOUT:=3600}"
 fi
 : "${BENCH_RECOVERY_PMEM_SIZE:=512M}" "${BENCH_RECOVERY_PERF:=0}"
@@ -178,7 +182,8 @@ write_env() {
 		printf 'BENCH_NOVA_OFF_OPTS=%q\n' "$off_opts"
 		for v in BENCH_FIO_SIZE BENCH_FIO_RUNTIME BENCH_JOBS BENCH_META_N BENCH_META_BYTES \
 			 BENCH_TREE_DEPTH BENCH_TREE_FANOUT BENCH_MIX_FILES BENCH_MIX_SECONDS \
-			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS BENCH_RECOVERY_PERF; do
+			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS BENCH_RECOVERY_PERF \
+			 BENCH_MMAP_SIZE BENCH_MMAP_SECONDS; do
 			printf '%s=%q\n' "$v" "${!v}"
 		done
 		printf 'BENCH_CRASH_PLAN=%q\n' "${3:-}"
@@ -301,7 +306,8 @@ info = {
     "load": "$load_before / $load_after (1, 5, 15 min)",
     "sizes": "fio $BENCH_FIO_SIZE per job, ${BENCH_FIO_RUNTIME} s per run, jobs $BENCH_JOBS; "
              "metadata $BENCH_META_N files of $BENCH_META_BYTES B; tree depth $BENCH_TREE_DEPTH fanout $BENCH_TREE_FANOUT; "
-             "mixed $BENCH_MIX_FILES files, ${BENCH_MIX_SECONDS} s, procs $BENCH_MIX_PROCS; $notes",
+             "mixed $BENCH_MIX_FILES files, ${BENCH_MIX_SECONDS} s, procs $BENCH_MIX_PROCS; "
+             "mmap file $BENCH_MMAP_SIZE, ${BENCH_MMAP_SECONDS} s per row; $notes",
     "commit": "$commit",
     "nova_ko": "$ko_note",
     "guest_run": "$(IFS=';'; echo "${guest_status[*]}" | sed 's/;/; /g'), $(( $(date +%s) - started )) s wall clock in all",

@@ -47,6 +47,17 @@ t_ok "driver: mixed output has procs and MiB/s" \
 t_ok "driver: memcpy through a DAX mapping" sh -c "nova-bench-meta memcpy -S 4194304 -t 0 -p 2 $mnt > $w/mc.jsonl"
 t_ok "driver: memcpy output has write and read MiB/s" \
 	json_lines_have "$w/mc.jsonl" workload procs mib_per_sec
+t_ok "driver: mmap random stores and loads through a mapping" \
+	sh -c "nova-bench-meta mmap -S 8388608 -t 0 -l fresh $mnt > $w/mmap.jsonl"
+t_ok "driver: mmap output has ns/op, faults and the PMD share" \
+	json_lines_have "$w/mmap.jsonl" workload ops ns_op
+t_is "driver: mmap names its rows after the state" \
+	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; print(d[0]["workload"], d[1]["workload"], d[0]["pages"], "faults" in d[0], 0 <= d[0]["pmd_share"] <= 100)' "$w/mmap.jsonl")" \
+	"mmap-randwrite-4k-fresh mmap-randread-4k-fresh 2048 True True"
+t_ok "age.py: two rounds of filling to 5 % and deleting half" \
+	sh -c "python3 $NOVA_TOP/bench/age.py $mnt/age 2 0.05 > $w/age.txt"
+t_is "age.py: says what each round kept" "$(grep -c '^round [01]: [0-9]* files kept' "$w/age.txt")" 2
+rm -rf "$mnt/age"
 t_is "driver: workloads clean up after themselves" "$(ls -A "$mnt" | grep -v lost+found)" ""
 t_ok "driver: populate" sh -c "nova-bench-meta populate -n 30 -b 10 $mnt > $w/pop.jsonl"
 t_is "driver: populate made its files" "$(find "$mnt/pop" -type f | wc -l)" 30
