@@ -8,7 +8,9 @@
  * an inode both show changed iff its log has an entry with an epoch in
  * (O, N]: every change NOVA makes to an inode (data, size, attributes, link
  * count, xattrs, and for a directory every name bound or removed) is a log
- * entry of that inode. Whether a snapshot shows an inode follows from its
+ * entry of that inode. A setattr entry of the atime alone (what a read
+ * writes under relatime, nova_update_time()) is not counted: it moves no
+ * ctime and is no change a diff lists. Whether a snapshot shows an inode follows from its
  * creation transaction (a snapshot's record has a larger transaction id
  * than every inode that existed when it was taken, snapshot.c) and, for a
  * removed inode a snapshot keeps, from the epochs [born, dead) of its
@@ -77,9 +79,14 @@ static int nova_snapdiff_entry(struct super_block *sb, u64 off, void *entry,
 			       void *arg)
 {
 	const struct nova_log_entry_header *h = entry;
+	const struct nova_setattr_entry *sa = entry;
 	const struct nova_snapdiff_range *r = arg;
 	u64 epoch = le64_to_cpu(h->e_epoch_id);
 
+	/* An atime update alone (a read, under relatime) changes nothing. */
+	if (h->e_type == NOVA_LOG_SETATTR &&
+	    le32_to_cpu(sa->sa_mask) == NOVA_ATTR_ATIME)
+		return 0;
 	/*
 	 * Logs are in epoch order, but a newer entry does not end the walk:
 	 * a damaged order must not hide a change.
