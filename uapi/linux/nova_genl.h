@@ -280,7 +280,8 @@
  *   NOVA_SNAPDIFF_REMOVED for one OLD shows and NEW does not (a removed
  *   inode a snapshot keeps), NOVA_SNAPDIFF_MODIFIED for one both show
  *   whose log has an entry of an epoch in (OLD's epoch, NEW's epoch]
- *   (the live file system: any later epoch). Inodes neither shows are
+ *   (the live file system: any later epoch; a setattr entry of the atime
+ *   alone, which a read writes, does not count). Inodes neither shows are
  *   not listed. The set may be larger than what a comparison of the
  *   trees finds: thorough GC closes a rewritten log with a setattr entry
  *   of its own epoch restating the attributes (copied entries keep their
