@@ -178,6 +178,69 @@ fio_fs() {
 	rm -rf "$d"
 }
 
+# The cost of snapshots on the data rows (BENCH_SNAPSHOT_ROWS=1, the
+# default in the reference mode; NOVA only): the layout and the four data
+# rows of fio_fs again, (1) "nova-snap": with a snapshot taken after the
+# layout, so overwrites keep the pages it shows (keep records), and (2)
+# "nova-browsed": the same while a process holds every laid-out file open
+# under .snapshots/<snap>/ (read once in full, then left open: view inodes
+# in memory and their logs pinned against thorough GC). Each variant starts
+# from an empty directory and ends by deleting the snapshot (-w).
+snap_rows() {
+	local fs=$1 j d=$mnt/fio v pid label ready=/tmp/bench-view-ready
+	local data=(--directory="$d" --name=data --size="$BENCH_FIO_SIZE")
+	local timed=(--time_based --runtime="$BENCH_FIO_RUNTIME")
+	for label in snap browsed; do
+		mkdir -p "$d"
+		fio "${fio_common[@]}" "${data[@]}" --numjobs="${BENCH_JOBS##* }" --rw=write --bs=2M \
+			--output="$raw/$fs-$label-layout.json" > /dev/null 2>&1
+		if ! novactl snapshot create -n bench "$mnt" > /dev/null 2> "$raw/$fs-$label-snap.err"; then
+			unavailable "$fs-$label" "*" "snapshot create failed: $(tr '\n' ' ' < "$raw/$fs-$label-snap.err")"
+			rm -rf "$d"
+			continue
+		fi
+		pid=
+		v=$mnt/.snapshots/bench/fio
+		if [ "$label" = browsed ]; then
+			rm -f "$ready"
+			python3 -c '
+import os, sys, time
+fs = [open(os.path.join(sys.argv[1], n), "rb") for n in sorted(os.listdir(sys.argv[1]))]
+for f in fs:
+    while f.read(1 << 20):
+        pass
+open(sys.argv[2], "w").close()
+time.sleep(100000)' "$v" "$ready" &
+			pid=$!
+			for _ in $(seq 600); do
+				[ -e "$ready" ] || ! kill -0 "$pid" 2>/dev/null || { sleep 0.1; continue; }
+				break
+			done
+			if [ ! -e "$ready" ]; then
+				unavailable "$fs-$label" "*" "could not open and read the files under $v"
+				kill "$pid" 2>/dev/null
+				wait "$pid" 2>/dev/null
+				pid=
+			fi
+		fi
+		if [ "$label" = snap ] || [ -n "$pid" ]; then
+			for j in $BENCH_JOBS; do
+				fio_run "$fs-$label" seqwrite-2m "$j" "${data[@]}" "${timed[@]}" --rw=write --bs=2M
+				fio_run "$fs-$label" seqread-2m "$j" "${data[@]}" "${timed[@]}" --rw=read --bs=2M
+				fio_run "$fs-$label" randwrite-4k "$j" "${data[@]}" "${timed[@]}" --rw=randwrite --bs=4k
+				fio_run "$fs-$label" randread-4k "$j" "${data[@]}" "${timed[@]}" --rw=randread --bs=4k
+			done
+		fi
+		if [ -n "$pid" ]; then
+			kill "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+		fi
+		rm -rf "$d"
+		novactl snapshot delete -w "$mnt" bench > /dev/null ||
+			log "$fs: deleting snapshot bench failed"
+	done
+}
+
 # driver FS NAME ARGS...: run nova-bench-meta, its records appended.
 driver() {
 	local fs=$1 name=$2 f
@@ -297,6 +360,10 @@ phase_main() {
 		fi
 		[ "$fs" != nova ] || nova_ok=1
 		fio_fs "$fs"
+		if [ "$fs" = nova ] && [ "${BENCH_SNAPSHOT_ROWS:-0}" = 1 ]; then
+			log "$fs: the data rows with a snapshot, and with a browsed one"
+			snap_rows "$fs"
+		fi
 		if [ "$BENCH_MODE" != reference ]; then
 			if [ "$fs" = "$ceiling_fs" ]; then
 				log "$fs: memcpy ceiling through a DAX mapping"

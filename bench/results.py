@@ -26,9 +26,12 @@ import math
 import sys
 
 # Columns of the table, in order; NOVA first.
-FS_ORDER = ["nova", "nova-noprot", "ext4-dax", "xfs-dax", "raw", "memcpy"]
+FS_ORDER = ["nova", "nova-snap", "nova-browsed", "nova-noprot", "ext4-dax",
+            "xfs-dax", "raw", "memcpy"]
 FS_TITLE = {
     "nova": "NOVA",
+    "nova-snap": "NOVA, snapshot kept",
+    "nova-browsed": "NOVA, snapshot browsed",
     "nova-noprot": "NOVA prot. off",
     "ext4-dax": "ext4-dax",
     "xfs-dax": "xfs-dax",

@@ -57,6 +57,12 @@ static struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
 	[NOVA_SNAPSHOT_A_EXCL_BLOCKS] = { .type = NLA_U64 },
 };
 
+static struct nla_policy nova_snapdiff_policy[NOVA_SNAPDIFF_A_MAX + 1] = {
+	[NOVA_SNAPDIFF_A_INO]		= { .type = NLA_U64 },
+	[NOVA_SNAPDIFF_A_MODE]		= { .type = NLA_U32 },
+	[NOVA_SNAPDIFF_A_CHANGE]	= { .type = NLA_U32 },
+};
+
 static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_FORMAT_VERSION]	= { .type = NLA_U32 },
 	[NOVA_STATS_A_CPUS]		= { .type = NLA_U32 },
@@ -573,6 +579,61 @@ int nova_req_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
 		if (err != -EINTR)
 			break;
 	}
+	if (err) {
+		free(v.items);
+		return err;
+	}
+	*list = v.items;
+	*n = v.n;
+	return 0;
+}
+
+int nova_decode_snapdiff(const struct nlmsghdr *nlh,
+			 struct nova_snapdiff_rec *d)
+{
+	struct nlattr *tb[NOVA_A_MAX + 1], *db[NOVA_SNAPDIFF_A_MAX + 1];
+
+	memset(d, 0, sizeof(*d));
+	if (nova_parse_top(nlh, tb) || nova_decode_id(tb, &d->id) ||
+	    !tb[NOVA_A_SNAPSHOT_DIFF] ||
+	    nla_parse_nested(db, NOVA_SNAPDIFF_A_MAX, tb[NOVA_A_SNAPSHOT_DIFF],
+			     nova_snapdiff_policy) ||
+	    !db[NOVA_SNAPDIFF_A_INO] || !db[NOVA_SNAPDIFF_A_MODE] ||
+	    !db[NOVA_SNAPDIFF_A_CHANGE])
+		return -EBADMSG;
+	d->ino = nla_get_u64(db[NOVA_SNAPDIFF_A_INO]);
+	d->mode = nla_get_u32(db[NOVA_SNAPDIFF_A_MODE]);
+	d->change = nla_get_u32(db[NOVA_SNAPDIFF_A_CHANGE]);
+	return 0;
+}
+
+static int nova_decode_snapdiff_v(const struct nlmsghdr *nlh, void *item)
+{
+	return nova_decode_snapdiff(nlh, item);
+}
+
+int nova_req_snapshot_diff(struct nova_ipc *ipc, const struct nova_sel *sel,
+			   uint64_t old_id, uint64_t new_id,
+			   struct nova_snapdiff_rec **list, size_t *n,
+			   struct nova_err *e)
+{
+	struct nova_vec v = { .size = sizeof(**list),
+			      .decode = nova_decode_snapdiff_v };
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int err;
+
+	msg = nova_ipc_msg(ipc, NOVA_CMD_SNAPSHOT_DIFF, true);
+	if (!msg || nova_put_sel(msg, sel) ||
+	    !(nest = nla_nest_start(msg, NOVA_A_SNAPSHOT_DIFF | NLA_F_NESTED)) ||
+	    nla_put_u64(msg, NOVA_SNAPDIFF_A_OLD, old_id) ||
+	    (new_id && nla_put_u64(msg, NOVA_SNAPDIFF_A_NEW, new_id))) {
+		nlmsg_free(msg);
+		nova_err_set(e, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	nla_nest_end(msg, nest);
+	err = nova_ipc_transact(ipc, msg, nova_vec_cb, &v, e);
 	if (err) {
 		free(v.items);
 		return err;

@@ -226,7 +226,17 @@ struct nova_gc_report {
 	uint64_t time_ns;
 };
 
+/* One inode of a NOVA_CMD_SNAPSHOT_DIFF answer. */
+struct nova_snapdiff_rec {
+	struct nova_fs_id id;		/* the file system */
+	uint64_t ino;			/* NOVA inode number */
+	uint32_t mode;			/* S_IFMT bits */
+	uint32_t change;		/* enum nova_snapdiff_change */
+};
+
 /* Decoders of one message (genl header included); -EBADMSG if malformed. */
+int nova_decode_snapdiff(const struct nlmsghdr *nlh,
+			 struct nova_snapdiff_rec *d);
 int nova_decode_gc(const struct nlmsghdr *nlh, struct nova_gc_report *r);
 int nova_decode_snapshot(const struct nlmsghdr *nlh, struct nova_snapshot_rec *sn);
 int nova_decode_fs_info(const struct nlmsghdr *nlh, struct nova_fs_info *fi);
@@ -266,6 +276,16 @@ int nova_req_gc(struct nova_ipc *ipc, const struct nova_sel *sel, uint64_t ino,
 int nova_req_snapshot_list(struct nova_ipc *ipc, const struct nova_sel *sel,
 		       struct nova_snapshot_rec **list, size_t *n,
 		       struct nova_err *e);
+
+/*
+ * The inodes that changed between snapshot OLD_ID and snapshot NEW_ID (0:
+ * the live file system), as the kernel reads them from the logs; *LIST is
+ * malloc'ed. Needs CAP_SYS_ADMIN.
+ */
+int nova_req_snapshot_diff(struct nova_ipc *ipc, const struct nova_sel *sel,
+			   uint64_t old_id, uint64_t new_id,
+			   struct nova_snapdiff_rec **list, size_t *n,
+			   struct nova_err *e);
 
 /* ---- integrity scrub and corruption ---- */
 

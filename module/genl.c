@@ -113,6 +113,17 @@ static const struct nla_policy nova_scrub_req_policy[NOVA_A_SCRUB + 1] = {
 	[NOVA_A_SCRUB]		= NLA_POLICY_NESTED(nova_scrub_policy),
 };
 
+static const struct nla_policy nova_snapdiff_policy[NOVA_SNAPDIFF_A_MAX + 1] = {
+	[NOVA_SNAPDIFF_A_OLD]	= NLA_POLICY_MIN(NLA_U64, 1),
+	[NOVA_SNAPDIFF_A_NEW]	= NLA_POLICY_MIN(NLA_U64, 1),
+};
+
+static const struct nla_policy nova_snapdiff_req_policy[NOVA_A_SNAPSHOT_DIFF + 1] = {
+	[NOVA_A_FS_DEV]		= NLA_POLICY_FULL_RANGE(NLA_U64, &nova_dev_range),
+	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
+	[NOVA_A_SNAPSHOT_DIFF]	= NLA_POLICY_NESTED(nova_snapdiff_policy),
+};
+
 /* Dump state, kept in cb->ctx. */
 struct nova_dump_ctx {
 	u64			next_id;	/* first registry id not yet sent */
@@ -618,6 +629,152 @@ static int nova_snapshot_list_dumpit(struct sk_buff *skb,
 out:
 	mutex_unlock(&nova_ctl_lock);
 	kfree(sn);
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
+/* NOVA_CMD_SNAPSHOT_DIFF dump state, kept in cb->ctx. */
+struct nova_snapdiff_ctx {
+	u64	fs_id;			/* registry id of the file system */
+	u64	old_id, new_id;		/* snapshot ids, new 0: live */
+	struct nova_snapdiff_pos pos;
+	bool	started;
+};
+
+static int nova_put_snapdiff(struct sk_buff *skb,
+			     const struct nova_snapdiff_item *it)
+{
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SNAPSHOT_DIFF);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NOVA_SNAPDIFF_A_INO, it->ino,
+			      NOVA_SNAPDIFF_A_PAD) ||
+	    nla_put_u32(skb, NOVA_SNAPDIFF_A_MODE, it->mode) ||
+	    nla_put_u32(skb, NOVA_SNAPDIFF_A_CHANGE, it->change)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* First call: the snapshot ids of the request into @ctx. */
+static int nova_snapdiff_parse(struct genl_info *info,
+			       struct nova_snapdiff_ctx *ctx)
+{
+	struct nlattr *tb[NOVA_SNAPDIFF_A_MAX + 1] = { };
+	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT_DIFF];
+	int err;
+
+	if (!nest) {
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_SNAPSHOT_DIFF);
+		GENL_SET_ERR_MSG(info, "need NOVA_A_SNAPSHOT_DIFF with the older snapshot's id");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, NOVA_SNAPDIFF_A_MAX, nest,
+			       nova_snapdiff_policy, info->extack);
+	if (err)
+		return err;
+	if (!tb[NOVA_SNAPDIFF_A_OLD] || tb[NOVA_SNAPDIFF_A_INO] ||
+	    tb[NOVA_SNAPDIFF_A_MODE] || tb[NOVA_SNAPDIFF_A_CHANGE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, nest,
+				    "give NOVA_SNAPDIFF_A_OLD and optionally NOVA_SNAPDIFF_A_NEW only");
+		return -EINVAL;
+	}
+	ctx->old_id = nla_get_u64(tb[NOVA_SNAPDIFF_A_OLD]);
+	ctx->new_id = tb[NOVA_SNAPDIFF_A_NEW] ?
+		      nla_get_u64(tb[NOVA_SNAPDIFF_A_NEW]) : 0;
+	return 0;
+}
+
+static void nova_snapdiff_errmsg(struct genl_info *info, int err)
+{
+	struct nlattr *tb[NOVA_SNAPDIFF_A_MAX + 1] = { };
+
+	if (nla_parse_nested(tb, NOVA_SNAPDIFF_A_MAX,
+			     info->attrs[NOVA_A_SNAPSHOT_DIFF],
+			     nova_snapdiff_policy, NULL))
+		return;
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPDIFF_A_OLD],
+				    "no live snapshot has this id");
+	else if (err == -ESRCH)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPDIFF_A_NEW],
+				    "no live snapshot has this id");
+	else if (err == -EINVAL)
+		GENL_SET_ERR_MSG(info, "the newer snapshot must be newer than the older, on a live (not snapshot) mount");
+}
+
+/*
+ * Each call fills the message buffer from the saved position; an inode
+ * whose message does not fit is found again by the next call.
+ */
+static int nova_snapshot_diff_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nova_snapdiff_ctx *ctx = (void *)cb->ctx;
+	struct genl_info ginfo = {
+		.attrs = nova_genl_dump_attrs(info),
+		.extack = cb->extack,
+	};
+	struct nova_snapdiff_range r;
+	struct nova_snapdiff_item it;
+	struct nova_snapdiff_pos pos;
+	struct super_block *sb;
+	struct nova_ctl_fs fs;
+	int err;
+	void *hdr;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (!ctx->started) {
+		err = nova_snapdiff_parse(&ginfo, ctx);
+		if (err)
+			return err;
+	}
+	sb = nova_ctl_get_sb(cb->skb, &ginfo, &fs, NULL);
+	if (IS_ERR(sb))
+		return ctx->started ? 0 : PTR_ERR(sb);
+	if (!ctx->started) {
+		ctx->fs_id = fs.id;
+		ctx->started = true;
+	} else if (fs.id != ctx->fs_id) {
+		deactivate_super(sb);
+		return 0;	/* unmounted meanwhile: the dump ends */
+	}
+	err = nova_snapdiff_range(sb, ctx->old_id, ctx->new_id, &r);
+	if (err) {
+		nova_snapdiff_errmsg(&ginfo, err);
+		if (err == -ESRCH)
+			err = -ENOENT;
+		goto out;
+	}
+	for (;;) {
+		pos = ctx->pos;
+		err = nova_snapdiff_next(sb, &r, &ctx->pos, &it);
+		if (err <= 0)
+			break;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &nova_genl_family,
+				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_DIFF);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		if (nova_put_identity(skb, &fs) ||
+		    nova_put_snapdiff(skb, &it)) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	if (err == -EMSGSIZE)
+		ctx->pos = pos;		/* this inode again, next time */
+out:
+	deactivate_super(sb);
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
 	return err ?: skb->len;
@@ -1334,6 +1491,13 @@ static const struct genl_ops nova_genl_ops[] = {
 		.doit	= nova_scrub_status_doit,
 		.policy	= nova_stats_get_policy,
 		.maxattr = ARRAY_SIZE(nova_stats_get_policy) - 1,
+	},
+	{
+		.cmd	= NOVA_CMD_SNAPSHOT_DIFF,
+		.dumpit	= nova_snapshot_diff_dumpit,
+		.flags	= GENL_ADMIN_PERM,
+		.policy	= nova_snapdiff_req_policy,
+		.maxattr = ARRAY_SIZE(nova_snapdiff_req_policy) - 1,
 	},
 #ifdef NOVA_TEST_HOOKS
 	{

@@ -629,6 +629,11 @@ int nova_snapshot_with_kept_inode(struct super_block *sb, u64 ino, u32 gen,
 				  int (*fn)(struct super_block *sb, u64 ino,
 					    void *arg),
 				  void *arg);
+int nova_snapshot_span(struct super_block *sb, u64 id, u64 *epoch, u64 *trans);
+int nova_snapshot_kept_at(struct super_block *sb, u64 idx,
+			  int (*fn)(struct super_block *sb, u64 ino, u64 born,
+				    u64 dead, void *arg),
+			  void *arg);
 int nova_snapshot_walk_log(struct super_block *sb, nova_entry_fn entry_fn,
 			   nova_page_fn page_fn, void *arg, unsigned int flags,
 			   u64 *head, u64 *tail);

@@ -127,6 +127,37 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 		       struct nova_snapshot_info *out, int max,
 		       unsigned int *gen);
 
+/*
+ * What changed between two epochs (snapdiff.c, NOVA_CMD_SNAPSHOT_DIFF).
+ * The range is resolved from snapshot ids by nova_snapdiff_range(); the
+ * position walks the root, the inode tables and the removed inodes
+ * snapshots keep, and may be copied and restored by the caller (a dump
+ * whose message did not fit resumes at the copy).
+ */
+struct nova_snapdiff_range {
+	u64 old_epoch, old_trans;
+	u64 new_epoch, new_trans;	/* NOVA_EPOCH_LIVE, U64_MAX: live */
+};
+
+struct nova_snapdiff_pos {
+	u64 idx;			/* table slot, or kept-list position */
+	u32 cpu;
+	u8 stage;			/* 0: not started */
+};
+
+struct nova_snapdiff_item {
+	u64 ino;
+	u32 mode;			/* S_IFMT bits */
+	u32 change;			/* enum nova_snapdiff_change */
+};
+
+int nova_snapdiff_range(struct super_block *sb, u64 old_id, u64 new_id,
+			struct nova_snapdiff_range *r);
+int nova_snapdiff_next(struct super_block *sb,
+		       const struct nova_snapdiff_range *r,
+		       struct nova_snapdiff_pos *pos,
+		       struct nova_snapdiff_item *out);
+
 /* What one garbage collection request did (gc.c). */
 struct nova_gc_result {
 	u64 ino;			/* inode asked for, 0: every inode */

@@ -1522,6 +1522,59 @@ int nova_snapshot_kept_inode(struct super_block *sb, u64 idx, u64 *ino,
 }
 
 /*
+ * The epoch and record transaction of live snapshot @id (snapdiff.c: an
+ * inode with i_create_trans below @trans existed when it was taken).
+ * -ENOENT if there is none.
+ */
+int nova_snapshot_span(struct super_block *sb, u64 id, u64 *epoch, u64 *trans)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snapshot *s;
+	int err = -ENOENT;
+
+	if (!t)
+		return err;
+	mutex_lock(&t->lock);
+	s = nova_snap_find(t, id);
+	if (s) {
+		*epoch = s->epoch;
+		*trans = s->trans;
+		err = 0;
+	}
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
+ * Call @fn with the table lock held for the removed inode at position
+ * @idx of the kept list (as nova_snapshot_kept_inode()), with its number
+ * and the epochs it lived in: it was shown by snapshots of epochs in
+ * [@born, @dead). Its slot and log stay as they are meanwhile. -ENOENT
+ * past the end.
+ */
+int nova_snapshot_kept_at(struct super_block *sb, u64 idx,
+			  int (*fn)(struct super_block *sb, u64 ino, u64 born,
+				    u64 dead, void *arg),
+			  void *arg)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+	struct nova_snap_inode *ki;
+	int err = -ENOENT;
+
+	if (!t)
+		return err;
+	mutex_lock(&t->lock);
+	list_for_each_entry(ki, &t->inodes, list) {
+		if (idx--)
+			continue;
+		err = fn(sb, ki->ino, ki->born, ki->dead, arg);
+		break;
+	}
+	mutex_unlock(&t->lock);
+	return err;
+}
+
+/*
  * Call @fn with the table lock held if removed inode @ino of generation
  * @gen is still kept by a live snapshot (so its slot, log and pages stay
  * as they are while @fn reads them); -ESTALE if it is not any more.

@@ -41,6 +41,8 @@ t_is "SCRUB_START/STOP are admin-only do with a policy" \
 	"$(jget "$fam" '[d["ops"].get("12"), d["ops"].get("13")]')" "[11, 11]"
 t_is "SCRUB_STATUS is do with a policy, open to all" \
 	"$(jget "$fam" 'd["ops"].get("14")')" 10
+t_is "SNAPSHOT_DIFF is an admin-only dump with a policy" \
+	"$(jget "$fam" 'd["ops"].get("19")')" 13
 t_is "scrub and corruption notifications are not requests" \
 	"$(jget "$fam" '[k for k in ("15", "16") if k in d["ops"]]')" "[]"
 
@@ -82,7 +84,8 @@ want = {"nova": ("NOVA_A_", enum("nova_attr")),
         "scrub": ("NOVA_SCRUB_A_", enum("nova_scrub_attr")),
         "corruption": ("NOVA_CORRUPTION_A_", enum("nova_corruption_attr")),
         "inject": ("NOVA_INJECT_A_", enum("nova_inject_attr")),
-        "pmtrace": ("NOVA_PMTRACE_A_", enum("nova_pmtrace_attr"))}
+        "pmtrace": ("NOVA_PMTRACE_A_", enum("nova_pmtrace_attr")),
+        "snapdiff": ("NOVA_SNAPDIFF_A_", enum("nova_snapdiff_attr"))}
 for s, (prefix, names) in want.items():
     exp = [yname(prefix, n) for n in names if n != prefix + "UNSPEC"]
     if sets.get(s) != exp:

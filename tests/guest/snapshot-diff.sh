@@ -180,6 +180,7 @@ for f in keep/same keep/mod keep/del keep/ren keep/chmod gone/inner/x mv/src/f; 
 	echo 1 > "$M/$f"
 done
 ln -s keep/same "$M/link"
+SAME=$(stat -c %i "$M/keep/same")
 "$C" snapshot create --name s1 "$M" > /dev/null
 
 echo 2 >> "$M/keep/mod"
@@ -201,6 +202,17 @@ D1=$(want $'M\t/' $'-\t/gone' $'-\t/gone/inner' $'-\t/gone/inner/x' \
 out=$("$C" snapshot diff "$M" s1)
 t_is "diff s1 live exits 0" "$?" 0
 t_is "... created, deleted, modified, renamed files and directories, nested" "$out" "$D1"
+t_is "... the same as a walk that stats every inode (--walk)" \
+	"$("$C" snapshot diff --walk "$M" s1)" "$D1"
+# what the kernel says (NOVA_CMD_SNAPSHOT_DIFF)
+out=$("$C" snapshot diff --inodes -j "$M" s1)
+t_is "kernel: 4 removed (del, gone, gone/inner, gone/inner/x), 3 created (new...)" \
+	"$(jget "$out" '[sum(i["change"] == c for i in d["inodes"]) for c in ("removed", "created")]')" "[4, 3]"
+mods=$(jget "$out" '" ".join(str(i["ino"]) for i in d["inodes"] if i["change"] == "modified")')
+for f in keep/mod keep/chmod tomove keep keep/sub mv; do
+	t_ok "kernel: $f is modified" grep -qw "$(stat -c %i "$M/$f")" <<< "$mods"
+done
+t_fail "kernel: keep/same is not listed" grep -qw "$SAME" <<< "$(jget "$out" '" ".join(str(i["ino"]) for i in d["inodes"])')"
 
 "$C" snapshot create --name s2 "$M" > /dev/null
 echo 3 > "$M/newsrc/f"
@@ -208,6 +220,9 @@ rm "$M/link"
 D2=$(want $'M\t/' $'-\t/link' $'M\t/newsrc/f')
 t_is "diff s1 s2 (snapshot to snapshot)" "$("$C" snapshot diff "$M" s1 s2)" "$D1"
 t_is "diff s2 live" "$("$C" snapshot diff "$M" s2)" "$D2"
+t_is "... both as the tree walk" \
+	"$("$C" snapshot diff -w "$M" s1 s2; "$C" snapshot diff -w "$M" s2)" "$D1
+$D2"
 out=$("$C" snapshot diff "$M" 1 2 -j)
 t_is "diff --json by ids: a rename with type and old path" \
 	"$(jget "$out" '[(c["change"], c["type"], c["old_path"]) for c in d["changes"] if c["path"] == "/newsrc"]')" \
@@ -221,10 +236,50 @@ t_is "identical snapshots: empty diff" \
 "$C" gc "$M" > /dev/null
 t_is "after novactl gc: s1 s2 unchanged" "$("$C" snapshot diff "$M" s1 s2)" "$D1"
 t_is "... s2 live unchanged" "$("$C" snapshot diff "$M" s2)" "$D2"
+t_is "... s3 live empty, as the tree walk says" \
+	"$("$C" snapshot diff "$M" s3; "$C" snapshot diff -w "$M" s3)" ""
 t_ok "remount" nova_remount
 t_is "after a remount: s1 s2 unchanged" "$("$C" snapshot diff "$M" s1 s2)" "$D1"
 t_is "... s2 live unchanged" "$("$C" snapshot diff "$M" s2)" "$D2"
 t_is "... s3 live empty" "$("$C" snapshot diff "$M" s3)" ""
+t_is "... all three as the tree walk" \
+	"$("$C" snapshot diff -w "$M" s1 s2; "$C" snapshot diff -w "$M" s2)" "$D1
+$D2"
+
+# The kernel's answer is what the logs say, per inode: only a setattr,
+# only an xattr, only data, in a directory that did not change; a change
+# before OLD is not listed.
+mkdir "$M/quiet"
+for f in a b c d e; do echo 1 > "$M/quiet/$f"; done
+"$C" snapshot create --name q0 "$M" > /dev/null
+echo 2 >> "$M/quiet/e"
+"$C" snapshot create --name q1 "$M" > /dev/null
+chmod 600 "$M/quiet/a"
+setfattr -n user.q -v 1 "$M/quiet/b"
+printf 9 | dd of="$M/quiet/c" conv=notrunc status=none
+qi() { stat -c %i "$M/quiet/$1"; }
+t_is "kernel q1 live: a (setattr), b (xattr), c (data) modified, nothing else" \
+	"$("$C" snapshot diff -i "$M" q1)" \
+	"$(printf '%s\tmodified\tfile\n' "$(qi a)" "$(qi b)" "$(qi c)" | sort -n)"
+t_is "diff q1 live: the three files, not their directory" \
+	"$("$C" snapshot diff "$M" q1)" "$(want $'M\t/quiet/a' $'M\t/quiet/b' $'M\t/quiet/c')"
+t_is "... as the tree walk" "$("$C" snapshot diff -w "$M" q1)" \
+	"$(want $'M\t/quiet/a' $'M\t/quiet/b' $'M\t/quiet/c')"
+t_is "kernel q0 q1: only e" "$("$C" snapshot diff -i "$M" q0 q1)" \
+	"$(printf '%s\tmodified\tfile' "$(qi e)")"
+t_is "diff q0 q1: only e" "$("$C" snapshot diff "$M" q0 q1)" "$(want $'M\t/quiet/e')"
+t_ok "remount" nova_remount
+t_is "after a remount: kernel q1 live the same" \
+	"$("$C" snapshot diff -i "$M" q1)" \
+	"$(printf '%s\tmodified\tfile\n' "$(qi a)" "$(qi b)" "$(qi c)" | sort -n)"
+rm "$M/quiet/d"
+t_is "kernel q1 live: d removed, the directory modified" \
+	"$("$C" snapshot diff -i "$M" q1 | grep -v 'modified.file$' | sort)" \
+	"$(printf '%s\tmodified\tdirectory\n%s\tremoved\tfile\n' "$(stat -c %i "$M/quiet")" "$(python3 -c 'import os, sys; print(os.lstat(sys.argv[1]).st_ino & ((1 << 40) - 1))' "$V/q1/quiet/d")" | sort)"
+out=$("$C" snapshot diff -i "$M" q1 q0 2>&1)
+t_is "--inodes NEW OLD (wrong order): usage error (2)" "$?" 2
+out=$("$C" snapshot diff -w -i "$M" q1 2>&1)
+t_is "--walk with --inodes: usage error (2)" "$?" 2
 
 out=$("$C" snapshot diff "$M" nosuch 2>&1)
 t_is "diff of an unknown snapshot: exit 1" "$?" 1
@@ -234,7 +289,7 @@ t_is "diff NEW OLD (wrong order): usage error (2)" "$?" 2
 t_ok "... explained" grep -q "must be older than NEW" <<< "$out"
 "$C" snapshot diff "$M" > /dev/null 2>&1
 t_is "diff without OLD: usage error (2)" "$?" 2
-for s in s1 s2 s3; do "$C" snapshot delete -w "$M" $s > /dev/null; done
+for s in s1 s2 s3 q0 q1; do "$C" snapshot delete -w "$M" $s > /dev/null; done
 t_ok "unmount" nova_umount
 
 t_done

@@ -299,6 +299,38 @@ static void test_decode_corruption_event(void **state)
 	free(ev);
 }
 
+/* One inode of a SNAPSHOT_DIFF dump; every member is required. */
+static void test_decode_snapdiff(void **state)
+{
+	struct nl_msg *msg = make_genl(NOVA_CMD_SNAPSHOT_DIFF);
+	struct nova_snapdiff_rec d;
+	struct nlattr *nest;
+
+	(void)state;
+	put_identity(msg);
+	nest = nla_nest_start(msg, NOVA_A_SNAPSHOT_DIFF);
+	nla_put_u64(msg, NOVA_SNAPDIFF_A_INO, 4242);
+	nla_put_u32(msg, NOVA_SNAPDIFF_A_MODE, 0040000);
+	nla_put_u32(msg, NOVA_SNAPDIFF_A_CHANGE, NOVA_SNAPDIFF_REMOVED);
+	nla_nest_end(msg, nest);
+	assert_int_equal(nova_decode_snapdiff(nlmsg_hdr(msg), &d), 0);
+	assert_int_equal(d.id.dev, 0x10300);
+	assert_int_equal(d.ino, 4242);
+	assert_int_equal(d.mode, 0040000);
+	assert_int_equal(d.change, NOVA_SNAPDIFF_REMOVED);
+	nlmsg_free(msg);
+
+	/* No change kind. */
+	msg = make_genl(NOVA_CMD_SNAPSHOT_DIFF);
+	put_identity(msg);
+	nest = nla_nest_start(msg, NOVA_A_SNAPSHOT_DIFF);
+	nla_put_u64(msg, NOVA_SNAPDIFF_A_INO, 4242);
+	nla_put_u32(msg, NOVA_SNAPDIFF_A_MODE, 0100000);
+	nla_nest_end(msg, nest);
+	assert_int_equal(nova_decode_snapdiff(nlmsg_hdr(msg), &d), -EBADMSG);
+	nlmsg_free(msg);
+}
+
 static void test_decode_stats_malformed(void **state)
 {
 	struct nova_stats *st = malloc(sizeof(*st));
@@ -497,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_decode_stats),
 		cmocka_unit_test(test_decode_corruption_event),
 		cmocka_unit_test(test_decode_stats_malformed),
+		cmocka_unit_test(test_decode_snapdiff),
 		cmocka_unit_test(test_decode_fs_info),
 		cmocka_unit_test(test_decode_event),
 		cmocka_unit_test(test_dev_encoding),

@@ -250,6 +250,47 @@
  *   sets NLM_F_DUMP_INTR on the next message. Errors at the start of the
  *   dump (in NLMSG_DONE): the selector errors.
  *
+ * What changed between two epochs
+ * -------------------------------
+ *
+ * Every log entry carries the epoch it was written in, so the kernel can
+ * say which inodes changed between snapshot OLD and snapshot NEW (or the
+ * live file system) without comparing trees (docs/snapshots.md, "Restore
+ * and diff"). A request names them in
+ *
+ *    NOVA_A_SNAPSHOT_DIFF: NLA_NESTED
+ *        NOVA_SNAPDIFF_A_OLD: NLA_U64, >= 1, id of the older snapshot
+ *        NOVA_SNAPDIFF_A_NEW: NLA_U64, >= 1, id of the newer one; absent:
+ *                             the live file system
+ *
+ * and each inode of the answer is
+ *
+ *    NOVA_A_SNAPSHOT_DIFF: NLA_NESTED
+ *        NOVA_SNAPDIFF_A_INO: NLA_U64, the NOVA inode number
+ *        NOVA_SNAPDIFF_A_MODE: NLA_U32, its type (the S_IFMT bits)
+ *        NOVA_SNAPDIFF_A_CHANGE: NLA_U32, enum nova_snapdiff_change
+ *
+ * NOVA_CMD_SNAPSHOT_DIFF
+ *
+ *   Dump only, GENL_ADMIN_PERM. Names one file system (the selector
+ *   attributes) and carries NOVA_A_SNAPSHOT_DIFF with NOVA_SNAPDIFF_A_OLD
+ *   and optionally NOVA_SNAPDIFF_A_NEW. One message (NLM_F_MULTI) per
+ *   inode, the identity and NOVA_A_SNAPSHOT_DIFF with all three members:
+ *   NOVA_SNAPDIFF_CREATED for an inode NEW shows and OLD does not,
+ *   NOVA_SNAPDIFF_REMOVED for one OLD shows and NEW does not (a removed
+ *   inode a snapshot keeps), NOVA_SNAPDIFF_MODIFIED for one both show
+ *   whose log has an entry of an epoch in (OLD's epoch, NEW's epoch]
+ *   (the live file system: any later epoch; a setattr entry of the atime
+ *   alone, which a read writes, does not count). Inodes neither shows are
+ *   not listed. The set may be larger than what a comparison of the
+ *   trees finds: thorough GC closes a rewritten log with a setattr entry
+ *   of its own epoch restating the attributes (copied entries keep their
+ *   epoch). Order: the root, then the inode tables, then removed inodes.
+ *   Errors (in NLMSG_DONE): -ENOENT with the extack at the id if no live
+ *   snapshot has it (also when one is deleted during the dump), -EINVAL
+ *   (OLD missing, NEW not newer than OLD, a snapshot mount), -EPERM, plus
+ *   the selector errors; an unmount during the dump ends it.
+ *
  * Garbage collection
  * ------------------
  *
@@ -538,6 +579,7 @@ enum nova_cmd {
 	NOVA_CMD_CORRUPTION,		/* notification */
 	NOVA_CMD_INJECT,		/* test builds, needs inject=1 */
 	NOVA_CMD_PMTRACE,		/* test builds */
+	NOVA_CMD_SNAPSHOT_DIFF,
 
 	__NOVA_CMD_MAX
 };
@@ -559,6 +601,7 @@ enum nova_attr {
 	NOVA_A_CORRUPTION,
 	NOVA_A_INJECT,
 	NOVA_A_PMTRACE,
+	NOVA_A_SNAPSHOT_DIFF,
 
 	__NOVA_A_MAX
 };
@@ -787,5 +830,25 @@ enum nova_pmtrace_attr {
 	__NOVA_PMTRACE_A_MAX
 };
 #define NOVA_PMTRACE_A_MAX (__NOVA_PMTRACE_A_MAX - 1)
+
+/* How an inode of a NOVA_CMD_SNAPSHOT_DIFF answer changed. */
+enum nova_snapdiff_change {
+	NOVA_SNAPDIFF_MODIFIED = 1,
+	NOVA_SNAPDIFF_CREATED = 2,
+	NOVA_SNAPDIFF_REMOVED = 3,
+};
+
+enum nova_snapdiff_attr {
+	NOVA_SNAPDIFF_A_UNSPEC,
+	NOVA_SNAPDIFF_A_PAD,
+	NOVA_SNAPDIFF_A_OLD,
+	NOVA_SNAPDIFF_A_NEW,
+	NOVA_SNAPDIFF_A_INO,
+	NOVA_SNAPDIFF_A_MODE,
+	NOVA_SNAPDIFF_A_CHANGE,
+
+	__NOVA_SNAPDIFF_A_MAX
+};
+#define NOVA_SNAPDIFF_A_MAX (__NOVA_SNAPDIFF_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_NOVA_GENL_H */
