@@ -790,11 +790,20 @@ int nova_alloc_data(struct inode *inode, pgoff_t pgoff, unsigned long want,
 {
 	unsigned long in = pgoff & (NOVA_HUGE_BLOCKS - 1);
 	u64 goal = pgoff ? nova_file_block(inode, pgoff - 1) : 0;
+	int err;
 
 	lockdep_assert(lockdep_is_held(&inode->i_rwsem) ||
 		       lockdep_is_held(&NOVA_I(inode)->log_lock));
 	if (in && want >= 2 * NOVA_HUGE_BLOCKS - in)
 		want = NOVA_HUGE_BLOCKS - in;
+	/* Quota limits (quota.c): as many blocks as they still allow. */
+	err = nova_quota_check(inode, want);
+	while (err == -EDQUOT && want > 1) {
+		want /= 2;
+		err = nova_quota_check(inode, want);
+	}
+	if (err)
+		return err;
 	return nova_alloc(inode->i_sb, want, false, !in, goal ? goal + 1 : 0,
 			  NOVA_BLOCK_DATA, blk, got);
 }

@@ -26,7 +26,8 @@
  *  - iov_iter's iovec array became private (__iov) behind iter_iov() in
  *    6.4 (nova_iter_iov);
  *  - export_operations without ->encode_fh got the 32-bit inode encoder by
- *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH).
+ *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH);
+ *  - get_dquots returns RCU-annotated pointers since 6.8 (nova_dquot_t).
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
@@ -40,6 +41,16 @@
 
 #define NOVA_KERNEL_AT_LEAST(a, b)	\
 	(KERNEL_VERSION(a, b, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * 6.8: an inode's dquot pointers are RCU-protected (super_operations
+ * get_dquots returns struct dquot __rcu **).
+ */
+#if NOVA_KERNEL_AT_LEAST(6, 8)
+#define nova_dquot_t	struct dquot __rcu
+#else
+#define nova_dquot_t	struct dquot
+#endif
 
 /* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */
 #if NOVA_KERNEL_AT_LEAST(6, 3)
