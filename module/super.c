@@ -1224,8 +1224,15 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (bdev_read_only(sb->s_bdev))
 		return invalfc(fc, "the device is read-only");
 	err = nova_make_dirty(sb);
-	if (!err)
-		err = nova_quota_on(sb, sbi->quota_opts);
+	if (err)
+		return err;
+	/* The quota files are written as soon as they load (as ext4). */
+	sb->s_flags &= ~SB_RDONLY;
+	err = nova_quota_on(sb, sbi->quota_opts);
+	if (err) {
+		sb->s_flags |= SB_RDONLY;
+		nova_make_clean(sb);
+	}
 	return err;
 }
 

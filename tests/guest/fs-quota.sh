@@ -2,7 +2,7 @@
 # Disk quotas (format 1.7, NOVA_FEATURE_QUOTA, module/quota.c) through the
 # quota package's tools: a 1.6 file system gets the feature and its hidden
 # quota inodes on the first mount with usrquota/grpquota (one kernel info
-# line); setquota sets limits, quota and repquota show usage; writes past
+# line); setquota sets limits, quota shows usage (not repquota: see the skip); writes past
 # a block hard limit and creates past an inode hard limit get EDQUOT (a
 # soft limit only warns), for users and groups; chown and chgrp move the
 # charges; truncate and unlink give blocks and inodes back; limits and
@@ -30,32 +30,29 @@ layout() {
 fsck_clean() {
 	t_is "$1" "$(fsck.NOVA -f -n "$D" > "$T/fsck.out" 2>&1; echo $?)" 0
 }
-# rq -u|-g ID FIELD...: fields of ID's line of repquota's CSV output
-rq() {
-	local t=$1 id=$2
-	shift 2
-	repquota -n -O csv "$t" "$M" 2>&1 | python3 -c '
-import csv, sys
-rows = list(csv.reader(sys.stdin))
-head, want = rows[0], sys.argv[2:]
-for r in rows[1:]:
-    if r and r[0].lstrip("#") == sys.argv[1]:
-        print(" ".join(r[head.index(f)] for f in want))' "$id" "$@"
+# q -u|-g ID: quota(1)'s line for ID as "KiB bsoft bhard inodes isoft ihard"
+# (grace columns, present only past a soft limit, dropped)
+q() {
+	quota -w -v -l "$1" "$2" 2>&1 | python3 -c '
+import sys
+for line in sys.stdin:
+    t = line.split()
+    if t and t[0] == sys.argv[1]:
+        i = 4 if t[4].isdigit() else 5
+        print(t[1].rstrip("*"), t[2], t[3], t[i].rstrip("*"), t[i + 1], t[i + 2])
+        break' "$D"
 }
 # usage -u|-g ID: "KiB inodes"; limits -u|-g ID: "bsoft bhard isoft ihard"
-usage() { rq "$1" "$2" BlockUsed FileUsed; }
-limits() { rq "$1" "$2" BlockSoftLimit BlockHardLimit FileSoftLimit FileHardLimit; }
-# quota(1) itself: the user's KiB used
-quota_kib() {
-	quota -w -v -l -u "$1" 2>&1 | awk -v d="$D" '$1 == d { gsub(/\*/, "", $2); print $2; exit }'
-}
+usage() { q "$1" "$2" | awk '{ print $1, $4 }'; }
+limits() { q "$1" "$2" | awk '{ print $2, $3, $5, $6 }'; }
+quota_kib() { usage -u "$1" | cut -d' ' -f1; }
 # as_u CMD: run a shell command as $U:$G, print the errno name on failure
 as_u() { "${AS_U[@]}" sh -c "$1" 2>&1 | grep -o 'Disk quota exceeded' | sed 's/.*/EDQUOT/'; }
 
 # --- a 1.6 file system, upgraded by the first quota mount ---
 t_ok "format (no quota options)" nova_mount_init
 t_is "format 1.6 without the quota feature" "$(layout minor) $(( $(layout incompat) & 128 ))" "6 0"
-t_ok "mkdir a directory for the user" sh -c "mkdir $M/u && chown $U:$G $M/u && chmod 1777 $M"
+t_ok "mkdir a directory for the user" sh -c "mkdir $M/u && chmod 1777 $M/u $M"
 t_ok "a 64 KiB file of user 4444 from before quotas" setpriv --reuid=4444 --regid=4444 --clear-groups dd if=/dev/zero of="$M/pre" bs=64k count=1 status=none
 t_ok "unmount" nova_umount
 dmesg -C
@@ -71,11 +68,10 @@ t_is "the file from before quotas is charged" "$(usage -u 4444)" "64 1"
 # --- limits and usage ---
 t_ok "setquota -u: 1 MiB soft, 2 MiB hard, 5/8 inodes" setquota -u $U 1024 2048 5 8 "$M"
 t_ok "setquota -g: 4 MiB hard, 20 inodes" setquota -g $G 0 4096 0 20 "$M"
-t_is "repquota shows the user's limits" "$(limits -u $U)" "1024 2048 5 8"
+t_is "quota -u shows the user's limits" "$(limits -u $U)" "1024 2048 5 8"
 t_is "no usage yet" "$(usage -u $U)" "0 0"
 t_ok "write 1 MiB as the user" "${AS_U[@]}" dd if=/dev/zero of="$M/u/a" bs=64k count=16 status=none
-t_is "repquota -u: 1024 KiB, 1 inode" "$(usage -u $U)" "1024 1"
-t_is "quota -u says 1024 KiB too" "$(quota_kib $U)" 1024
+t_is "quota -u: 1024 KiB, 1 inode" "$(usage -u $U)" "1024 1"
 t_is "quota -g: the same for the group" "$(usage -g $G)" "1024 1"
 t_ok "past the soft limit: still allowed" "${AS_U[@]}" dd if=/dev/zero of="$M/u/b" bs=64k count=4 status=none
 t_is "write past the hard limit: EDQUOT" "$(as_u "dd if=/dev/zero of=$M/u/c bs=64k count=32 status=none")" EDQUOT
@@ -124,7 +120,7 @@ t_is "limits survived the unmount" "$(limits -u $U)" "1024 2048 5 8"
 t_is "usage survived the unmount" "$(usage -u $U)" "1152 8"
 t_is "the hard limit is still enforced" "$(as_u "dd if=/dev/zero of=$M/u/c bs=64k count=32 status=none")" EDQUOT
 t_ok "truncate back to 128 KiB" "${AS_U[@]}" truncate -s 128k "$M/u/c"
-t_ok "repquota -a lists the user" sh -c "repquota -a -n | grep -q '^#$U '"
+t_skip "repquota" "quota-tools 4.06 reads hidden quota files only on file systems it knows by type (ext4, ocfs2); on NOVA it looks for aquota.user"
 
 # --- quotaoff, quotaon ---
 t_ok "quotaoff -u" quotaoff -u "$M"
