@@ -824,18 +824,30 @@ int nova_alloc_blocks(struct super_block *sb, unsigned long want, bool contig,
  * blocks right after those of page @pgoff - 1 if they are free, so that
  * a file written in pieces stays contiguous (and frees whole chunks when
  * deleted); else as nova_alloc_blocks(). Caller holds i_rwsem or the log
- * lock.
+ * lock (a quota file: the quota layer's dqio_sem). Quota limits may give
+ * fewer blocks than @want, or EDQUOT (quota.c).
  */
 int nova_alloc_data(struct inode *inode, pgoff_t pgoff, unsigned long want,
 		    unsigned long *blk, unsigned long *got)
 {
 	unsigned long in = pgoff & (NOVA_HUGE_BLOCKS - 1);
 	u64 goal = pgoff ? nova_file_block(inode, pgoff - 1) : 0;
+	int err;
 
+	/* A quota file's writes are serialized by the quota layer. */
 	lockdep_assert(lockdep_is_held(&inode->i_rwsem) ||
-		       lockdep_is_held(&NOVA_I(inode)->log_lock));
+		       lockdep_is_held(&NOVA_I(inode)->log_lock) ||
+		       IS_NOQUOTA(inode));
 	if (in && want >= 2 * NOVA_HUGE_BLOCKS - in)
 		want = NOVA_HUGE_BLOCKS - in;
+	/* Quota limits (quota.c): as many blocks as they still allow. */
+	err = nova_quota_check(inode, want);
+	while (err == -EDQUOT && want > 1) {
+		want /= 2;
+		err = nova_quota_check(inode, want);
+	}
+	if (err)
+		return err;
 	return nova_alloc(inode->i_sb, want, false, !in, goal ? goal + 1 : 0,
 			  NOVA_BLOCK_DATA, blk, got);
 }

@@ -29,7 +29,8 @@
  *    default until 6.7, which made it mandatory (NOVA_EXPORT_ENCODE_FH);
  *  - __uninitialized (a stack variable left out of
  *    CONFIG_INIT_STACK_ALL_ZERO's zeroing) is not in 6.1's
- *    compiler_attributes.h; defined here the way later kernels do.
+ *    compiler_attributes.h; defined here the way later kernels do;
+ *  - get_dquots returns RCU-annotated pointers since 6.8 (nova_dquot_t).
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
@@ -55,6 +56,16 @@
 #else
 #define __uninitialized
 #endif
+#endif
+
+/*
+ * 6.8: an inode's dquot pointers are RCU-protected (super_operations
+ * get_dquots returns struct dquot __rcu **).
+ */
+#if NOVA_KERNEL_AT_LEAST(6, 8)
+#define nova_dquot_t	struct dquot __rcu
+#else
+#define nova_dquot_t	struct dquot
 #endif
 
 /* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */

@@ -30,6 +30,7 @@
 #include <linux/pagemap.h>
 #include <linux/dax.h>
 #include <linux/mman.h>
+#include <linux/quotaops.h>
 
 #include "nova.h"
 #include "xattr.h"
@@ -234,8 +235,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	i_size_write(inode, le64_to_cpu(fw->fw_size));
 	nova_set_mtime(inode, nova_ts_from_media(&fw->fw_mtime));
 	nova_set_ctime(inode, nova_get_mtime(inode));
-	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-			  (NOVA_BLOCK_SHIFT - 9);
+	nova_quota_charge(inode);
 }
 
 /* Forget the pages at and after @from; at runtime free their blocks. */
@@ -254,6 +254,7 @@ void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime)
 	}
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);
+	nova_quota_charge(inode);
 }
 
 /*
@@ -292,8 +293,7 @@ void nova_file_apply_range(struct inode *inode, u64 off,
 	i_size_write(inode, le64_to_cpu(rg->rg_size));
 	nova_set_mtime(inode, nova_ts_from_media(&rg->rg_mtime));
 	nova_set_ctime(inode, nova_get_mtime(inode));
-	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-			  (NOVA_BLOCK_SHIFT - 9);
+	nova_quota_charge(inode);
 	ni->last_range = off;
 	/*
 	 * Like a removal, it stays valid only for what it cancels: not live
@@ -852,9 +852,32 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end,
 	return err;
 }
 
+/*
+ * A kernel buffer written to @inode at @pos the way write(2) does: a
+ * quota file (quota.c), whose I/O the quota layer serializes (dqio_sem),
+ * so i_rwsem is not taken. Returns the bytes written or an error.
+ */
+ssize_t nova_file_write_kernel(struct inode *inode, const void *buf,
+			       size_t len, loff_t pos)
+{
+	struct kvec kv = { .iov_base = (void *)buf, .iov_len = len };
+	struct iov_iter it;
+	ssize_t ret = 0, done = 0;
+
+	iov_iter_kvec(&it, ITER_SOURCE, &kv, 1, len);
+	while (iov_iter_count(&it)) {
+		ret = nova_write_batch(inode, pos + done, &it);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+	return done ? done : ret;
+}
+
+/* Quotas: a file opened for writing has its dquots (quota.c). */
 static int nova_file_open(struct inode *inode, struct file *file)
 {
-	return generic_file_open(inode, file);
+	return dquot_file_open(inode, file);
 }
 
 const struct file_operations nova_file_operations = {

@@ -221,9 +221,6 @@ int nova_fileattr_inherit(struct inode *inode, struct inode *dir)
 		return err;
 	mutex_lock(&ni->log_lock);
 	err = nova_fileattr_log(inode, NOVA_ATTR_FLAGS, flags);
-	if (!err)
-		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-				  (NOVA_BLOCK_SHIFT - 9);
 	mutex_unlock(&ni->log_lock);
 	return err;
 }

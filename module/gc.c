@@ -1031,8 +1031,6 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	ni->last_setattr = attr_off;
 	ni->last_append = attr_off;
 	ni->gc_thorough_at = 0;
-	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-			  (NOVA_BLOCK_SHIFT - 9);
 	/* Nothing reaches the old chain now: free it. */
 	nova_gc_free_chain(inode, old_head, old_pages);
 	if (NOVA_SB(sb)->gc) {

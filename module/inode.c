@@ -15,6 +15,7 @@
 #include <linux/random.h>
 #include <linux/pagemap.h>
 #include <linux/iversion.h>
+#include <linux/quotaops.h>
 #include <linux/nova_genl.h>
 
 #include "csum.h"
@@ -1074,8 +1075,8 @@ int nova_read_inode(struct inode *inode, u64 ino, u64 epoch)
 	} else if (ni->log_tail) {
 		goto bad;
 	}
-	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-			  (NOVA_BLOCK_SHIFT - 9);
+	/* What quotas charge: data blocks (quota.c). */
+	inode_set_bytes(inode, (loff_t)ni->data_pages << NOVA_BLOCK_SHIFT);
 	return 0;
 bad:
 	nova_err(sb, "inode %llu: inconsistent inode (mode %o, flags %x)",
@@ -1083,15 +1084,11 @@ bad:
 	return -EFSCORRUPTED;
 }
 
-struct inode *nova_iget(struct super_block *sb, u64 ino)
+static struct inode *nova_iget_any(struct super_block *sb, u64 ino)
 {
 	struct inode *inode;
 	int err;
 
-	if (ino != NOVA_ROOT_INO && ino < NOVA_FIRST_INO)
-		return ERR_PTR(-ESTALE);
-	if (ino >= NOVA_FIRST_INO && !nova_get_pinode(sb, ino))
-		return ERR_PTR(-ESTALE);
 	inode = iget_locked(sb, ino);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
@@ -1104,6 +1101,23 @@ struct inode *nova_iget(struct super_block *sb, u64 ino)
 	}
 	unlock_new_inode(inode);
 	return inode;
+}
+
+struct inode *nova_iget(struct super_block *sb, u64 ino)
+{
+	if (ino != NOVA_ROOT_INO && ino < NOVA_FIRST_INO)
+		return ERR_PTR(-ESTALE);
+	if (ino >= NOVA_FIRST_INO && !nova_get_pinode(sb, ino))
+		return ERR_PTR(-ESTALE);
+	return nova_iget_any(sb, ino);
+}
+
+/* A reserved inode the file system itself uses (the quota files). */
+struct inode *nova_iget_reserved(struct super_block *sb, u64 ino)
+{
+	if (!ino || ino >= NOVA_FIRST_INO)
+		return ERR_PTR(-ESTALE);
+	return nova_iget_any(sb, ino);
 }
 
 /*
@@ -1197,6 +1211,17 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 		iput(inode);
 		return ERR_PTR(-EFSCORRUPTED);
 	}
+	/* Quotas (quota.c): the new inode counts against its owner's. */
+	err = dquot_initialize(inode);
+	if (!err)
+		err = dquot_alloc_inode(inode);
+	if (err) {
+		/* Nothing was charged: eviction has nothing to give back. */
+		dquot_drop(inode);
+		inode->i_flags |= S_NOQUOTA;
+		nova_discard_inode(inode);
+		return ERR_PTR(err);
+	}
 	return inode;
 }
 
@@ -1252,6 +1277,9 @@ void nova_evict_inode(struct inode *inode)
 	 */
 	if (guard)
 		sb_start_intwrite(sb);
+	/* Gone from the live file system: its quota charges go (quota.c). */
+	if (dead)
+		nova_quota_free_inode(inode);
 	/*
 	 * A dead inode's i_valid is already 0 on media (committed with the
 	 * unlink, or never set for O_TMPFILE), so its blocks are unreferenced
@@ -1277,6 +1305,7 @@ void nova_evict_inode(struct inode *inode)
 		nova_log_free(inode);
 		nova_free_ino(sb, inode->i_ino);
 	}
+	dquot_drop(inode);
 	clear_inode(inode);
 	if (guard)
 		sb_end_intwrite(sb);
@@ -1321,6 +1350,7 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	struct nova_snap_stage st;
 	u64 start = nova_op_start(), tail = 0;
 	loff_t oldsize = inode->i_size;
+	bool transferred = false;
 	u32 mask = 0;
 	int err;
 
@@ -1337,6 +1367,21 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		return -EPERM;
 	if ((valid & ATTR_SIZE) && !S_ISREG(inode->i_mode))
 		return -EINVAL;
+	/*
+	 * Quotas (quota.c), before any NOVA lock: a new owner or group takes
+	 * over the charges (EDQUOT if over its hard limit).
+	 */
+	if (valid & (ATTR_UID | ATTR_GID | ATTR_SIZE)) {
+		err = dquot_initialize(inode);
+		if (err)
+			return err;
+	}
+	if (valid & (ATTR_UID | ATTR_GID)) {
+		err = dquot_transfer(idmap, inode, attr);
+		if (err)
+			return err;
+		transferred = true;
+	}
 
 	if (valid & ATTR_SIZE) {
 		/* truncate(2) leaves the times to us; POSIX wants them. */
@@ -1417,14 +1462,16 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 
 		nova_apply_entry(inode, off, nova_addr(NOVA_SB(inode->i_sb), off),
 				 NULL);
-		inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-				  (NOVA_BLOCK_SHIFT - 9);
+		nova_quota_charge(inode);
 	}
 	nova_snapshot_stage_done(inode, &st);
 out:
 	mutex_unlock(&ni->log_lock);
 	if (valid & ATTR_SIZE)
 		filemap_invalidate_unlock(inode->i_mapping);
+	/* Not committed: the charges go back to the old owner and group. */
+	if (err && transferred)
+		nova_quota_transfer_back(inode);
 	/* The access ACL follows the new mode bits (its own commit). */
 	if (!err && (valid & ATTR_MODE))
 		err = nova_posix_acl_chmod(idmap, dentry, inode->i_mode);

@@ -217,8 +217,11 @@ static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 		unsigned long blk, got;
 		__le64 ptr;
 
-		err = nova_alloc_blocks(dir->i_sb, 1, false, NOVA_BLOCK_DATA,
-					&blk, &got);
+		/* The target block counts against the owner's quota. */
+		err = nova_quota_check(inode, 1);
+		if (!err)
+			err = nova_alloc_blocks(dir->i_sb, 1, false,
+						NOVA_BLOCK_DATA, &blk, &got);
 		if (err) {
 			nova_discard_inode(inode);
 			return err;
@@ -229,7 +232,7 @@ static int nova_symlink(nova_idmap_t *idmap, struct inode *dir,
 		nova_rewrite_new_inode(inode, NOVA_INODE_BLOCK_SYMLINK, &ptr,
 				       sizeof(ptr));
 		NOVA_I(inode)->data_pages = 1;
-		inode->i_blocks = NOVA_BLOCK_SIZE >> 9;
+		nova_quota_charge(inode);
 		inode->i_link = nova_block(sbi, blk);
 	}
 	err = nova_xattr_init_new(inode, dir, &dentry->d_name, NULL, NULL);

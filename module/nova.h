@@ -147,6 +147,7 @@ struct nova_sb_info {
 	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot mounted */
 	u64 view_id;
 	bool snapdir_visible;		/* -o snapdir=visible (snapview.c) */
+	unsigned int quota_opts;	/* usrquota, grpquota: 1 << type (quota.c) */
 
 	/* allocator (balloc.c) */
 	struct nova_free_list *free_lists;
@@ -276,6 +277,9 @@ struct nova_inode_info {
 	struct nova_xattr_node *xattr_pending;	/* replay of a split value */
 	/* file attribute flags (fileattr.c), NOVA_FL_*, under log_lock */
 	u16 attr_flags;
+	/* quotas (quota.c): the quota layer's references, reserved bytes */
+	nova_dquot_t *i_dquot[MAXQUOTAS];
+	qsize_t quota_rsv;
 };
 
 static inline struct nova_inode_info *NOVA_I(struct inode *inode)
@@ -436,6 +440,7 @@ void nova_unlock_logs(struct inode **inodes, int n);
 extern const struct inode_operations nova_special_inode_operations;
 struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino);
 struct inode *nova_iget(struct super_block *sb, u64 ino);
+struct inode *nova_iget_reserved(struct super_block *sb, u64 ino);
 int nova_read_inode(struct inode *inode, u64 ino, u64 epoch);
 struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 			     umode_t mode, dev_t rdev, u64 *trans);
@@ -489,6 +494,24 @@ int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
 void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 			    size_t len);
 
+/* quota.c: user and group quotas (NOVA_FEATURE_QUOTA) */
+#define NOVA_QUOTA_TYPES	2	/* USRQUOTA, GRPQUOTA */
+nova_dquot_t **nova_get_dquots(struct inode *inode);
+void nova_quota_setup_sb(struct super_block *sb);
+int nova_quota_on(struct super_block *sb, unsigned int limits);
+void nova_quota_off(struct super_block *sb);
+unsigned int nova_quota_limits(struct super_block *sb);
+bool nova_quota_loaded(struct super_block *sb);
+void nova_quota_recount(struct super_block *sb, const char *why);
+void nova_quota_charge(struct inode *inode);
+int nova_quota_check(struct inode *inode, unsigned long blocks);
+void nova_quota_free_inode(struct inode *inode);
+void nova_quota_transfer_back(struct inode *inode);
+ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
+			size_t len, loff_t off);
+ssize_t nova_quota_write(struct super_block *sb, int type, const char *data,
+			 size_t len, loff_t off);
+
 /* fileattr.c */
 struct fileattr;
 void nova_set_inode_flags(struct inode *inode);
@@ -539,6 +562,8 @@ void nova_file_apply_range(struct inode *inode, u64 off,
 			   struct xarray *moved);
 int nova_fill_old(struct inode *inode, void *dst, pgoff_t pgoff,
 		  unsigned int from, unsigned int to, loff_t oldsize);
+ssize_t nova_file_write_kernel(struct inode *inode, const void *buf,
+			       size_t len, loff_t pos);
 
 /* falloc.c */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);

@@ -26,6 +26,7 @@
 #include <linux/uuid.h>
 #include <linux/cred.h>
 #include <linux/exportfs.h>
+#include <linux/quotaops.h>
 
 #include "badblocks.h"
 #include "csum.h"
@@ -266,6 +267,8 @@ struct nova_fs_context {
 	int acl;			/* -o acl 1, noacl 0, not given -1 */
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	int snapdir;			/* -o snapdir=visible 1, hidden 0, -1 */
+	int quota;			/* quota limits: mask of 1 << type, -1 */
+	bool prjquota;			/* -o prjquota (refused) */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: by name or live */
@@ -281,6 +284,7 @@ static bool nova_ctx_snapshot(const struct nova_fs_context *ctx)
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
 	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr, Opt_snapdir,
+	Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -341,6 +345,11 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag_no("acl", Opt_acl),
 	fsparam_flag_no("user_xattr", Opt_user_xattr),
 	fsparam_string("snapdir", Opt_snapdir),
+	fsparam_flag("usrquota", Opt_usrquota),
+	fsparam_flag("quota", Opt_usrquota),
+	fsparam_flag("grpquota", Opt_grpquota),
+	fsparam_flag("prjquota", Opt_prjquota),
+	fsparam_flag("noquota", Opt_noquota),
 	{}
 };
 
@@ -426,7 +435,41 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_snapshot:
 		return nova_parse_snapshot(fc, ctx, param->string);
+	case Opt_usrquota:
+	case Opt_grpquota:
+		if (ctx->quota == 0)
+			return invalfc(fc, "%s and noquota exclude each other",
+				       param->key);
+		ctx->quota = max(ctx->quota, 0) |
+			     (opt == Opt_usrquota ? 1U << USRQUOTA :
+						    1U << GRPQUOTA);
+		break;
+	case Opt_noquota:
+		if (ctx->quota > 0 || ctx->prjquota)
+			return invalfc(fc, "noquota and usrquota, grpquota or prjquota exclude each other");
+		ctx->quota = 0;
+		break;
+	case Opt_prjquota:
+		ctx->prjquota = true;
+		break;
 	}
+	return 0;
+}
+
+/*
+ * Quota options: usrquota (or quota) and grpquota enforce limits
+ * (quota.c); noquota names none. They need the live file system read-write
+ * (a read-only mount accepts them and they apply when remounted
+ * read-write). A remount that names them must name what is on.
+ */
+static int nova_check_quota_options(struct fs_context *fc)
+{
+	struct nova_fs_context *ctx = fc->fs_private;
+
+	if (ctx->prjquota)
+		return invalfc(fc, "prjquota: project quotas are not supported yet (usrquota and grpquota are)");
+	if (ctx->quota > 0 && nova_ctx_snapshot(ctx))
+		return invalfc(fc, "quota options and snapshot= exclude each other (a snapshot is read-only)");
 	return 0;
 }
 
@@ -518,7 +561,7 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
 	/* The 1.5 and 1.6 features are always set: every new one is 1.6. */
-	d->s_version_minor = cpu_to_le16(NOVA_FORMAT_MINOR);
+	d->s_version_minor = cpu_to_le16(NOVA_MKFS_MINOR);
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
@@ -718,6 +761,7 @@ static void nova_inode_init_once(void *obj)
 
 static void nova_put_super(struct super_block *sb)
 {
+	nova_quota_off(sb);
 	if (!sb_rdonly(sb))
 		nova_make_clean(sb);
 }
@@ -759,6 +803,10 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",nouser_xattr");
 	if (sbi->snapdir_visible)
 		seq_puts(seq, ",snapdir=visible");
+	if (sbi->quota_opts & (1U << USRQUOTA))
+		seq_puts(seq, ",usrquota");
+	if (sbi->quota_opts & (1U << GRPQUOTA))
+		seq_puts(seq, ",grpquota");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -768,8 +816,11 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 
 static int nova_sync_fs(struct super_block *sb, int wait)
 {
-	/* Every operation is durable when it returns. */
-	return 0;
+	/*
+	 * Every operation is durable when it returns; quota usage is
+	 * written back to the quota files here (quota.c).
+	 */
+	return dquot_writeback_dquots(sb, -1);
 }
 
 /*
@@ -800,6 +851,9 @@ static const struct super_operations nova_sops = {
 	.freeze_fs	= nova_freeze_fs,
 	.statfs		= nova_statfs,
 	.show_options	= nova_show_options,
+	.get_dquots	= nova_get_dquots,
+	.quota_read	= nova_quota_read,
+	.quota_write	= nova_quota_write,
 };
 
 /* Media failures on the DAX device: reported; repair is a later feature. */
@@ -969,6 +1023,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_op = &nova_sops;
 	sb->s_export_op = &nova_export_ops;
 	sb->s_xattr = nova_xattr_handlers;
+	nova_quota_setup_sb(sb);
 	sb->s_flags |= SB_POSIXACL;
 	sbi->user_xattr = true;
 	nova_apply_xattr_options(sb, ctx);
@@ -1000,6 +1055,15 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		err = nova_make_dirty(sb);
 		if (err)
 			return err;
+	}
+	sbi->quota_opts = max(ctx->quota, 0);
+	if (!sb_rdonly(sb) && sbi->view_epoch == NOVA_EPOCH_LIVE) {
+		err = nova_quota_on(sb, sbi->quota_opts);
+		if (err) {
+			errorfc(fc, "%s: cannot turn quotas on (%d)", sb->s_id,
+				err);
+			return err;
+		}
 	}
 	nova_bb_mount(sb);
 	sbi->mount_time_ns = ktime_get_ns() - start;
@@ -1106,6 +1170,9 @@ static int nova_get_tree(struct fs_context *fc)
 		return invalfc(fc, "snapshot: a snapshot can only be mounted read-only (-o ro)");
 	if (nova_ctx_snapshot(ctx) && ctx->init)
 		return invalfc(fc, "snapshot and init exclude each other");
+	err = nova_check_quota_options(fc);
+	if (err)
+		return err;
 	err = get_tree_bdev(fc, nova_fill_super);
 	if (err)
 		return err;
@@ -1130,8 +1197,12 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
 	err = nova_check_fixed_options(fc, sbi);
+	if (!err)
+		err = nova_check_quota_options(fc);
 	if (err)
 		return err;
+	if (ctx->quota >= 0 && ctx->quota != sbi->quota_opts)
+		return invalfc(fc, "quota options cannot change on remount (quotaon and quotaoff turn limits on and off)");
 	sbi->verify = !ctx->no_verify;
 	nova_apply_xattr_options(sb, ctx);
 	if (nova_ctx_snapshot(ctx) && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
@@ -1144,14 +1215,26 @@ static int nova_reconfigure(struct fs_context *fc)
 	sync_filesystem(sb);
 	if (want_ro == sb_rdonly(sb))
 		return 0;
-	if (want_ro)
+	if (want_ro) {
+		nova_quota_off(sb);
 		return nova_make_clean(sb);
+	}
 	if (le32_to_cpu(sbi->dsb.s_state) != NOVA_STATE_CLEAN &&
 	    !sbi->recovered)
 		return invalfc(fc, "not cleanly unmounted and not recovered: read-write needs fsck.NOVA first");
 	if (bdev_read_only(sb->s_bdev))
 		return invalfc(fc, "the device is read-only");
-	return nova_make_dirty(sb);
+	err = nova_make_dirty(sb);
+	if (err)
+		return err;
+	/* The quota files are written as soon as they load (as ext4). */
+	sb->s_flags &= ~SB_RDONLY;
+	err = nova_quota_on(sb, sbi->quota_opts);
+	if (err) {
+		sb->s_flags |= SB_RDONLY;
+		nova_make_clean(sb);
+	}
+	return err;
 }
 
 static void nova_free_fc(struct fs_context *fc)
@@ -1176,6 +1259,7 @@ static int nova_init_fs_context(struct fs_context *fc)
 	ctx->acl = -1;
 	ctx->user_xattr = -1;
 	ctx->snapdir = -1;
+	ctx->quota = -1;
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;
 	return 0;

@@ -435,8 +435,6 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 	nova_apply_entry(inode, sa_off, nova_addr(sbi, sa_off), NULL);
 	nova_xattr_install(inode, old, new, true);
 	new = NULL;
-	inode->i_blocks = (u64)(ni->data_pages + ni->log_pages) <<
-			  (NOVA_BLOCK_SHIFT - 9);
 out:
 	mutex_unlock(&ni->log_lock);
 	nova_xattr_node_free(new);

@@ -446,6 +446,20 @@ static void check_reserved(struct fsck *f)
 	if (!fsck_inode_find(f, NOVA_SNAPSHOT_INO))
 		fsck_problem(f, "snapshot inode %u is not in use (the kernel refuses to mount)",
 			     NOVA_SNAPSHOT_INO);
+	/*
+	 * 1.7: the quota files are regular files, and only with the quota
+	 * feature (which may be set before they are created).
+	 */
+	for (ino = NOVA_USR_QUOTA_INO; ino <= NOVA_GRP_QUOTA_INO; ino++) {
+		const struct fsck_inode *q = fsck_inode_find(f, ino);
+
+		if (q && !(le32(f->sb.s_feature_incompat) & NOVA_FEATURE_QUOTA))
+			fsck_problem(f, "quota inode %llu is in use without the quota feature",
+				     (unsigned long long)ino);
+		else if (q && !q->bad && !S_ISREG(q->mode))
+			fsck_problem(f, "quota inode %llu is not a regular file (mode 0%o)",
+				     (unsigned long long)ino, q->mode);
+	}
 	root = fsck_inode_find(f, NOVA_ROOT_INO);
 	if (!root)
 		fsck_problem(f, "root directory (inode %u) is not in use",

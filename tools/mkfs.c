@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		return fail(e.msg);
 	if (!o.quiet) {
 		printf("%s: NOVA file system, format %u.%u\n", o.device,
-		       NOVA_FORMAT_MAJOR, NOVA_FORMAT_MINOR);
+		       NOVA_FORMAT_MAJOR, NOVA_MKFS_MINOR);
 		printf("  size:         %llu blocks of %u bytes (%llu MiB)\n",
 		       (unsigned long long)lay.nblocks, NOVA_BLOCK_SIZE,
 		       (unsigned long long)(p.size >> 20));

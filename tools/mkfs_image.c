@@ -448,7 +448,7 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
 	/* 1.6: xattr, range entries and file attribute flags allowed. */
-	sb->s_version_minor = cpu16(NOVA_FORMAT_MINOR);
+	sb->s_version_minor = cpu16(NOVA_MKFS_MINOR);
 	sb->s_blocksize = cpu32(NOVA_BLOCK_SIZE);
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);

@@ -36,7 +36,12 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	6
+#define NOVA_FORMAT_MINOR	7	/* the newest this code knows */
+/*
+ * What mkfs.NOVA and -o init write: 1.7 only adds a feature set on first
+ * use (NOVA_FEATURE_QUOTA), so a new file system is 1.6 until then.
+ */
+#define NOVA_MKFS_MINOR		6
 
 #define NOVA_BLOCK_SHIFT	12
 #define NOVA_BLOCK_SIZE		(1U << NOVA_BLOCK_SHIFT)
@@ -162,6 +167,22 @@ struct nova_super_block {
  * below 1.6.
  */
 #define NOVA_FEATURE_FILEATTR		0x40
+/*
+ * 1.7: disk quotas. The reserved inodes NOVA_USR_QUOTA_INO,
+ * NOVA_GRP_QUOTA_INO (and NOVA_PRJ_QUOTA_INO once project quotas come)
+ * are hidden regular files holding the quota files in the kernel's
+ * "vfsv1" quota tree format (fs/quota/quota_v2.c, what quotacheck and
+ * ext4's quota feature write), changed only by ordinary file write
+ * entries. Set, with s_version_minor raised to 7, durably in both
+ * superblock copies by the first mount with usrquota or grpquota, before
+ * the quota inodes are created (a crash between leaves the feature with
+ * slots still free: the next quota mount creates them). Usage is then
+ * tracked on every read-write mount of the file system, limits enforced
+ * only with the mount options. A module that predates the bit must not
+ * mount such a file system: its changes would not be charged. Not valid
+ * below 1.7. mkfs.NOVA and -o init do not set it.
+ */
+#define NOVA_FEATURE_QUOTA		0x80
 /* The protection features: what -o init,protection= and mkfs -p choose. */
 #define NOVA_FEATURE_PROT_ALL		(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
@@ -172,9 +193,12 @@ struct nova_super_block {
 					 NOVA_FEATURE_RANGE_OPS)
 /* The 1.6 feature (upgrade on first use). */
 #define NOVA_FEATURE_1_6		NOVA_FEATURE_FILEATTR
+/* The 1.7 feature (upgrade on the first quota mount). */
+#define NOVA_FEATURE_1_7		NOVA_FEATURE_QUOTA
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
 					 NOVA_FEATURE_1_5 | \
-					 NOVA_FEATURE_1_6)
+					 NOVA_FEATURE_1_6 | \
+					 NOVA_FEATURE_1_7)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -285,6 +309,9 @@ static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 #define NOVA_ROOT_INO		1	/* root directory */
 #define NOVA_ALLOC_INO		2	/* allocator state saved at unmount */
 #define NOVA_SNAPSHOT_INO	3	/* snapshot table (since 1.1) */
+#define NOVA_USR_QUOTA_INO	4	/* user quota file (1.7, QUOTA) */
+#define NOVA_GRP_QUOTA_INO	5	/* group quota file (1.7, QUOTA) */
+#define NOVA_PRJ_QUOTA_INO	6	/* project quota file (reserved) */
 #define NOVA_RESERVED_INODES	16	/* slots in the reserved block */
 #define NOVA_FIRST_INO		NOVA_RESERVED_INODES
 

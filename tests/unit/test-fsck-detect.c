@@ -449,6 +449,63 @@ static void test_attr_flags_need_feature(void **state)
 	       "file attribute flags without the fileattr feature");
 }
 
+/* ---- quota files (format 1.7) ---- */
+
+static void quota_feature(struct img *im)
+{
+	struct nova_super_block *sb = img_sb(im);
+
+	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) |
+				       NOVA_FEATURE_QUOTA);
+	sb->s_version_minor = cpu16(7);
+	img_sync_super(im);
+}
+
+/* Quota files as the kernel makes them: 2 KiB regular files. */
+static void test_quota_files_clean(void **state)
+{
+	struct img *im = *state;
+
+	quota_feature(im);
+	img_new_inode(im, NOVA_USR_QUOTA_INO, S_IFREG | 0600, 1, 0);
+	img_write(im, NOVA_USR_QUOTA_INO, 0, 1, 2048, NULL);
+	img_new_inode(im, NOVA_GRP_QUOTA_INO, S_IFREG | 0600, 1, 0);
+	img_write(im, NOVA_GRP_QUOTA_INO, 0, 1, 2048, NULL);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+/* The feature may come before the files (a crash between the two). */
+static void test_quota_feature_without_files(void **state)
+{
+	struct img *im = *state;
+
+	quota_feature(im);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_quota_file_needs_feature(void **state)
+{
+	struct img *im = *state;
+
+	img_new_inode(im, NOVA_GRP_QUOTA_INO, S_IFREG | 0600, 1, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "quota inode 5 is in use without the quota feature");
+}
+
+static void test_quota_file_not_regular(void **state)
+{
+	struct img *im = *state;
+
+	quota_feature(im);
+	img_new_inode(im, NOVA_USR_QUOTA_INO, S_IFCHR | 0600, 1, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "quota inode 4 is not a regular file");
+}
+
 /* A 1.4 image must not hold range entries (the feature comes first). */
 static void test_range_entry_needs_feature(void **state)
 {
@@ -1042,6 +1099,10 @@ int main(void)
 		T(test_attr_flags_unknown),
 		T(test_attr_flags_without_mask),
 		T(test_attr_flags_need_feature),
+		T(test_quota_files_clean),
+		T(test_quota_feature_without_files),
+		T(test_quota_file_needs_feature),
+		T(test_quota_file_not_regular),
 		T(test_snapshot_keeps_blocks),
 		T(test_snapshot_log_errors),
 		T(test_snapshot_record_in_file),

@@ -58,7 +58,7 @@ static void check_super(const uint8_t *buf, const struct geo *g,
 	assert_int_equal(le32(sb->s_magic), NOVA_SUPER_MAGIC);
 	assert_int_equal(le16(sb->s_version_major), NOVA_FORMAT_MAJOR);
 	/* 1.5 with xattr and range entries allowed, whatever the protection. */
-	assert_int_equal(le16(sb->s_version_minor), NOVA_FORMAT_MINOR);
+	assert_int_equal(le16(sb->s_version_minor), NOVA_MKFS_MINOR);
 	assert_true(le32(sb->s_feature_incompat) & NOVA_FEATURE_RANGE_OPS);
 	assert_true(le32(sb->s_feature_incompat) & NOVA_FEATURE_XATTR);
 	assert_int_equal(le32(sb->s_blocksize), NOVA_BLOCK_SIZE);
