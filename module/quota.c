@@ -101,12 +101,20 @@ void nova_quota_charge(struct inode *inode)
 		__dquot_free_space(inode, have - want, 0);
 }
 
-/* May @inode get @blocks more data blocks? 0 or -EDQUOT. No lock needed. */
+/*
+ * May @inode get @blocks more data blocks? 0 or -EDQUOT. No lock needed.
+ * Without limits enabled (no quota, or usage tracking only) nothing can
+ * refuse: skip the reservation round trip (two i_lock rounds and the
+ * dquot lookups) on every allocation of the write path.
+ */
 int nova_quota_check(struct inode *inode, unsigned long blocks)
 {
+	struct super_block *sb = inode->i_sb;
 	int err;
 
-	if (IS_NOQUOTA(inode))
+	if (IS_NOQUOTA(inode) ||
+	    !(sb_has_quota_limits_enabled(sb, USRQUOTA) ||
+	      sb_has_quota_limits_enabled(sb, GRPQUOTA)))
 		return 0;
 	err = dquot_reserve_block(inode, blocks);
 	if (!err)
