@@ -1494,6 +1494,19 @@ out:
 	return err ?: n;
 }
 
+/* The kept inode at position @idx of the table's list, or NULL past the end. */
+static struct nova_snap_inode *nova_snap_kept_nth(struct nova_snap_table *t,
+						  u64 idx)
+{
+	struct nova_snap_inode *ki;
+
+	lockdep_assert_held(&t->lock);
+	list_for_each_entry(ki, &t->inodes, list)
+		if (!idx--)
+			return ki;
+	return NULL;
+}
+
 /*
  * The removed inode at position @idx of the kept list (the order is the
  * list's: an inode added or dropped meanwhile may shift the others by
@@ -1509,13 +1522,11 @@ int nova_snapshot_kept_inode(struct super_block *sb, u64 idx, u64 *ino,
 	if (!t)
 		return err;
 	mutex_lock(&t->lock);
-	list_for_each_entry(ki, &t->inodes, list) {
-		if (idx--)
-			continue;
+	ki = nova_snap_kept_nth(t, idx);
+	if (ki) {
 		*ino = ki->ino;
 		*gen = ki->gen;
 		err = 0;
-		break;
 	}
 	mutex_unlock(&t->lock);
 	return err;
@@ -1564,12 +1575,9 @@ int nova_snapshot_kept_at(struct super_block *sb, u64 idx,
 	if (!t)
 		return err;
 	mutex_lock(&t->lock);
-	list_for_each_entry(ki, &t->inodes, list) {
-		if (idx--)
-			continue;
+	ki = nova_snap_kept_nth(t, idx);
+	if (ki)
 		err = fn(sb, ki->ino, ki->born, ki->dead, arg);
-		break;
-	}
 	mutex_unlock(&t->lock);
 	return err;
 }
