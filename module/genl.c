@@ -158,10 +158,148 @@ int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
 	return 0;
 }
 
+/* The identity read from the super block itself (events of a thread). */
+static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	char label[NOVA_GENL_LABEL_LEN];
+
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_uuid) != NOVA_GENL_UUID_LEN);
+	BUILD_BUG_ON(sizeof(sbi->dsb.s_label) > sizeof(label));
+	memset(label, 0, sizeof(label));
+	memcpy(label, sbi->dsb.s_label, sizeof(sbi->dsb.s_label));
+	label[sizeof(label) - 1] = '\0';
+	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, new_encode_dev(sb->s_dev),
+			      NOVA_A_PAD) ||
+	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sbi->dsb.s_uuid) ||
+	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
+	    nla_put_string(skb, NOVA_A_FS_BDEV, sb->s_id))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * The replies and events of the family begin with the identity of their
+ * file system. nova_msg_new() starts one of command @cmd: a reply to
+ * @info or, @info NULL, an event for the multicast group, with the
+ * identity of @fs (a registry entry or a copy of one) or, @fs NULL, the
+ * identity read from @sb itself (an event of a thread, which has no
+ * registry entry). The caller puts its attributes and hands what that
+ * returned to nova_msg_reply() or nova_msg_multicast(), which end and
+ * send the message, or free it if that was an error. NULL if there is no
+ * memory (the allocator has said so) or, for an event, nobody listens.
+ */
+struct sk_buff *nova_msg_new(struct genl_info *info, u8 cmd,
+			     const struct nova_ctl_fs *fs,
+			     struct super_block *sb, gfp_t gfp)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!info && !genl_has_listeners(&nova_genl_family, &init_net,
+					 NOVA_MCGRP_EVENTS))
+		return NULL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!msg)
+		return NULL;
+	hdr = info ? genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd) :
+		     genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
+	if (!hdr || (fs ? nova_put_identity(msg, fs) :
+			  nova_put_identity_sb(msg, sb))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* The command of a message nova_msg_new() made (one message per skb). */
+static u8 nova_msg_cmd(struct sk_buff *msg)
+{
+	return ((struct genlmsghdr *)nlmsg_data(nlmsg_hdr(msg)))->cmd;
+}
+
+/*
+ * Send @msg (NULL: out of memory) as the reply to @info, or free it if
+ * @err, what putting its attributes returned, is not 0.
+ */
+int nova_msg_reply(struct sk_buff *msg, struct genl_info *info, int err)
+{
+	if (!msg) {
+		GENL_SET_ERR_MSG(info, "no memory for the reply");
+		return -ENOMEM;
+	}
+	if (err) {
+		nlmsg_free(msg);
+		GENL_SET_ERR_MSG(info, "the reply does not fit in a message");
+		return err;
+	}
+	nlmsg_end(msg, nlmsg_hdr(msg));
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * Multicast the event @msg, or free it if @err, what putting its
+ * attributes returned, is not 0. Failures are logged against @sb, except
+ * with @sb NULL: the CORRUPTION events, lossy by design (uapi header).
+ */
+void nova_msg_multicast(struct sk_buff *msg, int err, struct super_block *sb,
+			gfp_t gfp)
+{
+	u8 cmd = nova_msg_cmd(msg);
+
+	if (err) {
+		nlmsg_free(msg);
+	} else {
+		nlmsg_end(msg, nlmsg_hdr(msg));
+		err = genlmsg_multicast(&nova_genl_family, msg, 0,
+					NOVA_MCGRP_EVENTS, gfp);
+	}
+	if (err && err != -ESRCH && sb)
+		nova_warn(sb, "cannot send event %u: %d", cmd, err);
+}
+
+/*
+ * Start the next message of a dump with the identity of @fs; NULL if it
+ * does not fit. nova_dump_end() closes it.
+ */
+void *nova_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		    const struct nova_ctl_fs *fs)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &nova_genl_family, NLM_F_MULTI, cmd);
+	if (!hdr)
+		return NULL;
+	genl_dump_check_consistent(cb, hdr);
+	if (nova_put_identity(skb, fs)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/* End the message @hdr of a dump, or take it back if @err is not 0. */
+int nova_dump_end(struct sk_buff *skb, void *hdr, int err)
+{
+	if (err)
+		genlmsg_cancel(skb, hdr);
+	else
+		genlmsg_end(skb, hdr);
+	return err;
+}
+
+/* The end of one call of a dump: a message that did not fit waits. */
+int nova_dump_ret(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
 static int nova_put_fs_info(struct sk_buff *skb, const struct nova_ctl_fs *fs)
 {
-	if (nova_put_identity(skb, fs) ||
-	    nla_put_u32(skb, NOVA_A_FS_FORMAT_VERSION, fs->format_version) ||
+	if (nla_put_u32(skb, NOVA_A_FS_FORMAT_VERSION, fs->format_version) ||
 	    nla_put_u8(skb, NOVA_A_FS_READ_ONLY, sb_rdonly(fs->sb)))
 		return -EMSGSIZE;
 	return 0;
@@ -227,14 +365,10 @@ static int nova_put_prot(struct sk_buff *skb, const struct nova_fs_stats *st)
 	return 0;
 }
 
-static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
-			  const struct nova_fs_stats *st)
+static int nova_put_stats(struct sk_buff *skb, const struct nova_fs_stats *st)
 {
-	struct nlattr *nest;
+	struct nlattr *nest = nla_nest_start(skb, NOVA_A_STATS);
 
-	if (nova_put_identity(skb, fs))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, NOVA_A_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, NOVA_STATS_A_FORMAT_VERSION, st->format_version) ||
@@ -419,19 +553,9 @@ static int nova_snapshot_reply(struct genl_info *info,
 			       const struct nova_ctl_fs *fs, u8 cmd,
 			       const struct nova_snapshot_info *sn)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	struct sk_buff *msg = nova_msg_new(info, cmd, fs, NULL, GFP_KERNEL);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return nova_msg_reply(msg, info, msg ? nova_put_snapshot(msg, sn) : 0);
 }
 
 static void nova_snapshot_errmsg(struct genl_info *info, int err)
@@ -609,29 +733,18 @@ static int nova_snapshot_list_dumpit(struct sk_buff *skb,
 			       &gen);
 	cb->seq = gen;
 	for (i = 0; i < n; i++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_LIST);
-		if (!hdr) {
-			err = -EMSGSIZE;
+		hdr = nova_dump_msg(skb, cb, NOVA_CMD_SNAPSHOT_LIST, found);
+		err = hdr ? nova_dump_end(skb, hdr,
+					  nova_put_snapshot(skb, &sn[i])) :
+			    -EMSGSIZE;
+		if (err)
 			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		if (nova_put_identity(skb, found) ||
-		    nova_put_snapshot(skb, &sn[i])) {
-			genlmsg_cancel(skb, hdr);
-			err = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next = sn[i].id + 1;
 	}
 out:
 	mutex_unlock(&nova_ctl_lock);
 	kfree(sn);
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	return nova_dump_ret(skb, err);
 }
 
 /* NOVA_CMD_SNAPSHOT_DIFF dump state, kept in cb->ctx. */
@@ -756,28 +869,18 @@ static int nova_snapshot_diff_dumpit(struct sk_buff *skb,
 		err = nova_snapdiff_next(sb, &r, &ctx->pos, &it);
 		if (err <= 0)
 			break;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_DIFF);
-		if (!hdr) {
-			err = -EMSGSIZE;
+		hdr = nova_dump_msg(skb, cb, NOVA_CMD_SNAPSHOT_DIFF, &fs);
+		err = hdr ? nova_dump_end(skb, hdr,
+					  nova_put_snapdiff(skb, &it)) :
+			    -EMSGSIZE;
+		if (err)
 			break;
-		}
-		if (nova_put_identity(skb, &fs) ||
-		    nova_put_snapdiff(skb, &it)) {
-			genlmsg_cancel(skb, hdr);
-			err = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
 	}
 	if (err == -EMSGSIZE)
 		ctx->pos = pos;		/* this inode again, next time */
 out:
 	deactivate_super(sb);
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	return nova_dump_ret(skb, err);
 }
 
 /* ---- garbage collection ---- */
@@ -811,58 +914,16 @@ static int nova_put_gc(struct sk_buff *skb, const struct nova_gc_result *res)
 	return 0;
 }
 
-/* Identity and NOVA_A_GC, as a reply (@info) or a notification. */
-static struct sk_buff *nova_gc_msg(struct genl_info *info,
-				   const struct nova_ctl_fs *fs, u8 cmd,
-				   const struct nova_gc_result *res)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	hdr = info ? genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd) :
-		     genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_gc(msg, res)) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	genlmsg_end(msg, hdr);
-	return msg;
-}
-
-/*
- * Multicast GC_FINISHED if anyone listens. The caller's active reference
- * keeps the super block (and so the unmount notification) away.
- */
-static void nova_gc_event(const struct nova_ctl_fs *fs,
-			  const struct nova_gc_result *res)
-{
-	struct sk_buff *msg;
-	int err;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = nova_gc_msg(NULL, fs, NOVA_CMD_GC_FINISHED, res);
-	err = msg ? genlmsg_multicast(&nova_genl_family, msg, 0,
-				      NOVA_MCGRP_EVENTS, GFP_KERNEL) : -ENOMEM;
-	if (err && err != -ESRCH)
-		nova_warn(fs->sb, "cannot send event %u: %d",
-			  NOVA_CMD_GC_FINISHED, err);
-}
-
 static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[NOVA_GC_A_MAX + 1] = { };
 	struct nlattr *nest = info->attrs[NOVA_A_GC];
 	struct nova_gc_result res;
+	struct sk_buff *msg = NULL;
 	struct nova_ctl_fs fs;
 	struct super_block *sb;
-	struct sk_buff *msg;
+	int err, put_err = 0;
 	u64 ino = 0;
-	int err;
 
 	if (nest) {
 		/* The policy admits NOVA_GC_A_INODE only (strict). */
@@ -877,11 +938,16 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_gc_request(sb, ino, &res);
-	msg = NULL;
+	/* The identity reads the super block: build both while held. */
 	if (!err) {
-		nova_gc_event(&fs, &res);
-		/* The identity reads the super block: build it while held. */
-		msg = nova_gc_msg(info, &fs, NOVA_CMD_GC, &res);
+		msg = nova_msg_new(NULL, NOVA_CMD_GC_FINISHED, &fs, NULL,
+				   GFP_KERNEL);
+		if (msg)
+			nova_msg_multicast(msg, nova_put_gc(msg, &res), sb,
+					   GFP_KERNEL);
+		msg = nova_msg_new(info, NOVA_CMD_GC, &fs, NULL, GFP_KERNEL);
+		if (msg)
+			put_err = nova_put_gc(msg, &res);
 	}
 	deactivate_super(sb);
 	switch (err) {
@@ -910,34 +976,10 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 		GENL_SET_ERR_MSG(info, "garbage collection failed");
 		return err;
 	}
-	if (!msg) {
-		GENL_SET_ERR_MSG(info, "no room for the reply");
-		return -ENOMEM;
-	}
-	return genlmsg_reply(msg, info);
+	return nova_msg_reply(msg, info, put_err);
 }
 
 /* ---- integrity scrub ---- */
-
-/* The identity read from the super block itself (events of a thread). */
-static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
-{
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	char label[NOVA_GENL_LABEL_LEN];
-
-	BUILD_BUG_ON(sizeof(sbi->dsb.s_uuid) != NOVA_GENL_UUID_LEN);
-	BUILD_BUG_ON(sizeof(sbi->dsb.s_label) > sizeof(label));
-	memset(label, 0, sizeof(label));
-	memcpy(label, sbi->dsb.s_label, sizeof(sbi->dsb.s_label));
-	label[sizeof(label) - 1] = '\0';
-	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, new_encode_dev(sb->s_dev),
-			      NOVA_A_PAD) ||
-	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sbi->dsb.s_uuid) ||
-	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
-	    nla_put_string(skb, NOVA_A_FS_BDEV, sb->s_id))
-		return -EMSGSIZE;
-	return 0;
-}
 
 /* The members of a NOVA_CORRUPTION_A_* nest every report carries. */
 static int nova_put_bad_members(struct sk_buff *skb,
@@ -1040,20 +1082,9 @@ static int nova_scrub_reply(struct genl_info *info,
 			    const struct nova_ctl_fs *fs, u8 cmd,
 			    const struct nova_scrub_status *st)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	struct sk_buff *msg = nova_msg_new(info, cmd, fs, NULL, GFP_KERNEL);
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_scrub(msg, st)) {
-		nlmsg_free(msg);
-		GENL_SET_ERR_MSG(info, "the scrub status does not fit in a message");
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return nova_msg_reply(msg, info, msg ? nova_put_scrub(msg, st) : 0);
 }
 
 /* May a scrub (which repairs in place) run on @sb now? */
@@ -1197,27 +1228,12 @@ static void nova_ctl_scrub_finished(struct super_block *sb,
 				    const struct nova_scrub_status *st)
 {
 	struct sk_buff *msg;
-	void *hdr;
-	int err;
 
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
-			  NOVA_CMD_SCRUB_FINISHED);
-	if (!hdr || nova_put_identity_sb(msg, sb) || nova_put_scrub(msg, st)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
-	if (err && err != -ESRCH)
-		nova_warn(sb, "cannot send event %u: %d",
-			  NOVA_CMD_SCRUB_FINISHED, err);
+	msg = nova_msg_new(NULL, NOVA_CMD_SCRUB_FINISHED, NULL, sb,
+			   GFP_KERNEL);
+	if (msg)
+		nova_msg_multicast(msg, nova_put_scrub(msg, st), sb,
+				   GFP_KERNEL);
 }
 
 /*
@@ -1264,7 +1280,6 @@ static int nova_ctl_damage(struct notifier_block *nb, unsigned long kind,
 	const struct nova_damage *d = data;
 	struct sk_buff *msg;
 	u64 suppressed;
-	void *hdr;
 
 	if (!genl_has_listeners(&nova_genl_family, &init_net,
 				NOVA_MCGRP_EVENTS))
@@ -1274,20 +1289,12 @@ static int nova_ctl_damage(struct notifier_block *nb, unsigned long kind,
 			nova_scrub_event_suppressed(d->scrub);
 		return NOTIFY_DONE;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	msg = nova_msg_new(NULL, NOVA_CMD_CORRUPTION, NULL, d->sb, GFP_ATOMIC);
 	if (!msg)
 		return NOTIFY_DONE;
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
-			  NOVA_CMD_CORRUPTION);
-	if (!hdr || nova_put_identity_sb(msg, d->sb) ||
-	    nova_put_corruption(msg, &d->bad, suppressed)) {
-		nlmsg_free(msg);
-		return NOTIFY_DONE;
-	}
-	genlmsg_end(msg, hdr);
 	/* Lossy by design (see the uapi header): failures are not logged. */
-	genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-			  GFP_ATOMIC);
+	nova_msg_multicast(msg, nova_put_corruption(msg, &d->bad, suppressed),
+			   NULL, GFP_ATOMIC);
 	return NOTIFY_OK;
 }
 
@@ -1296,44 +1303,23 @@ static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nova_fs_stats *st;
 	struct nova_ctl_fs *fs;
 	struct sk_buff *msg;
-	void *hdr;
 	int err;
 
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!st || !msg) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-
+	if (!st)
+		return -ENOMEM;
 	mutex_lock(&nova_ctl_lock);
 	fs = nova_ctl_lookup(info);
 	if (IS_ERR(fs)) {
 		err = PTR_ERR(fs);
-		goto out_unlock;
+	} else {
+		nova_get_stats(fs, st);
+		msg = nova_msg_new(info, NOVA_CMD_STATS_GET, fs, NULL,
+				   GFP_KERNEL);
+		err = nova_msg_reply(msg, info,
+				     msg ? nova_put_stats(msg, st) : 0);
 	}
-	nova_get_stats(fs, st);
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
-				NOVA_CMD_STATS_GET);
-	if (!hdr) {
-		GENL_SET_ERR_MSG(info, "no room for the reply header");
-		err = -EMSGSIZE;
-		goto out_unlock;
-	}
-	err = nova_put_stats(msg, fs, st);
 	mutex_unlock(&nova_ctl_lock);
-	if (err) {
-		GENL_SET_ERR_MSG(info, "statistics do not fit in a message");
-		goto out_free;
-	}
-	genlmsg_end(msg, hdr);
-	kfree(st);
-	return genlmsg_reply(msg, info);
-
-out_unlock:
-	mutex_unlock(&nova_ctl_lock);
-out_free:
-	nlmsg_free(msg);
 	kfree(st);
 	return err;
 }
@@ -1371,33 +1357,23 @@ static int nova_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 	list_for_each_entry(fs, &nova_ctl_list, list) {
 		if (fs->id < ctx->next_id)
 			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, cmd);
+		hdr = nova_dump_msg(skb, cb, cmd, fs);
 		if (!hdr) {
 			err = -EMSGSIZE;
 			break;
 		}
-		genl_dump_check_consistent(cb, hdr);
 		if (cmd == NOVA_CMD_STATS_GET) {
 			nova_get_stats(fs, ctx->st);
-			err = nova_put_stats(skb, fs, ctx->st);
+			err = nova_put_stats(skb, ctx->st);
 		} else {
 			err = nova_put_fs_info(skb, fs);
 		}
-		if (err) {
-			genlmsg_cancel(skb, hdr);
+		if (nova_dump_end(skb, hdr, err))
 			break;
-		}
-		genlmsg_end(skb, hdr);
 		ctx->next_id = fs->id + 1;
 	}
 	mutex_unlock(&nova_ctl_lock);
-
-	/* A message that does not fit even an empty skb is an error. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
+	return nova_dump_ret(skb, err);
 }
 
 static int nova_fs_list_dumpit(struct sk_buff *skb,
@@ -1532,33 +1508,10 @@ struct genl_family nova_genl_family __ro_after_init = {
 /* Multicast a mount/unmount notification if anyone listens. */
 static void nova_ctl_notify(const struct nova_ctl_fs *fs, u8 cmd)
 {
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
+	struct sk_buff *msg = nova_msg_new(NULL, cmd, fs, NULL, GFP_KERNEL);
 
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs)) {
-		nlmsg_free(msg);
-		err = -EMSGSIZE;
-		goto fail;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
-	if (err && err != -ESRCH)
-		goto fail;
-	return;
-fail:
-	nova_warn(fs->sb, "cannot send event %u: %d", cmd, err);
+	if (msg)
+		nova_msg_multicast(msg, 0, fs->sb, GFP_KERNEL);
 }
 
 static struct nova_ctl_fs *nova_ctl_find(struct super_block *sb)
@@ -1632,29 +1585,14 @@ void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
 {
 	struct nova_ctl_fs *fs;
 	struct sk_buff *msg;
-	void *hdr;
-	int err;
 
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
 	mutex_lock(&nova_ctl_lock);
 	fs = nova_ctl_find(sb);
-	hdr = fs ? genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd) : NULL;
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
-		mutex_unlock(&nova_ctl_lock);
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
+	msg = fs ? nova_msg_new(NULL, cmd, fs, NULL, GFP_KERNEL) : NULL;
+	if (msg)
+		nova_msg_multicast(msg, nova_put_snapshot(msg, sn), sb,
+				   GFP_KERNEL);
 	mutex_unlock(&nova_ctl_lock);
-	if (err && err != -ESRCH)
-		nova_warn(sb, "cannot send event %u: %d", cmd, err);
 }
 
 /*

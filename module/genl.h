@@ -57,6 +57,20 @@ extern struct genl_family nova_genl_family;
 extern struct netlink_range_validation nova_dev_range;
 
 int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs);
+
+/* Replies and events (genl.c): start, put the attributes, send. */
+struct sk_buff *nova_msg_new(struct genl_info *info, u8 cmd,
+			     const struct nova_ctl_fs *fs,
+			     struct super_block *sb, gfp_t gfp);
+int nova_msg_reply(struct sk_buff *msg, struct genl_info *info, int err);
+void nova_msg_multicast(struct sk_buff *msg, int err, struct super_block *sb,
+			gfp_t gfp);
+
+/* The messages of a dump (genl.c). */
+void *nova_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		    const struct nova_ctl_fs *fs);
+int nova_dump_end(struct sk_buff *skb, void *hdr, int err);
+int nova_dump_ret(struct sk_buff *skb, int err);
 void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
 			     const struct nova_snapshot_info *info);
 struct super_block *
