@@ -29,9 +29,8 @@
 #include "genl.h"
 #include "protect.h"
 #include "health.h"
-#include "scrub.h"
 
-static DEFINE_MUTEX(nova_ctl_lock);
+DEFINE_MUTEX(nova_ctl_lock);
 /* The cached labels (events read them under RCU, without nova_ctl_lock). */
 static DEFINE_SPINLOCK(nova_ctl_label_lock);
 /* CORRUPTION events of a file system not (yet) on the list: mounting. */
@@ -42,10 +41,6 @@ static LIST_HEAD(nova_ctl_list);		/* under nova_ctl_lock */
 static u64 nova_ctl_next_id = 1;		/* under nova_ctl_lock */
 /* Bumped on every registry change; dumps report NLM_F_DUMP_INTR on change. */
 static unsigned int nova_ctl_gen = 1;		/* under nova_ctl_lock */
-
-enum nova_mcgrp {
-	NOVA_MCGRP_EVENTS,
-};
 
 static const struct genl_multicast_group nova_mcgrps[] = {
 	[NOVA_MCGRP_EVENTS] = { .name = NOVA_GENL_MCGRP_EVENTS },
@@ -102,7 +97,7 @@ static const struct nla_policy nova_gc_req_policy[NOVA_A_GC + 1] = {
 	[NOVA_A_GC]		= NLA_POLICY_NESTED(nova_gc_policy),
 };
 
-static const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
+const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
 	[NOVA_SCRUB_A_BANDWIDTH]	= { .type = NLA_U64 },
 	[NOVA_SCRUB_A_RESTART]		= { .type = NLA_FLAG },
 };
@@ -425,7 +420,7 @@ static void nova_get_stats(const struct nova_ctl_fs *fs,
 }
 
 /* Find the file system a request names; sets extack on failure. */
-static struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
+struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
 {
 	struct nlattr *dev_attr = info->attrs[NOVA_A_FS_DEV];
 	struct nlattr *uuid_attr = info->attrs[NOVA_A_FS_UUID];
@@ -979,269 +974,11 @@ static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
 	return nova_msg_reply(msg, info, put_err);
 }
 
-/* ---- integrity scrub ---- */
-
-/* The members of a NOVA_CORRUPTION_A_* nest every report carries. */
-static int nova_put_bad_members(struct sk_buff *skb,
-				const struct nova_scrub_bad *bad)
-{
-	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
-	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int nova_put_bad(struct sk_buff *skb, int attr,
-			const struct nova_scrub_bad *bad)
-{
-	struct nlattr *nest = nla_nest_start(skb, attr);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nova_put_bad_members(skb, bad)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* NOVA_A_CORRUPTION of an event: the object and the suppressed count. */
-static int nova_put_corruption(struct sk_buff *skb,
-			       const struct nova_scrub_bad *bad,
-			       u64 suppressed)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_CORRUPTION);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nova_put_bad_members(skb, bad) ||
-	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_SUPPRESSED, suppressed,
-			      NOVA_CORRUPTION_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int nova_put_scrub64(struct sk_buff *skb, int attr, u64 val)
-{
-	return nla_put_u64_64bit(skb, attr, val, NOVA_SCRUB_A_PAD);
-}
-
-static int nova_put_scrub(struct sk_buff *skb,
-			  const struct nova_scrub_status *st)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SCRUB);
-	u32 i;
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, NOVA_SCRUB_A_STATE, st->state) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BANDWIDTH, st->bandwidth) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_SCANNED,
-			     st->bytes_scanned) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_TOTAL, st->bytes_total) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_INODES_SCANNED,
-			     st->inodes_scanned) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_META_CHECKED,
-			     st->meta_checked) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_DATA_CHECKED,
-			     st->data_checked) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_ERRORS, st->errors) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_REPAIRED, st->repaired) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_UNRECOVERABLE,
-			     st->unrecoverable) ||
-	    (st->start_ns &&
-	     (nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns) ||
-	      nova_put_scrub64(skb, NOVA_SCRUB_A_RUN_TIME, st->run_ns))) ||
-	    (st->state == NOVA_SCRUB_FINISHED &&
-	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
-	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_EVENTS_SUPPRESSED,
-			     st->events_suppressed))
-		goto fail;
-	for (i = 0; i < st->nr_bad && i < NOVA_GENL_SCRUB_BAD_MAX; i++)
-		if (nova_put_bad(skb, NOVA_SCRUB_A_BAD, &st->bad[i]))
-			goto fail;
-	nla_nest_end(skb, nest);
-	return 0;
-fail:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/* Identity and NOVA_A_SCRUB, as a reply to @info. */
-static int nova_scrub_reply(struct genl_info *info,
-			    const struct nova_ctl_fs *fs, u8 cmd,
-			    const struct nova_scrub_status *st)
-{
-	struct sk_buff *msg = nova_msg_new(info, cmd, fs, NULL, GFP_KERNEL);
-
-	return nova_msg_reply(msg, info, msg ? nova_put_scrub(msg, st) : 0);
-}
-
-/* May a scrub (which repairs in place) run on @sb now? */
-static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
-{
-	int err = 0;
-
-	down_read(&sb->s_umount);
-	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE) {
-		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot): a scrub repairs in place");
-		err = -EROFS;
-	} else if (sb->s_writers.frozen != SB_UNFROZEN) {
-		GENL_SET_ERR_MSG(info, "the file system is frozen");
-		err = -EBUSY;
-	}
-	up_read(&sb->s_umount);
-	return err;
-}
-
-static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_SCRUB];
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	if (nest) {
-		/* The policy admits BANDWIDTH and RESTART only (strict). */
-		err = nla_parse_nested(tb, NOVA_SCRUB_A_MAX, nest,
-				       nova_scrub_policy, info->extack);
-		if (err)
-			return err;
-	}
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
-		return PTR_ERR(sb);
-	}
-	scrub = nova_scrub_get(sb);
-	err = scrub ? nova_scrub_allowed(sb, info) : -ENOMEM;
-	if (!err) {
-		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
-				       tb[NOVA_SCRUB_A_BANDWIDTH] ?
-				       nla_get_u64(tb[NOVA_SCRUB_A_BANDWIDTH]) : 0,
-				       tb[NOVA_SCRUB_A_RESTART]);
-		if (err == -EALREADY)
-			GENL_SET_ERR_MSG(info, "a scrub is already running");
-		else if (err)
-			GENL_SET_ERR_MSG(info, "cannot start the scrub thread");
-	}
-	if (!err) {
-		nova_scrub_get_status(scrub, st);
-		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_START, st);
-	}
-	deactivate_super(sb);
-	kfree(st);
-	return err;
-}
-
-static void nova_scrub_state_msg(struct genl_info *info, u32 state)
-{
-	switch (state) {
-	case NOVA_SCRUB_PAUSED:
-		GENL_SET_ERR_MSG(info, "no scrub is running (the last one is paused)");
-		break;
-	case NOVA_SCRUB_FINISHED:
-		GENL_SET_ERR_MSG(info, "no scrub is running (the last one finished)");
-		break;
-	default:
-		GENL_SET_ERR_MSG(info, "no scrub is running (none ran since mount)");
-		break;
-	}
-}
-
-static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
-		return PTR_ERR(sb);
-	}
-	scrub = nova_scrub_of(sb);	/* NULL if none ran yet */
-	/* No lock held: the thread may be sending an event as we wait. */
-	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
-	if (scrub)
-		nova_scrub_get_status(scrub, st);
-	if (err)
-		nova_scrub_state_msg(info, st->state);
-	else
-		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_STOP, st);
-	deactivate_super(sb);
-	kfree(st);
-	return err;
-}
-
-static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs *fs;
-	struct nova_ctl_fs copy;
-	int err;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_lookup(info);
-	if (IS_ERR(fs)) {
-		mutex_unlock(&nova_ctl_lock);
-		kfree(st);
-		return PTR_ERR(fs);
-	}
-	scrub = nova_scrub_of(fs->sb);
-	if (scrub)
-		nova_scrub_get_status(scrub, st);
-	copy = *fs;
-	/* The reply reads the super block: build it under the lock. */
-	err = nova_scrub_reply(info, &copy, NOVA_CMD_SCRUB_STATUS, st);
-	mutex_unlock(&nova_ctl_lock);
-	kfree(st);
-	return err;
-}
-
-static void nova_ctl_scrub_finished(struct super_block *sb,
-				    const struct nova_scrub_status *st)
-{
-	struct sk_buff *msg;
-
-	msg = nova_msg_new(NULL, NOVA_CMD_SCRUB_FINISHED, NULL, sb,
-			   GFP_KERNEL);
-	if (msg)
-		nova_msg_multicast(msg, nova_put_scrub(msg, st), sb,
-				   GFP_KERNEL);
-}
-
 /*
  * May one more CORRUPTION event of @sb go out now? If so, *@suppressed
  * is the number held back since the previous one (and starts again).
  */
-static bool nova_ctl_corruption_allowed(struct super_block *sb,
-					u64 *suppressed)
+bool nova_ctl_corruption_allowed(struct super_block *sb, u64 *suppressed)
 {
 	struct nova_ctl_ratelimit *rl = &nova_ctl_unlisted_rl;
 	struct nova_ctl_fs *fs;
@@ -1271,31 +1008,6 @@ static bool nova_ctl_corruption_allowed(struct super_block *sb,
 	spin_unlock_irqrestore(&rl->lock, flags);
 	rcu_read_unlock();
 	return ok;
-}
-
-/* The damage chain's listener (health.h): NOVA_CMD_CORRUPTION. */
-static int nova_ctl_damage(struct notifier_block *nb, unsigned long kind,
-			   void *data)
-{
-	const struct nova_damage *d = data;
-	struct sk_buff *msg;
-	u64 suppressed;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return NOTIFY_DONE;
-	if (!nova_ctl_corruption_allowed(d->sb, &suppressed)) {
-		if (d->scrub)
-			nova_scrub_event_suppressed(d->scrub);
-		return NOTIFY_DONE;
-	}
-	msg = nova_msg_new(NULL, NOVA_CMD_CORRUPTION, NULL, d->sb, GFP_ATOMIC);
-	if (!msg)
-		return NOTIFY_DONE;
-	/* Lossy by design (see the uapi header): failures are not logged. */
-	nova_msg_multicast(msg, nova_put_corruption(msg, &d->bad, suppressed),
-			   NULL, GFP_ATOMIC);
-	return NOTIFY_OK;
 }
 
 static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)

@@ -14,12 +14,15 @@
 #ifndef _NOVA_GENL_H
 #define _NOVA_GENL_H
 
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 #include <linux/nova_genl.h>
 
 struct nova_snapshot_info;
+struct nova_scrub_status;
 
 /*
  * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
@@ -53,8 +56,26 @@ struct nova_ctl_fs {
 	u32			format_version;
 };
 
+enum nova_mcgrp {
+	NOVA_MCGRP_EVENTS,
+};
+
 extern struct genl_family nova_genl_family;
 extern struct netlink_range_validation nova_dev_range;
+extern const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1];
+
+/* The registry of mounted file systems (genl.c). */
+extern struct mutex nova_ctl_lock;
+struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info);
+bool nova_ctl_corruption_allowed(struct super_block *sb, u64 *suppressed);
+
+/* The scrub commands and events (genl_scrub.c). */
+int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info);
+void nova_ctl_scrub_finished(struct super_block *sb,
+			     const struct nova_scrub_status *st);
+int nova_ctl_damage(struct notifier_block *nb, unsigned long kind, void *data);
 
 int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs);
 
