@@ -63,11 +63,15 @@ enum nova_mcgrp {
 extern struct genl_family nova_genl_family;
 extern struct netlink_range_validation nova_dev_range;
 extern const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1];
+extern const struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1];
 
 /* The registry of mounted file systems (genl.c). */
 extern struct mutex nova_ctl_lock;
 struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info);
 bool nova_ctl_corruption_allowed(struct super_block *sb, u64 *suppressed);
+
+/* NOVA_CMD_GC (genl_gc.c). */
+int nova_gc_doit(struct sk_buff *skb, struct genl_info *info);
 
 /* The scrub commands and events (genl_scrub.c). */
 int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info);
