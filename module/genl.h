@@ -64,11 +64,21 @@ extern struct genl_family nova_genl_family;
 extern struct netlink_range_validation nova_dev_range;
 extern const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1];
 extern const struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1];
+extern const struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1];
+extern const struct nla_policy nova_snapdiff_policy[NOVA_SNAPDIFF_A_MAX + 1];
 
 /* The registry of mounted file systems (genl.c). */
 extern struct mutex nova_ctl_lock;
 struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info);
+struct nova_ctl_fs *nova_ctl_find(struct super_block *sb);
+struct nova_ctl_fs *nova_ctl_find_id(u64 id);
 bool nova_ctl_corruption_allowed(struct super_block *sb, u64 *suppressed);
+
+/* The snapshot commands (genl_snapshot.c). */
+int nova_snapshot_create_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_snapshot_delete_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_snapshot_list_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int nova_snapshot_diff_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* NOVA_CMD_GC (genl_gc.c). */
 int nova_gc_doit(struct sk_buff *skb, struct genl_info *info);
@@ -96,8 +106,6 @@ void *nova_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 		    const struct nova_ctl_fs *fs);
 int nova_dump_end(struct sk_buff *skb, void *hdr, int err);
 int nova_dump_ret(struct sk_buff *skb, int err);
-void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
-			     const struct nova_snapshot_info *info);
 struct super_block *
 nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
 		struct nova_ctl_fs *copy,
