@@ -23,6 +23,7 @@
 
 struct nova_snapshot_info;
 struct nova_scrub_status;
+struct nova_fs_stats;
 
 /*
  * The rate limit of NOVA_CMD_CORRUPTION notifications of one file system:
@@ -72,7 +73,15 @@ extern struct mutex nova_ctl_lock;
 struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info);
 struct nova_ctl_fs *nova_ctl_find(struct super_block *sb);
 struct nova_ctl_fs *nova_ctl_find_id(u64 id);
+void nova_get_stats(const struct nova_ctl_fs *fs, struct nova_fs_stats *st);
+int nova_ctl_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		  int (*fill)(struct sk_buff *skb, const struct nova_ctl_fs *fs,
+			      struct nova_fs_stats *st));
 bool nova_ctl_corruption_allowed(struct super_block *sb, u64 *suppressed);
+
+/* NOVA_CMD_STATS_GET (genl_stats.c). */
+int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
+int nova_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* The snapshot commands (genl_snapshot.c). */
 int nova_snapshot_create_doit(struct sk_buff *skb, struct genl_info *info);
