@@ -199,7 +199,11 @@ int nova_dump_end(struct sk_buff *skb, void *hdr, int err)
 	return err;
 }
 
-/* The end of one call of a dump: a message that did not fit waits. */
+/*
+ * What one call of a dump returns: the length filled, so that the message
+ * that did not fit goes into the next call; one that does not fit even an
+ * empty skb is an error.
+ */
 int nova_dump_ret(struct sk_buff *skb, int err)
 {
 	if (err == -EMSGSIZE && skb->len)

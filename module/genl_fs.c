@@ -30,6 +30,7 @@
 #include "genl.h"
 #include "health.h"
 
+/* The registry: the list, its ids and generation (genl.h exports it). */
 DEFINE_MUTEX(nova_ctl_lock);
 /* The cached labels (events read them under RCU, without nova_ctl_lock). */
 static DEFINE_SPINLOCK(nova_ctl_label_lock);
