@@ -1,71 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NOVA control plane: the generic netlink family "nova" and the registry of
- * mounted NOVA super blocks it serves. The protocol is documented in
- * uapi/linux/nova_genl.h; this file does only netlink.
+ * NOVA control plane, its core: the generic netlink family "nova" (its
+ * policies, its table of operations and its multicast group), the builder
+ * of its messages (nova_msg_*, nova_dump_*), the state of the per-file-
+ * system dumps, and the module load and unload of the whole plane. The
+ * protocol is documented in uapi/linux/nova_genl.h and
+ * docs/netlink/nova.yaml. The commands live one group a file, in the
+ * manner of net/ethtool/ (docs/module.md has the map): genl_fs.c (the
+ * registry of mounted file systems, FS_LIST, mount events),
+ * genl_stats.c, genl_snapshot.c, genl_gc.c, genl_scrub.c (and the
+ * CORRUPTION events) and, in test builds, genl_inject.c and pmtrace.c.
+ * They share genl.h; the core of NOVA reaches none of them (it reports
+ * through health.h, which genl_fs.c and genl_scrub.c listen to).
  *
- * Locking (nova.h): nova_ctl_lock is taken with no file-system lock held;
- * under it, nova_fs_get_stats() takes the file system's inner locks (it
- * also keeps the super block alive, because the UNMOUNTING event
- * (nova_ctl_fs_unmounting()) must take it before the sb goes away). The family uses parallel_ops, so
- * genl_mutex is never held by our handlers.
+ * Locking (nova.h): the family uses parallel_ops, so genl_mutex is never
+ * held by our handlers; the registry's locks are genl_fs.c's.
  */
 #define pr_fmt(fmt) "nova: " fmt
 
 #include <linux/fs.h>
-#include <linux/jiffies.h>
-#include <linux/kdev_t.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
-#include <linux/string.h>
 #include <net/genetlink.h>
 #include <linux/nova_genl.h>
 
 #include "nova.h"
 #include "nova_ctl.h"
 #include "genl.h"
-#include "protect.h"
 #include "health.h"
-#include "scrub.h"
-
-static DEFINE_MUTEX(nova_ctl_lock);
-/* The cached labels (events read them under RCU, without nova_ctl_lock). */
-static DEFINE_SPINLOCK(nova_ctl_label_lock);
-/* CORRUPTION events of a file system not (yet) on the list: mounting. */
-static struct nova_ctl_ratelimit nova_ctl_unlisted_rl = {
-	.lock = __SPIN_LOCK_UNLOCKED(nova_ctl_unlisted_rl.lock),
-};
-static LIST_HEAD(nova_ctl_list);		/* under nova_ctl_lock */
-static u64 nova_ctl_next_id = 1;		/* under nova_ctl_lock */
-/* Bumped on every registry change; dumps report NLM_F_DUMP_INTR on change. */
-static unsigned int nova_ctl_gen = 1;		/* under nova_ctl_lock */
-
-enum nova_mcgrp {
-	NOVA_MCGRP_EVENTS,
-};
 
 static const struct genl_multicast_group nova_mcgrps[] = {
 	[NOVA_MCGRP_EVENTS] = { .name = NOVA_GENL_MCGRP_EVENTS },
-};
-
-static const char * const nova_op_names[NOVA_CTL_OP_NR] = {
-	[NOVA_CTL_OP_READ]	= "read",
-	[NOVA_CTL_OP_WRITE]	= "write",
-	[NOVA_CTL_OP_FSYNC]	= "fsync",
-	[NOVA_CTL_OP_FAULT]	= "fault",
-	[NOVA_CTL_OP_LOOKUP]	= "lookup",
-	[NOVA_CTL_OP_CREATE]	= "create",
-	[NOVA_CTL_OP_MKDIR]	= "mkdir",
-	[NOVA_CTL_OP_UNLINK]	= "unlink",
-	[NOVA_CTL_OP_RMDIR]	= "rmdir",
-	[NOVA_CTL_OP_RENAME]	= "rename",
-	[NOVA_CTL_OP_LINK]	= "link",
-	[NOVA_CTL_OP_SYMLINK]	= "symlink",
-	[NOVA_CTL_OP_SETATTR]	= "setattr",
-	[NOVA_CTL_OP_READDIR]	= "readdir",
 };
 
 /* st_dev values are the kernel's 32-bit "new" encoding; 0 is no device. */
@@ -79,7 +43,7 @@ static const struct nla_policy nova_stats_get_policy[NOVA_A_FS_UUID + 1] = {
 	[NOVA_A_FS_UUID]	= NLA_POLICY_EXACT_LEN(NOVA_GENL_UUID_LEN),
 };
 
-static const struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
+const struct nla_policy nova_snapshot_policy[NOVA_SNAPSHOT_A_MAX + 1] = {
 	[NOVA_SNAPSHOT_A_ID]	= NLA_POLICY_MIN(NLA_U64, 1),
 	[NOVA_SNAPSHOT_A_NAME]	= { .type = NLA_NUL_STRING,
 				    .len = NOVA_GENL_SNAPSHOT_NAME_LEN - 1 },
@@ -92,7 +56,7 @@ static const struct nla_policy nova_snapshot_req_policy[NOVA_A_SNAPSHOT + 1] = {
 	[NOVA_A_SNAPSHOT]	= NLA_POLICY_NESTED(nova_snapshot_policy),
 };
 
-static const struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1] = {
+const struct nla_policy nova_gc_policy[NOVA_GC_A_MAX + 1] = {
 	[NOVA_GC_A_INODE]	= NLA_POLICY_MIN(NLA_U64, 1),
 };
 
@@ -102,7 +66,7 @@ static const struct nla_policy nova_gc_req_policy[NOVA_A_GC + 1] = {
 	[NOVA_A_GC]		= NLA_POLICY_NESTED(nova_gc_policy),
 };
 
-static const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
+const struct nla_policy nova_scrub_policy[NOVA_SCRUB_A_MAX + 1] = {
 	[NOVA_SCRUB_A_BANDWIDTH]	= { .type = NLA_U64 },
 	[NOVA_SCRUB_A_RESTART]		= { .type = NLA_FLAG },
 };
@@ -113,7 +77,7 @@ static const struct nla_policy nova_scrub_req_policy[NOVA_A_SCRUB + 1] = {
 	[NOVA_A_SCRUB]		= NLA_POLICY_NESTED(nova_scrub_policy),
 };
 
-static const struct nla_policy nova_snapdiff_policy[NOVA_SNAPDIFF_A_MAX + 1] = {
+const struct nla_policy nova_snapdiff_policy[NOVA_SNAPDIFF_A_MAX + 1] = {
 	[NOVA_SNAPDIFF_A_OLD]	= NLA_POLICY_MIN(NLA_U64, 1),
 	[NOVA_SNAPDIFF_A_NEW]	= NLA_POLICY_MIN(NLA_U64, 1),
 };
@@ -124,1218 +88,127 @@ static const struct nla_policy nova_snapdiff_req_policy[NOVA_A_SNAPSHOT_DIFF + 1
 	[NOVA_A_SNAPSHOT_DIFF]	= NLA_POLICY_NESTED(nova_snapdiff_policy),
 };
 
-/* Dump state, kept in cb->ctx. */
-struct nova_dump_ctx {
-	u64			next_id;	/* first registry id not yet sent */
-	struct nova_fs_stats	*st;		/* scratch buffer for the dump */
-};
-
-
-static struct nova_dump_ctx *nova_dump_ctx(struct netlink_callback *cb)
-{
-	BUILD_BUG_ON(sizeof(struct nova_dump_ctx) > sizeof(cb->ctx));
-	return (struct nova_dump_ctx *)cb->ctx;
-}
-
-static u64 nova_ctl_dev(const struct nova_ctl_fs *fs)
-{
-	return new_encode_dev(fs->sb->s_dev);
-}
-
-int nova_put_identity(struct sk_buff *skb, const struct nova_ctl_fs *fs)
-{
-	char label[NOVA_GENL_LABEL_LEN];
-	unsigned long flags;
-
-	spin_lock_irqsave(&nova_ctl_label_lock, flags);
-	memcpy(label, fs->label, sizeof(label));
-	spin_unlock_irqrestore(&nova_ctl_label_lock, flags);
-	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, nova_ctl_dev(fs), NOVA_A_PAD) ||
-	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, fs->uuid) ||
-	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
-	    nla_put_string(skb, NOVA_A_FS_BDEV, fs->sb->s_id))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int nova_put_fs_info(struct sk_buff *skb, const struct nova_ctl_fs *fs)
-{
-	if (nova_put_identity(skb, fs) ||
-	    nla_put_u32(skb, NOVA_A_FS_FORMAT_VERSION, fs->format_version) ||
-	    nla_put_u8(skb, NOVA_A_FS_READ_ONLY, sb_rdonly(fs->sb)))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int nova_put_stat64(struct sk_buff *skb, int attr, u64 val)
-{
-	return nla_put_u64_64bit(skb, attr, val, NOVA_STATS_A_PAD);
-}
-
-static int nova_put_ops(struct sk_buff *skb, const struct nova_fs_stats *st)
-{
-	struct nlattr *op;
-	int i;
-
-	BUILD_BUG_ON(ARRAY_SIZE(nova_op_names) != NOVA_CTL_OP_NR);
-	for (i = 0; i < NOVA_CTL_OP_NR; i++) {
-		op = nla_nest_start(skb, NOVA_STATS_A_OP);
-		if (!op)
-			return -EMSGSIZE;
-		if (nla_put_string(skb, NOVA_OP_A_NAME, nova_op_names[i]) ||
-		    nla_put_u64_64bit(skb, NOVA_OP_A_COUNT, st->op_count[i],
-				      NOVA_OP_A_PAD) ||
-		    nla_put_u64_64bit(skb, NOVA_OP_A_TIME_NS, st->op_time_ns[i],
-				      NOVA_OP_A_PAD)) {
-			nla_nest_cancel(skb, op);
-			return -EMSGSIZE;
-		}
-		nla_nest_end(skb, op);
-	}
-	return 0;
-}
-
-static int nova_put_prot64(struct sk_buff *skb, int attr, u64 val)
-{
-	return nla_put_u64_64bit(skb, attr, val, NOVA_PROT_A_PAD);
-}
-
-/* NOVA_STATS_A_PROTECTION: features and counters of data protection. */
-static int nova_put_prot(struct sk_buff *skb, const struct nova_fs_stats *st)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_STATS_A_PROTECTION);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u8(skb, NOVA_PROT_A_CSUM, st->prot_csum) ||
-	    nla_put_u8(skb, NOVA_PROT_A_PARITY, st->prot_parity) ||
-	    nla_put_u8(skb, NOVA_PROT_A_VERIFY, st->prot_verify) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_VERIFIED, st->prot_verified) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_REPAIRED, st->prot_repaired) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_UNRECOVERABLE,
-			    st->prot_unrecoverable) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS, st->bb_blocks) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_REPAIRED,
-			    st->bb_repaired) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_LOST, st->bb_lost) ||
-	    nova_put_prot64(skb, NOVA_PROT_A_BADBLOCKS_WITHHELD,
-			    st->bb_withheld)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int nova_put_stats(struct sk_buff *skb, const struct nova_ctl_fs *fs,
-			  const struct nova_fs_stats *st)
-{
-	struct nlattr *nest;
-
-	if (nova_put_identity(skb, fs))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, NOVA_A_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, NOVA_STATS_A_FORMAT_VERSION, st->format_version) ||
-	    nla_put_u32(skb, NOVA_STATS_A_CPUS, st->cpus) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_BLOCK_SIZE, st->block_size) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_BLOCKS_TOTAL, st->blocks_total) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_BLOCKS_FREE, st->blocks_free) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_INODES_TOTAL, st->inodes_total) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_INODES_FREE, st->inodes_free) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_LOG_PAGES, st->log_pages) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_DATA_PAGES, st->data_pages) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_EPOCH, st->epoch) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOTS, st->snapshots) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS,
-			    st->snap_reclaim_blocks) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES,
-			    st->snap_reclaim_inodes) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SNAPSHOT_RECLAIMED,
-			    st->snap_reclaimed) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_MOUNT_TIME_NS, st->mount_time_ns) ||
-	    nla_put_u8(skb, NOVA_STATS_A_RECOVERED, st->recovered) ||
-	    nla_put_u8(skb, NOVA_STATS_A_READ_ONLY, st->read_only) ||
-	    nova_put_ops(skb, st) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_FAST_PAGES, st->gc_fast_pages) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_THOROUGH_RUNS,
-			    st->gc_thorough_runs) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_THOROUGH_PAGES,
-			    st->gc_thorough_pages) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_ENTRIES_COPIED,
-			    st->gc_entries_copied) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_GC_TIME_NS, st->gc_time_ns) ||
-	    nla_put_u32(skb, NOVA_STATS_A_SCRUB_STATE, st->scrub_state) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_PASSES, st->scrub_passes) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_BYTES, st->scrub_bytes) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_ERRORS, st->scrub_errors) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_REPAIRED,
-			    st->scrub_repaired) ||
-	    nova_put_stat64(skb, NOVA_STATS_A_SCRUB_UNRECOVERABLE,
-			    st->scrub_unrecoverable) ||
-	    nova_put_prot(skb, st)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static void nova_get_stats(const struct nova_ctl_fs *fs,
-			   struct nova_fs_stats *st)
-{
-	lockdep_assert_held(&nova_ctl_lock);
-	memset(st, 0, sizeof(*st));
-	nova_fs_get_stats(fs->sb, st);
-}
-
-/* Find the file system a request names; sets extack on failure. */
-static struct nova_ctl_fs *nova_ctl_lookup(struct genl_info *info)
-{
-	struct nlattr *dev_attr = info->attrs[NOVA_A_FS_DEV];
-	struct nlattr *uuid_attr = info->attrs[NOVA_A_FS_UUID];
-	struct nova_ctl_fs *fs;
-	dev_t dev = 0;
-
-	lockdep_assert_held(&nova_ctl_lock);
-	if (!dev_attr && !uuid_attr) {
-		/* Either will do; report the device as the missing one. */
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_FS_DEV);
-		GENL_SET_ERR_MSG(info,
-				 "no file system given: need NOVA_A_FS_DEV or NOVA_A_FS_UUID");
-		return ERR_PTR(-EINVAL);
-	}
-	if (dev_attr && uuid_attr) {
-		NL_SET_ERR_MSG_ATTR(info->extack, uuid_attr,
-				    "give NOVA_A_FS_DEV or NOVA_A_FS_UUID, not both");
-		return ERR_PTR(-EINVAL);
-	}
-	if (dev_attr)
-		dev = new_decode_dev(nla_get_u64(dev_attr));
-
-	list_for_each_entry(fs, &nova_ctl_list, list) {
-		if (dev_attr && fs->sb->s_dev == dev)
-			return fs;
-		if (uuid_attr && !memcmp(fs->uuid, nla_data(uuid_attr),
-					 NOVA_GENL_UUID_LEN))
-			return fs;
-	}
-	NL_SET_ERR_MSG_ATTR(info->extack, dev_attr ?: uuid_attr,
-			    "no mounted NOVA file system matches");
-	return ERR_PTR(-ENODEV);
-}
-
-/* ---- snapshots ---- */
-
-static int nova_put_snapshot(struct sk_buff *skb,
-			     const struct nova_snapshot_info *sn)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SNAPSHOT);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_ID, sn->id,
-			      NOVA_SNAPSHOT_A_PAD) ||
-	    nla_put_string(skb, NOVA_SNAPSHOT_A_NAME, sn->name) ||
-	    nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_EPOCH, sn->epoch,
-			      NOVA_SNAPSHOT_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_CTIME,
-			      timespec64_to_ns(&sn->ctime),
-			      NOVA_SNAPSHOT_A_PAD) ||
-	    (sn->excl_blocks != U64_MAX &&
-	     nla_put_u64_64bit(skb, NOVA_SNAPSHOT_A_EXCL_BLOCKS,
-			       sn->excl_blocks, NOVA_SNAPSHOT_A_PAD))) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 /*
- * Changing a file system (snapshots, GC, scrub control, injection) is a
- * matter for its administrator: CAP_SYS_ADMIN in the user namespace that
- * owns it, on top of the CAP_NET_ADMIN that GENL_ADMIN_PERM asks of every
- * state-changing command. Both are checked against the opener of the socket
- * and the sender, as netlink_ns_capable() does.
+ * The replies and events of the family begin with the identity of their
+ * file system. nova_msg_new() starts one of command @cmd: a reply to
+ * @info or, @info NULL, an event for the multicast group, with the
+ * identity of @fs (a registry entry or a copy of one) or, @fs NULL, the
+ * identity read from @sb itself (an event of a thread, which has no
+ * registry entry). The caller puts its attributes and hands what that
+ * returned to nova_msg_reply() or nova_msg_multicast(), which end and
+ * send the message, or free it if that was an error. NULL if there is no
+ * memory (the allocator has said so) or, for an event, nobody listens.
  */
-static int nova_ctl_may_change(const struct sk_buff *skb,
-			       struct genl_info *info, struct super_block *sb)
-{
-	if (netlink_ns_capable(skb, sb->s_user_ns, CAP_SYS_ADMIN))
-		return 0;
-	GENL_SET_ERR_MSG(info,
-			 "changing a NOVA file system needs CAP_SYS_ADMIN in its user namespace");
-	return -EPERM;
-}
-
-/*
- * Look up the file system a state-changing request names, check that the
- * sender may change it and take an active reference, so the handler can
- * run without nova_ctl_lock (taking
- * a snapshot freezes the file system, and unmount takes s_umount before
- * nova_ctl_lock). @prepare, if given, runs on the registry entry under
- * nova_ctl_lock before the reference is taken (so that its failure needs
- * no deactivate_super(), which must not run under nova_ctl_lock: the last
- * reference would unmount, which takes it). *@copy receives the entry as
- * it is then. The caller drops the reference with deactivate_super().
- */
-struct super_block *
-nova_ctl_get_sb(const struct sk_buff *skb, struct genl_info *info,
-		struct nova_ctl_fs *copy,
-		int (*prepare)(struct nova_ctl_fs *fs, struct genl_info *info))
-{
-	struct nova_ctl_fs *fs;
-	struct super_block *sb;
-	int err;
-
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_lookup(info);
-	if (IS_ERR(fs)) {
-		mutex_unlock(&nova_ctl_lock);
-		return ERR_CAST(fs);
-	}
-	err = nova_ctl_may_change(skb, info, fs->sb);
-	if (!err && prepare)
-		err = prepare(fs, info);
-	if (err) {
-		mutex_unlock(&nova_ctl_lock);
-		return ERR_PTR(err);
-	}
-	sb = fs->sb;
-	if (!atomic_inc_not_zero(&sb->s_active)) {
-		mutex_unlock(&nova_ctl_lock);
-		GENL_SET_ERR_MSG(info, "the file system is being unmounted");
-		return ERR_PTR(-ENODEV);
-	}
-	*copy = *fs;
-	mutex_unlock(&nova_ctl_lock);
-	return sb;
-}
-
-/* Reply (and multicast @event) with the identity and one snapshot. */
-static int nova_snapshot_reply(struct genl_info *info,
-			       const struct nova_ctl_fs *fs, u8 cmd,
-			       const struct nova_snapshot_info *sn)
+struct sk_buff *nova_msg_new(struct genl_info *info, u8 cmd,
+			     const struct nova_ctl_fs *fs,
+			     struct super_block *sb, gfp_t gfp)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
-static void nova_snapshot_errmsg(struct genl_info *info, int err)
-{
-	switch (err) {
-	case -EROFS:
-		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
-		break;
-	case -ENOSPC:
-		GENL_SET_ERR_MSG(info, "snapshot limit reached, or no space for the record");
-		break;
-	case -EBUSY:
-		GENL_SET_ERR_MSG(info, "the file system is frozen");
-		break;
-	}
-}
-
-static int nova_snapshot_create_doit(struct sk_buff *skb,
-				     struct genl_info *info)
-{
-	struct nlattr *tb[NOVA_SNAPSHOT_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT];
-	struct nova_snapshot_info sn;
-	const char *name = "";
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	if (nest) {
-		err = nla_parse_nested(tb, NOVA_SNAPSHOT_A_MAX, nest,
-				       nova_snapshot_policy, info->extack);
-		if (err)
-			return err;
-		if (tb[NOVA_SNAPSHOT_A_ID] || tb[NOVA_SNAPSHOT_A_EPOCH] ||
-		    tb[NOVA_SNAPSHOT_A_CTIME] || tb[NOVA_SNAPSHOT_A_WAIT]) {
-			NL_SET_ERR_MSG_ATTR(info->extack, nest,
-					    "a new snapshot takes only a name");
-			return -EINVAL;
-		}
-		if (tb[NOVA_SNAPSHOT_A_NAME])
-			name = nla_data(tb[NOVA_SNAPSHOT_A_NAME]);
-	}
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb))
-		return PTR_ERR(sb);
-	err = nova_snapshot_create(sb, name, &sn);
-	if (!err)
-		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_CREATED, &sn);
-	deactivate_super(sb);
-	if (err == -EEXIST)
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
-				    "a live snapshot has this name");
-	else if (err == -EINVAL || err == -ENAMETOOLONG)
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
-				    "bad snapshot name (printable, no space or '/', not only digits)");
-	else if (err)
-		nova_snapshot_errmsg(info, err);
-	if (err)
-		return err;
-	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_CREATE, &sn);
-}
-
-static int nova_snapshot_delete_doit(struct sk_buff *skb,
-				     struct genl_info *info)
-{
-	struct nlattr *tb[NOVA_SNAPSHOT_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT];
-	struct nlattr *sel;
-	struct nova_snapshot_info sn;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	u64 ticket = 0;
-	bool browsed;
-	int err;
-
-	if (!nest) {
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_SNAPSHOT);
-		GENL_SET_ERR_MSG(info, "no snapshot given: need NOVA_A_SNAPSHOT with an id or a name");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, NOVA_SNAPSHOT_A_MAX, nest,
-			       nova_snapshot_policy, info->extack);
-	if (err)
-		return err;
-	if (!!tb[NOVA_SNAPSHOT_A_ID] == !!tb[NOVA_SNAPSHOT_A_NAME] ||
-	    tb[NOVA_SNAPSHOT_A_EPOCH] || tb[NOVA_SNAPSHOT_A_CTIME]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, nest,
-				    "give exactly one of NOVA_SNAPSHOT_A_ID and NOVA_SNAPSHOT_A_NAME");
-		return -EINVAL;
-	}
-	sel = tb[NOVA_SNAPSHOT_A_ID] ?: tb[NOVA_SNAPSHOT_A_NAME];
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb))
-		return PTR_ERR(sb);
-	sn.id = 0;
-	if (tb[NOVA_SNAPSHOT_A_ID]) {
-		sn.id = nla_get_u64(sel);
-		err = nova_snapshot_delete(sb, sn.id, &sn, &ticket);
-	} else {
-		err = nova_snapshot_lookup(sb, 0, nla_data(sel), &sn);
-		if (!err)
-			err = nova_snapshot_delete(sb, sn.id, &sn, &ticket);
-	}
-	if (!err)
-		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_DELETED, &sn);
-	/* The active reference keeps unmount away while we wait. */
-	if (!err && nla_get_flag(tb[NOVA_SNAPSHOT_A_WAIT]))
-		err = nova_snapshot_reclaim_wait(sb, ticket);
-	browsed = err == -EBUSY && sn.id && nova_snapshot_browsed(sb, sn.id);
-	deactivate_super(sb);
-	if (err == -ENOENT)
-		NL_SET_ERR_MSG_ATTR(info->extack, sel,
-				    "no live snapshot matches");
-	else if (err == -EBUSY && NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
-		NL_SET_ERR_MSG_ATTR(info->extack, sel,
-				    "this snapshot is mounted");
-	else if (browsed)
-		NL_SET_ERR_MSG_ATTR(info->extack, sel,
-				    "snapshot is being browsed (in use under .snapshots)");
-	else if (err == -EINTR)
-		GENL_SET_ERR_MSG(info, "killed while waiting: the snapshot is deleted, its space is still being freed");
-	else if (err)
-		nova_snapshot_errmsg(info, err);
-	if (err)
-		return err;
-	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_DELETE, &sn);
-}
-
-/* Snapshot dump state, kept in cb->ctx. */
-struct nova_snap_dump_ctx {
-	u64	fs_id;			/* registry id of the file system */
-	u64	next;			/* first snapshot id not yet sent */
-	bool	started;
-};
-
-#define NOVA_SNAP_DUMP_BATCH	16
-
-static int nova_snapshot_list_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
-{
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nova_snap_dump_ctx *ctx = (void *)cb->ctx;
-	struct nova_snapshot_info *sn;
-	struct genl_info ginfo = {
-		.attrs = nova_genl_dump_attrs(info),
-		.extack = cb->extack,
-	};
-	struct nova_ctl_fs *fs, *found = NULL;
-	unsigned int gen;
-	int n, i, err = 0;
-	void *hdr;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	sn = kmalloc_array(NOVA_SNAP_DUMP_BATCH, sizeof(*sn), GFP_KERNEL);
-	if (!sn)
-		return -ENOMEM;
-	mutex_lock(&nova_ctl_lock);
-	if (!ctx->started) {
-		fs = nova_ctl_lookup(&ginfo);
-		if (IS_ERR(fs)) {
-			err = PTR_ERR(fs);
-			goto out;
-		}
-		ctx->fs_id = fs->id;
-		ctx->next = 1;
-		ctx->started = true;
-	}
-	list_for_each_entry(fs, &nova_ctl_list, list) {
-		if (fs->id == ctx->fs_id)
-			found = fs;
-	}
-	if (!found)
-		goto out;	/* unmounted meanwhile: the dump ends */
-	n = nova_snapshot_list(found->sb, ctx->next, sn, NOVA_SNAP_DUMP_BATCH,
-			       &gen);
-	cb->seq = gen;
-	for (i = 0; i < n; i++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_LIST);
-		if (!hdr) {
-			err = -EMSGSIZE;
-			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		if (nova_put_identity(skb, found) ||
-		    nova_put_snapshot(skb, &sn[i])) {
-			genlmsg_cancel(skb, hdr);
-			err = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		ctx->next = sn[i].id + 1;
-	}
-out:
-	mutex_unlock(&nova_ctl_lock);
-	kfree(sn);
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
-}
-
-/* NOVA_CMD_SNAPSHOT_DIFF dump state, kept in cb->ctx. */
-struct nova_snapdiff_ctx {
-	u64	fs_id;			/* registry id of the file system */
-	u64	old_id, new_id;		/* snapshot ids, new 0: live */
-	struct nova_snapdiff_pos pos;
-	bool	started;
-};
-
-static int nova_put_snapdiff(struct sk_buff *skb,
-			     const struct nova_snapdiff_item *it)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SNAPSHOT_DIFF);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, NOVA_SNAPDIFF_A_INO, it->ino,
-			      NOVA_SNAPDIFF_A_PAD) ||
-	    nla_put_u32(skb, NOVA_SNAPDIFF_A_MODE, it->mode) ||
-	    nla_put_u32(skb, NOVA_SNAPDIFF_A_CHANGE, it->change)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* First call: the snapshot ids of the request into @ctx. */
-static int nova_snapdiff_parse(struct genl_info *info,
-			       struct nova_snapdiff_ctx *ctx)
-{
-	struct nlattr *tb[NOVA_SNAPDIFF_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_SNAPSHOT_DIFF];
-	int err;
-
-	if (!nest) {
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, NOVA_A_SNAPSHOT_DIFF);
-		GENL_SET_ERR_MSG(info, "need NOVA_A_SNAPSHOT_DIFF with the older snapshot's id");
-		return -EINVAL;
-	}
-	err = nla_parse_nested(tb, NOVA_SNAPDIFF_A_MAX, nest,
-			       nova_snapdiff_policy, info->extack);
-	if (err)
-		return err;
-	if (!tb[NOVA_SNAPDIFF_A_OLD] || tb[NOVA_SNAPDIFF_A_INO] ||
-	    tb[NOVA_SNAPDIFF_A_MODE] || tb[NOVA_SNAPDIFF_A_CHANGE]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, nest,
-				    "give NOVA_SNAPDIFF_A_OLD and optionally NOVA_SNAPDIFF_A_NEW only");
-		return -EINVAL;
-	}
-	ctx->old_id = nla_get_u64(tb[NOVA_SNAPDIFF_A_OLD]);
-	ctx->new_id = tb[NOVA_SNAPDIFF_A_NEW] ?
-		      nla_get_u64(tb[NOVA_SNAPDIFF_A_NEW]) : 0;
-	return 0;
-}
-
-static void nova_snapdiff_errmsg(struct genl_info *info, int err)
-{
-	struct nlattr *tb[NOVA_SNAPDIFF_A_MAX + 1] = { };
-
-	if (nla_parse_nested(tb, NOVA_SNAPDIFF_A_MAX,
-			     info->attrs[NOVA_A_SNAPSHOT_DIFF],
-			     nova_snapdiff_policy, NULL))
-		return;
-	if (err == -ENOENT)
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPDIFF_A_OLD],
-				    "no live snapshot has this id");
-	else if (err == -ESRCH)
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPDIFF_A_NEW],
-				    "no live snapshot has this id");
-	else if (err == -EINVAL)
-		GENL_SET_ERR_MSG(info, "the newer snapshot must be newer than the older, on a live (not snapshot) mount");
-}
-
-/*
- * Each call fills the message buffer from the saved position; an inode
- * whose message does not fit is found again by the next call.
- */
-static int nova_snapshot_diff_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
-{
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nova_snapdiff_ctx *ctx = (void *)cb->ctx;
-	struct genl_info ginfo = {
-		.attrs = nova_genl_dump_attrs(info),
-		.extack = cb->extack,
-	};
-	struct nova_snapdiff_range r;
-	struct nova_snapdiff_item it;
-	struct nova_snapdiff_pos pos;
-	struct super_block *sb;
-	struct nova_ctl_fs fs;
-	int err;
-	void *hdr;
-
-	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
-	if (!ctx->started) {
-		err = nova_snapdiff_parse(&ginfo, ctx);
-		if (err)
-			return err;
-	}
-	sb = nova_ctl_get_sb(cb->skb, &ginfo, &fs, NULL);
-	if (IS_ERR(sb))
-		return ctx->started ? 0 : PTR_ERR(sb);
-	if (!ctx->started) {
-		ctx->fs_id = fs.id;
-		ctx->started = true;
-	} else if (fs.id != ctx->fs_id) {
-		deactivate_super(sb);
-		return 0;	/* unmounted meanwhile: the dump ends */
-	}
-	err = nova_snapdiff_range(sb, ctx->old_id, ctx->new_id, &r);
-	if (err) {
-		nova_snapdiff_errmsg(&ginfo, err);
-		if (err == -ESRCH)
-			err = -ENOENT;
-		goto out;
-	}
-	for (;;) {
-		pos = ctx->pos;
-		err = nova_snapdiff_next(sb, &r, &ctx->pos, &it);
-		if (err <= 0)
-			break;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, NOVA_CMD_SNAPSHOT_DIFF);
-		if (!hdr) {
-			err = -EMSGSIZE;
-			break;
-		}
-		if (nova_put_identity(skb, &fs) ||
-		    nova_put_snapdiff(skb, &it)) {
-			genlmsg_cancel(skb, hdr);
-			err = -EMSGSIZE;
-			break;
-		}
-		genlmsg_end(skb, hdr);
-	}
-	if (err == -EMSGSIZE)
-		ctx->pos = pos;		/* this inode again, next time */
-out:
-	deactivate_super(sb);
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
-}
-
-/* ---- garbage collection ---- */
-
-static int nova_put_gc(struct sk_buff *skb, const struct nova_gc_result *res)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_GC);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if ((res->ino &&
-	     nla_put_u64_64bit(skb, NOVA_GC_A_INODE, res->ino, NOVA_GC_A_PAD)) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_INODES, res->inodes,
-			      NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_LOG_PAGES_BEFORE,
-			      res->log_pages_before, NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_LOG_PAGES_AFTER,
-			      res->log_pages_after, NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_FAST_PAGES, res->fast_pages,
-			      NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_THOROUGH_RUNS, res->thorough_runs,
-			      NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_ENTRIES_COPIED,
-			      res->entries_copied, NOVA_GC_A_PAD) ||
-	    nla_put_u64_64bit(skb, NOVA_GC_A_TIME_NS, res->time_ns,
-			      NOVA_GC_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* Identity and NOVA_A_GC, as a reply (@info) or a notification. */
-static struct sk_buff *nova_gc_msg(struct genl_info *info,
-				   const struct nova_ctl_fs *fs, u8 cmd,
-				   const struct nova_gc_result *res)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!info && !genl_has_listeners(&nova_genl_family, &init_net,
+					 NOVA_MCGRP_EVENTS))
+		return NULL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, gfp);
 	if (!msg)
 		return NULL;
 	hdr = info ? genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd) :
 		     genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_gc(msg, res)) {
+	if (!hdr || (fs ? nova_put_identity(msg, fs) :
+			  nova_put_identity_sb(msg, sb))) {
 		nlmsg_free(msg);
 		return NULL;
 	}
-	genlmsg_end(msg, hdr);
 	return msg;
 }
 
-/*
- * Multicast GC_FINISHED if anyone listens. The caller's active reference
- * keeps the super block (and so the unmount notification) away.
- */
-static void nova_gc_event(const struct nova_ctl_fs *fs,
-			  const struct nova_gc_result *res)
+/* The command of a message nova_msg_new() made (one message per skb). */
+static u8 nova_msg_cmd(struct sk_buff *msg)
 {
-	struct sk_buff *msg;
-	int err;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = nova_gc_msg(NULL, fs, NOVA_CMD_GC_FINISHED, res);
-	err = msg ? genlmsg_multicast(&nova_genl_family, msg, 0,
-				      NOVA_MCGRP_EVENTS, GFP_KERNEL) : -ENOMEM;
-	if (err && err != -ESRCH)
-		nova_warn(fs->sb, "cannot send event %u: %d",
-			  NOVA_CMD_GC_FINISHED, err);
+	return ((struct genlmsghdr *)nlmsg_data(nlmsg_hdr(msg)))->cmd;
 }
 
-static int nova_gc_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Send @msg (NULL: out of memory) as the reply to @info, or free it if
+ * @err, what putting its attributes returned, is not 0.
+ */
+int nova_msg_reply(struct sk_buff *msg, struct genl_info *info, int err)
 {
-	struct nlattr *tb[NOVA_GC_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_GC];
-	struct nova_gc_result res;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	struct sk_buff *msg;
-	u64 ino = 0;
-	int err;
-
-	if (nest) {
-		/* The policy admits NOVA_GC_A_INODE only (strict). */
-		err = nla_parse_nested(tb, NOVA_GC_A_MAX, nest, nova_gc_policy,
-				       info->extack);
-		if (err)
-			return err;
-		if (tb[NOVA_GC_A_INODE])
-			ino = nla_get_u64(tb[NOVA_GC_A_INODE]);
-	}
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb))
-		return PTR_ERR(sb);
-	err = nova_gc_request(sb, ino, &res);
-	msg = NULL;
-	if (!err) {
-		nova_gc_event(&fs, &res);
-		/* The identity reads the super block: build it while held. */
-		msg = nova_gc_msg(info, &fs, NOVA_CMD_GC, &res);
-	}
-	deactivate_super(sb);
-	switch (err) {
-	case 0:
-		break;
-	case -ENOENT:
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_GC_A_INODE],
-				    "no such inode in this file system");
-		return err;
-	case -EROFS:
-		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot)");
-		return err;
-	case -EBUSY:
-		GENL_SET_ERR_MSG(info, "the file system is frozen");
-		return err;
-	case -EINTR:
-		GENL_SET_ERR_MSG(info, "interrupted; some logs were collected");
-		return err;
-	case -ENOSPC:
-		GENL_SET_ERR_MSG(info, "no space for the copy of a log");
-		return err;
-	case -EFSCORRUPTED:
-		GENL_SET_ERR_MSG(info, "a damaged log was found (see the kernel log)");
-		return err;
-	default:
-		GENL_SET_ERR_MSG(info, "garbage collection failed");
-		return err;
-	}
 	if (!msg) {
-		GENL_SET_ERR_MSG(info, "no room for the reply");
+		GENL_SET_ERR_MSG(info, "no memory for the reply");
 		return -ENOMEM;
 	}
-	return genlmsg_reply(msg, info);
-}
-
-/* ---- integrity scrub ---- */
-
-/* The identity read from the super block itself (events of a thread). */
-static int nova_put_identity_sb(struct sk_buff *skb, struct super_block *sb)
-{
-	struct nova_sb_info *sbi = NOVA_SB(sb);
-	char label[NOVA_GENL_LABEL_LEN];
-
-	BUILD_BUG_ON(sizeof(sbi->dsb.s_uuid) != NOVA_GENL_UUID_LEN);
-	BUILD_BUG_ON(sizeof(sbi->dsb.s_label) > sizeof(label));
-	memset(label, 0, sizeof(label));
-	memcpy(label, sbi->dsb.s_label, sizeof(sbi->dsb.s_label));
-	label[sizeof(label) - 1] = '\0';
-	if (nla_put_u64_64bit(skb, NOVA_A_FS_DEV, new_encode_dev(sb->s_dev),
-			      NOVA_A_PAD) ||
-	    nla_put(skb, NOVA_A_FS_UUID, NOVA_GENL_UUID_LEN, sbi->dsb.s_uuid) ||
-	    nla_put_string(skb, NOVA_A_FS_LABEL, label) ||
-	    nla_put_string(skb, NOVA_A_FS_BDEV, sb->s_id))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* The members of a NOVA_CORRUPTION_A_* nest every report carries. */
-static int nova_put_bad_members(struct sk_buff *skb,
-				const struct nova_scrub_bad *bad)
-{
-	if (nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_INODE, bad->ino,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u32(skb, NOVA_CORRUPTION_A_KIND, bad->kind) ||
-	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_OFFSET, bad->offset,
-			      NOVA_CORRUPTION_A_PAD) ||
-	    nla_put_u8(skb, NOVA_CORRUPTION_A_REPAIRED, bad->repaired))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int nova_put_bad(struct sk_buff *skb, int attr,
-			const struct nova_scrub_bad *bad)
-{
-	struct nlattr *nest = nla_nest_start(skb, attr);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nova_put_bad_members(skb, bad)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-/* NOVA_A_CORRUPTION of an event: the object and the suppressed count. */
-static int nova_put_corruption(struct sk_buff *skb,
-			       const struct nova_scrub_bad *bad,
-			       u64 suppressed)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_CORRUPTION);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nova_put_bad_members(skb, bad) ||
-	    nla_put_u64_64bit(skb, NOVA_CORRUPTION_A_SUPPRESSED, suppressed,
-			      NOVA_CORRUPTION_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-static int nova_put_scrub64(struct sk_buff *skb, int attr, u64 val)
-{
-	return nla_put_u64_64bit(skb, attr, val, NOVA_SCRUB_A_PAD);
-}
-
-static int nova_put_scrub(struct sk_buff *skb,
-			  const struct nova_scrub_status *st)
-{
-	struct nlattr *nest = nla_nest_start(skb, NOVA_A_SCRUB);
-	u32 i;
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, NOVA_SCRUB_A_STATE, st->state) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BANDWIDTH, st->bandwidth) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_SCANNED,
-			     st->bytes_scanned) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BYTES_TOTAL, st->bytes_total) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_INODES_SCANNED,
-			     st->inodes_scanned) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_META_CHECKED,
-			     st->meta_checked) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_DATA_CHECKED,
-			     st->data_checked) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_ERRORS, st->errors) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_REPAIRED, st->repaired) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_UNRECOVERABLE,
-			     st->unrecoverable) ||
-	    (st->start_ns &&
-	     (nova_put_scrub64(skb, NOVA_SCRUB_A_START_TIME, st->start_ns) ||
-	      nova_put_scrub64(skb, NOVA_SCRUB_A_RUN_TIME, st->run_ns))) ||
-	    (st->state == NOVA_SCRUB_FINISHED &&
-	     nova_put_scrub64(skb, NOVA_SCRUB_A_FINISH_TIME, st->finish_ns)) ||
-	    nla_put_u32(skb, NOVA_SCRUB_A_ERRNO, st->err) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_BAD_DROPPED, st->bad_dropped) ||
-	    nova_put_scrub64(skb, NOVA_SCRUB_A_EVENTS_SUPPRESSED,
-			     st->events_suppressed))
-		goto fail;
-	for (i = 0; i < st->nr_bad && i < NOVA_GENL_SCRUB_BAD_MAX; i++)
-		if (nova_put_bad(skb, NOVA_SCRUB_A_BAD, &st->bad[i]))
-			goto fail;
-	nla_nest_end(skb, nest);
-	return 0;
-fail:
-	nla_nest_cancel(skb, nest);
-	return -EMSGSIZE;
-}
-
-/* Identity and NOVA_A_SCRUB, as a reply to @info. */
-static int nova_scrub_reply(struct genl_info *info,
-			    const struct nova_ctl_fs *fs, u8 cmd,
-			    const struct nova_scrub_status *st)
-{
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_scrub(msg, st)) {
+	if (err) {
 		nlmsg_free(msg);
-		GENL_SET_ERR_MSG(info, "the scrub status does not fit in a message");
-		return -EMSGSIZE;
+		GENL_SET_ERR_MSG(info, "the reply does not fit in a message");
+		return err;
 	}
-	genlmsg_end(msg, hdr);
+	nlmsg_end(msg, nlmsg_hdr(msg));
 	return genlmsg_reply(msg, info);
-}
-
-/* May a scrub (which repairs in place) run on @sb now? */
-static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
-{
-	int err = 0;
-
-	down_read(&sb->s_umount);
-	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE) {
-		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot): a scrub repairs in place");
-		err = -EROFS;
-	} else if (sb->s_writers.frozen != SB_UNFROZEN) {
-		GENL_SET_ERR_MSG(info, "the file system is frozen");
-		err = -EBUSY;
-	}
-	up_read(&sb->s_umount);
-	return err;
-}
-
-static int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1] = { };
-	struct nlattr *nest = info->attrs[NOVA_A_SCRUB];
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	if (nest) {
-		/* The policy admits BANDWIDTH and RESTART only (strict). */
-		err = nla_parse_nested(tb, NOVA_SCRUB_A_MAX, nest,
-				       nova_scrub_policy, info->extack);
-		if (err)
-			return err;
-	}
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
-		return PTR_ERR(sb);
-	}
-	scrub = nova_scrub_get(sb);
-	err = scrub ? nova_scrub_allowed(sb, info) : -ENOMEM;
-	if (!err) {
-		err = nova_scrub_start(scrub, tb[NOVA_SCRUB_A_BANDWIDTH],
-				       tb[NOVA_SCRUB_A_BANDWIDTH] ?
-				       nla_get_u64(tb[NOVA_SCRUB_A_BANDWIDTH]) : 0,
-				       tb[NOVA_SCRUB_A_RESTART]);
-		if (err == -EALREADY)
-			GENL_SET_ERR_MSG(info, "a scrub is already running");
-		else if (err)
-			GENL_SET_ERR_MSG(info, "cannot start the scrub thread");
-	}
-	if (!err) {
-		nova_scrub_get_status(scrub, st);
-		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_START, st);
-	}
-	deactivate_super(sb);
-	kfree(st);
-	return err;
-}
-
-static void nova_scrub_state_msg(struct genl_info *info, u32 state)
-{
-	switch (state) {
-	case NOVA_SCRUB_PAUSED:
-		GENL_SET_ERR_MSG(info, "no scrub is running (the last one is paused)");
-		break;
-	case NOVA_SCRUB_FINISHED:
-		GENL_SET_ERR_MSG(info, "no scrub is running (the last one finished)");
-		break;
-	default:
-		GENL_SET_ERR_MSG(info, "no scrub is running (none ran since mount)");
-		break;
-	}
-}
-
-static int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs fs;
-	struct super_block *sb;
-	int err;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
-		return PTR_ERR(sb);
-	}
-	scrub = nova_scrub_of(sb);	/* NULL if none ran yet */
-	/* No lock held: the thread may be sending an event as we wait. */
-	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
-	if (scrub)
-		nova_scrub_get_status(scrub, st);
-	if (err)
-		nova_scrub_state_msg(info, st->state);
-	else
-		err = nova_scrub_reply(info, &fs, NOVA_CMD_SCRUB_STOP, st);
-	deactivate_super(sb);
-	kfree(st);
-	return err;
-}
-
-static int nova_scrub_status_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_scrub_status *st;
-	struct nova_scrub *scrub;
-	struct nova_ctl_fs *fs;
-	struct nova_ctl_fs copy;
-	int err;
-
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_lookup(info);
-	if (IS_ERR(fs)) {
-		mutex_unlock(&nova_ctl_lock);
-		kfree(st);
-		return PTR_ERR(fs);
-	}
-	scrub = nova_scrub_of(fs->sb);
-	if (scrub)
-		nova_scrub_get_status(scrub, st);
-	copy = *fs;
-	/* The reply reads the super block: build it under the lock. */
-	err = nova_scrub_reply(info, &copy, NOVA_CMD_SCRUB_STATUS, st);
-	mutex_unlock(&nova_ctl_lock);
-	kfree(st);
-	return err;
-}
-
-static void nova_ctl_scrub_finished(struct super_block *sb,
-				    const struct nova_scrub_status *st)
-{
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
-			  NOVA_CMD_SCRUB_FINISHED);
-	if (!hdr || nova_put_identity_sb(msg, sb) || nova_put_scrub(msg, st)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
-	if (err && err != -ESRCH)
-		nova_warn(sb, "cannot send event %u: %d",
-			  NOVA_CMD_SCRUB_FINISHED, err);
 }
 
 /*
- * May one more CORRUPTION event of @sb go out now? If so, *@suppressed
- * is the number held back since the previous one (and starts again).
+ * Multicast the event @msg, or free it if @err, what putting its
+ * attributes returned, is not 0. Failures are logged against @sb, except
+ * with @sb NULL: the CORRUPTION events, lossy by design (uapi header).
  */
-static bool nova_ctl_corruption_allowed(struct super_block *sb,
-					u64 *suppressed)
+void nova_msg_multicast(struct sk_buff *msg, int err, struct super_block *sb,
+			gfp_t gfp)
 {
-	struct nova_ctl_ratelimit *rl = &nova_ctl_unlisted_rl;
-	struct nova_ctl_fs *fs;
-	unsigned long flags;
-	bool ok;
+	u8 cmd = nova_msg_cmd(msg);
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(fs, &nova_ctl_list, list) {
-		if (fs->sb == sb) {
-			rl = &fs->corruption_rl;
-			break;
-		}
-	}
-	spin_lock_irqsave(&rl->lock, flags);
-	if (!rl->window || time_after_eq(jiffies, rl->window + HZ)) {
-		rl->window = jiffies ?: 1;
-		rl->sent = 0;
-	}
-	ok = rl->sent < NOVA_GENL_CORRUPTION_BURST;
-	if (ok) {
-		rl->sent++;
-		*suppressed = rl->suppressed;
-		rl->suppressed = 0;
-	} else {
-		rl->suppressed++;
-	}
-	spin_unlock_irqrestore(&rl->lock, flags);
-	rcu_read_unlock();
-	return ok;
-}
-
-/* The damage chain's listener (health.h): NOVA_CMD_CORRUPTION. */
-static int nova_ctl_damage(struct notifier_block *nb, unsigned long kind,
-			   void *data)
-{
-	const struct nova_damage *d = data;
-	struct sk_buff *msg;
-	u64 suppressed;
-	void *hdr;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return NOTIFY_DONE;
-	if (!nova_ctl_corruption_allowed(d->sb, &suppressed)) {
-		if (d->scrub)
-			nova_scrub_event_suppressed(d->scrub);
-		return NOTIFY_DONE;
-	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
-	if (!msg)
-		return NOTIFY_DONE;
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0,
-			  NOVA_CMD_CORRUPTION);
-	if (!hdr || nova_put_identity_sb(msg, d->sb) ||
-	    nova_put_corruption(msg, &d->bad, suppressed)) {
-		nlmsg_free(msg);
-		return NOTIFY_DONE;
-	}
-	genlmsg_end(msg, hdr);
-	/* Lossy by design (see the uapi header): failures are not logged. */
-	genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-			  GFP_ATOMIC);
-	return NOTIFY_OK;
-}
-
-static int nova_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct nova_fs_stats *st;
-	struct nova_ctl_fs *fs;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!st || !msg) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_lookup(info);
-	if (IS_ERR(fs)) {
-		err = PTR_ERR(fs);
-		goto out_unlock;
-	}
-	nova_get_stats(fs, st);
-	hdr = genlmsg_put_reply(msg, info, &nova_genl_family, 0,
-				NOVA_CMD_STATS_GET);
-	if (!hdr) {
-		GENL_SET_ERR_MSG(info, "no room for the reply header");
-		err = -EMSGSIZE;
-		goto out_unlock;
-	}
-	err = nova_put_stats(msg, fs, st);
-	mutex_unlock(&nova_ctl_lock);
 	if (err) {
-		GENL_SET_ERR_MSG(info, "statistics do not fit in a message");
-		goto out_free;
+		nlmsg_free(msg);
+	} else {
+		nlmsg_end(msg, nlmsg_hdr(msg));
+		err = genlmsg_multicast(&nova_genl_family, msg, 0,
+					NOVA_MCGRP_EVENTS, gfp);
 	}
-	genlmsg_end(msg, hdr);
-	kfree(st);
-	return genlmsg_reply(msg, info);
+	if (err && err != -ESRCH && sb)
+		nova_warn(sb, "cannot send event %u: %d", cmd, err);
+}
 
-out_unlock:
-	mutex_unlock(&nova_ctl_lock);
-out_free:
-	nlmsg_free(msg);
-	kfree(st);
+/*
+ * Start the next message of a dump with the identity of @fs; NULL if it
+ * does not fit. nova_dump_end() closes it.
+ */
+void *nova_dump_msg(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		    const struct nova_ctl_fs *fs)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &nova_genl_family, NLM_F_MULTI, cmd);
+	if (!hdr)
+		return NULL;
+	genl_dump_check_consistent(cb, hdr);
+	if (nova_put_identity(skb, fs)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/* End the message @hdr of a dump, or take it back if @err is not 0. */
+int nova_dump_end(struct sk_buff *skb, void *hdr, int err)
+{
+	if (err)
+		genlmsg_cancel(skb, hdr);
+	else
+		genlmsg_end(skb, hdr);
 	return err;
+}
+
+/*
+ * What one call of a dump returns: the length filled, so that the message
+ * that did not fit goes into the next call; one that does not fit even an
+ * empty skb is an error.
+ */
+int nova_dump_ret(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
 }
 
 static int nova_dump_start(struct netlink_callback *cb)
@@ -1356,77 +229,6 @@ static int nova_dump_done(struct netlink_callback *cb)
 	kfree(ctx->st);
 	ctx->st = NULL;
 	return 0;
-}
-
-/* Shared body of the FS_LIST and STATS_GET dumps: one message per fs. */
-static int nova_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
-{
-	struct nova_dump_ctx *ctx = nova_dump_ctx(cb);
-	struct nova_ctl_fs *fs;
-	int err = 0;
-	void *hdr;
-
-	mutex_lock(&nova_ctl_lock);
-	cb->seq = nova_ctl_gen;
-	list_for_each_entry(fs, &nova_ctl_list, list) {
-		if (fs->id < ctx->next_id)
-			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &nova_genl_family,
-				  NLM_F_MULTI, cmd);
-		if (!hdr) {
-			err = -EMSGSIZE;
-			break;
-		}
-		genl_dump_check_consistent(cb, hdr);
-		if (cmd == NOVA_CMD_STATS_GET) {
-			nova_get_stats(fs, ctx->st);
-			err = nova_put_stats(skb, fs, ctx->st);
-		} else {
-			err = nova_put_fs_info(skb, fs);
-		}
-		if (err) {
-			genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		ctx->next_id = fs->id + 1;
-	}
-	mutex_unlock(&nova_ctl_lock);
-
-	/* A message that does not fit even an empty skb is an error. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
-}
-
-static int nova_fs_list_dumpit(struct sk_buff *skb,
-			       struct netlink_callback *cb)
-{
-	return nova_dump(skb, cb, NOVA_CMD_FS_LIST);
-}
-
-/*
- * FS_LIST has no policy: with resv_start_op at 0 the core then rejects every
- * attribute. STATS_GET's policy admits the selector for the doit; a dump
- * covers every file system, so a selector there is an error. It is checked
- * here rather than in .start because 6.1 only passes an extack to .dumpit.
- */
-static int nova_stats_get_dumpit(struct sk_buff *skb,
-				 struct netlink_callback *cb)
-{
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nlattr **attrs = nova_genl_dump_attrs(info);
-	int i;
-
-	for (i = 0; i <= info->op.maxattr; i++) {
-		if (attrs[i]) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, attrs[i],
-					    "a stats dump covers every file system and takes no selector");
-			return -EINVAL;
-		}
-	}
-	return nova_dump(skb, cb, NOVA_CMD_STATS_GET);
 }
 
 static const struct genl_ops nova_genl_ops[] = {
@@ -1528,180 +330,6 @@ struct genl_family nova_genl_family __ro_after_init = {
 	.mcgrps		= nova_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(nova_mcgrps),
 };
-
-/* Multicast a mount/unmount notification if anyone listens. */
-static void nova_ctl_notify(const struct nova_ctl_fs *fs, u8 cmd)
-{
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	hdr = genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd);
-	if (!hdr || nova_put_identity(msg, fs)) {
-		nlmsg_free(msg);
-		err = -EMSGSIZE;
-		goto fail;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
-	if (err && err != -ESRCH)
-		goto fail;
-	return;
-fail:
-	nova_warn(fs->sb, "cannot send event %u: %d", cmd, err);
-}
-
-static struct nova_ctl_fs *nova_ctl_find(struct super_block *sb)
-{
-	struct nova_ctl_fs *fs;
-
-	lockdep_assert_held(&nova_ctl_lock);
-	list_for_each_entry(fs, &nova_ctl_list, list)
-		if (fs->sb == sb)
-			return fs;
-	return NULL;
-}
-
-/* FS_IOC_SETFSLABEL changed the label of @sb to @label. */
-static void nova_ctl_fs_relabel(struct super_block *sb, const char *label)
-{
-	struct nova_ctl_fs *fs;
-	unsigned long flags;
-
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_find(sb);
-	if (fs) {
-		spin_lock_irqsave(&nova_ctl_label_lock, flags);
-		strscpy_pad(fs->label, label, sizeof(fs->label));
-		spin_unlock_irqrestore(&nova_ctl_label_lock, flags);
-	}
-	mutex_unlock(&nova_ctl_lock);
-}
-
-static void nova_ctl_fs_mounted(struct super_block *sb)
-{
-	struct nova_fs_stats *st;
-	struct nova_ctl_fs *fs;
-
-	fs = kzalloc(sizeof(*fs), GFP_KERNEL);
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!fs || !st) {
-		nova_warn(sb, "out of memory: not visible to the control plane");
-		goto out;
-	}
-	fs->sb = sb;
-
-	mutex_lock(&nova_ctl_lock);
-	if (nova_ctl_find(sb)) {
-		mutex_unlock(&nova_ctl_lock);
-		nova_warn(sb, "announced to the control plane twice");
-		goto out;
-	}
-	/* Cache the identity for lookups; only the label may change. */
-	nova_get_stats(fs, st);
-	BUILD_BUG_ON(sizeof(fs->uuid) != sizeof(st->uuid));
-	BUILD_BUG_ON(sizeof(fs->label) != sizeof(st->label));
-	memcpy(fs->uuid, st->uuid, sizeof(fs->uuid));
-	strscpy(fs->label, st->label, sizeof(fs->label));
-	fs->format_version = st->format_version;
-	fs->id = nova_ctl_next_id++;
-	nova_ctl_gen++;
-	spin_lock_init(&fs->corruption_rl.lock);
-	list_add_tail_rcu(&fs->list, &nova_ctl_list);
-	nova_ctl_notify(fs, NOVA_CMD_FS_MOUNTED);
-	mutex_unlock(&nova_ctl_lock);
-	fs = NULL;
-out:
-	kfree(st);
-	kfree(fs);
-}
-
-/* Multicast a snapshot created/deleted notification if anyone listens. */
-void nova_ctl_snapshot_event(struct super_block *sb, u8 cmd,
-			     const struct nova_snapshot_info *sn)
-{
-	struct nova_ctl_fs *fs;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	if (!genl_has_listeners(&nova_genl_family, &init_net,
-				NOVA_MCGRP_EVENTS))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_find(sb);
-	hdr = fs ? genlmsg_put(msg, 0, 0, &nova_genl_family, 0, cmd) : NULL;
-	if (!hdr || nova_put_identity(msg, fs) || nova_put_snapshot(msg, sn)) {
-		mutex_unlock(&nova_ctl_lock);
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_multicast(&nova_genl_family, msg, 0, NOVA_MCGRP_EVENTS,
-				GFP_KERNEL);
-	mutex_unlock(&nova_ctl_lock);
-	if (err && err != -ESRCH)
-		nova_warn(sb, "cannot send event %u: %d", cmd, err);
-}
-
-/*
- * Off the list, requests no longer find @sb, so the core may free its
- * scrub once this returns (health.h: the UNMOUNTING event).
- */
-static void nova_ctl_fs_unmounting(struct super_block *sb)
-{
-	struct nova_ctl_fs *fs;
-
-	mutex_lock(&nova_ctl_lock);
-	fs = nova_ctl_find(sb);
-	if (fs) {
-		list_del_rcu(&fs->list);
-		nova_ctl_gen++;
-		nova_ctl_notify(fs, NOVA_CMD_FS_UNMOUNTED);
-	}
-	mutex_unlock(&nova_ctl_lock);
-	/* The damage listener may still be reading it (RCU). */
-	if (fs)
-		kfree_rcu(fs, rcu);
-}
-
-/* The event chain's listener (health.h). */
-static int nova_ctl_event(struct notifier_block *nb, unsigned long event,
-			  void *data)
-{
-	const struct nova_event_info *ev = data;
-
-	switch (event) {
-	case NOVA_EVENT_MOUNTED:
-		nova_ctl_fs_mounted(ev->sb);
-		break;
-	case NOVA_EVENT_UNMOUNTING:
-		nova_ctl_fs_unmounting(ev->sb);
-		break;
-	case NOVA_EVENT_RELABELLED:
-		nova_ctl_fs_relabel(ev->sb, ev->label);
-		break;
-	case NOVA_EVENT_SCRUB_FINISHED:
-		nova_ctl_scrub_finished(ev->sb, ev->scrub);
-		break;
-	default:
-		return NOTIFY_DONE;
-	}
-	return NOTIFY_OK;
-}
 
 static struct notifier_block nova_ctl_event_nb = {
 	.notifier_call = nova_ctl_event,

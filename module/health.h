@@ -3,8 +3,8 @@
  * NOVA: what a file system reports about itself (health.c).
  *
  * The core reports damage it found and the life events of a file system
- * here, and only here; listeners (the control plane, genl.c) subscribe
- * with nova_health_register(). The core never calls into a listener by
+ * here, and only here; listeners (the control plane: genl_fs.c,
+ * genl_scrub.c) subscribe with nova_health_register(). The core never calls into a listener by
  * name, so the netlink code sits on top of the core and depends on it,
  * never the other way round.
  *

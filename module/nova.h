@@ -12,7 +12,7 @@
  *                                freeze_super() around a snapshot. Shared:
  *                                snapshot delete, injection. The GC worker
  *                                and the scrub thread only try it.)
- *     nova_ctl_lock             (genl.c, the registry. Under s_umount only
+ *     nova_ctl_lock             (genl_fs.c, the registry. Under s_umount only
  *                                in the UNMOUNTING event (health.h); requests
  *                                take it with nothing held and drop it
  *                                before anything that waits for s_umount.)

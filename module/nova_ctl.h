@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the file-system core offers the control plane (genl.c): the
+ * What the file-system core offers the control plane (genl*.c): the
  * statistics, snapshots, garbage collection and scrub services below.
  * The dependency goes one way: the control plane calls these; the core
  * never calls the control plane. It reports damage and life events
  * (mounted, unmounting, relabelled, scrub finished) through health.h,
- * whose notifier chains genl.c listens to. Only the module's init and
- * exit (super.c) call nova_ctl_init()/nova_ctl_exit(), first and last.
+ * whose notifier chains genl_fs.c and genl_scrub.c listen to. Only the
+ * module's init and exit (super.c) call nova_ctl_init()/nova_ctl_exit(),
+ * first and last.
  *
  * Services marked so below are called with an active reference on sb
  * (nova_ctl_get_sb()) and without the registry mutex; nova_fs_get_stats()

@@ -632,7 +632,7 @@ int nova_read_verified(struct inode *inode, unsigned long blk, loff_t pos,
 			  inode->i_ino, pos, res.repaired, blk);
 	/*
 	 * One CORRUPTION event per damaged page a reader meets, rate-limited
-	 * per file system like the scrub's (genl.c). "Repaired" only if the
+	 * per file system like the scrub's (genl_fs.c). "Repaired" only if the
 	 * damage was rewritten: a read-only mount returns the rebuilt data
 	 * but leaves the medium as it is.
 	 */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NOVA online integrity scrub (scrub.c), as the control plane (genl.c)
- * drives it. One struct nova_scrub per mounted file system, created on the
+ * NOVA online integrity scrub (scrub.c), as the control plane
+ * (genl_scrub.c) drives it. One struct nova_scrub per mounted file system, created on the
  * first NOVA_CMD_SCRUB_START and freed at unmount; at most one scrub
  * thread per file system runs at a time.
  *

@@ -231,19 +231,17 @@ int nova_snapdiff_next(struct super_block *sb,
 		cond_resched();
 		switch (pos->stage) {
 		case NOVA_SNAPDIFF_START:
-			pos->stage = NOVA_SNAPDIFF_TABLES;
-			pos->cpu = 0;
-			pos->idx = U64_MAX;	/* next_slot() makes it 0 */
-			if (!nova_snapdiff_next_slot(sbi, pos)) {
-				pos->stage = NOVA_SNAPDIFF_KEPT;
-				pos->idx = 0;
-			}
-			ret = nova_snapdiff_live(sb, r, NOVA_ROOT_INO, out);
-			if (ret)
-				return ret;
-			break;
 		case NOVA_SNAPDIFF_TABLES:
-			ino = nova_ino_make(sbi->cpus, pos->cpu, pos->idx);
+			if (pos->stage == NOVA_SNAPDIFF_START) {
+				/* The root first, then the table slots. */
+				ino = NOVA_ROOT_INO;
+				pos->stage = NOVA_SNAPDIFF_TABLES;
+				pos->cpu = 0;
+				pos->idx = U64_MAX; /* next_slot() makes it 0 */
+			} else {
+				ino = nova_ino_make(sbi->cpus, pos->cpu,
+						    pos->idx);
+			}
 			if (!nova_snapdiff_next_slot(sbi, pos)) {
 				pos->stage = NOVA_SNAPDIFF_KEPT;
 				pos->idx = 0;

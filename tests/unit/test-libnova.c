@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Unit tests of libnova without a kernel: extended-ACK parsing, decoding
- * of replies and notifications built the way genl.c builds them, device
- * numbers, UUIDs, selectors and mountinfo parsing.
+ * of replies and notifications built the way the genl*.c files build
+ * them, device numbers, UUIDs, selectors and mountinfo parsing.
  */
 #include <errno.h>
 #include <setjmp.h>
