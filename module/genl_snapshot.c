@@ -114,8 +114,14 @@ int nova_snapshot_create_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(sb))
 		return PTR_ERR(sb);
 	err = nova_snapshot_create(sb, name, &sn);
-	if (!err)
+	if (!err) {
 		nova_ctl_snapshot_event(sb, NOVA_CMD_SNAPSHOT_CREATED, &sn);
+		/* The identity reads the super block: reply while we hold it. */
+		err = nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_CREATE,
+					  &sn);
+		deactivate_super(sb);
+		return err;
+	}
 	deactivate_super(sb);
 	if (err == -EEXIST)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
@@ -123,11 +129,9 @@ int nova_snapshot_create_doit(struct sk_buff *skb, struct genl_info *info)
 	else if (err == -EINVAL || err == -ENAMETOOLONG)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[NOVA_SNAPSHOT_A_NAME],
 				    "bad snapshot name (printable, no space or '/', not only digits)");
-	else if (err)
+	else
 		nova_snapshot_errmsg(info, err);
-	if (err)
-		return err;
-	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_CREATE, &sn);
+	return err;
 }
 
 int nova_snapshot_delete_doit(struct sk_buff *skb, struct genl_info *info)
@@ -139,7 +143,7 @@ int nova_snapshot_delete_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nova_ctl_fs fs;
 	struct super_block *sb;
 	u64 ticket = 0;
-	bool browsed;
+	bool browsed, mounted;
 	int err;
 
 	if (!nest) {
@@ -175,12 +179,20 @@ int nova_snapshot_delete_doit(struct sk_buff *skb, struct genl_info *info)
 	/* The active reference keeps unmount away while we wait. */
 	if (!err && nla_get_flag(tb[NOVA_SNAPSHOT_A_WAIT]))
 		err = nova_snapshot_reclaim_wait(sb, ticket);
+	if (!err) {
+		/* The identity reads the super block: reply while we hold it. */
+		err = nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_DELETE,
+					  &sn);
+		deactivate_super(sb);
+		return err;
+	}
 	browsed = err == -EBUSY && sn.id && nova_snapshot_browsed(sb, sn.id);
+	mounted = NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE;
 	deactivate_super(sb);
 	if (err == -ENOENT)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
 				    "no live snapshot matches");
-	else if (err == -EBUSY && NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
+	else if (err == -EBUSY && mounted)
 		NL_SET_ERR_MSG_ATTR(info->extack, sel,
 				    "this snapshot is mounted");
 	else if (browsed)
@@ -188,11 +200,9 @@ int nova_snapshot_delete_doit(struct sk_buff *skb, struct genl_info *info)
 				    "snapshot is being browsed (in use under .snapshots)");
 	else if (err == -EINTR)
 		GENL_SET_ERR_MSG(info, "killed while waiting: the snapshot is deleted, its space is still being freed");
-	else if (err)
+	else
 		nova_snapshot_errmsg(info, err);
-	if (err)
-		return err;
-	return nova_snapshot_reply(info, &fs, NOVA_CMD_SNAPSHOT_DELETE, &sn);
+	return err;
 }
 
 /* Snapshot dump state, kept in cb->ctx. */
