@@ -31,7 +31,7 @@ t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
 # The quick schedule: both kinds of crash point; with crash-cpus.sh every
 # workload.
 quick=("storm kill 3" "write fault 300" "umount fault 5" "big kill 4"
-       "tree fault 2500" "gc fault 20" "mmap fault 700" "pmd fault 400")
+       "tree fault 2500" "gc fault 20" "mmap fault 700" "pmd fault 3000")
 # NOVA_CRASH_SCHEDULE="wl kind arg[,wl kind arg...]" replaces the quick
 # schedule (to replay or aim at one point; kind fault, kill or mount).
 if [ -n "${NOVA_CRASH_SCHEDULE:-}" ]; then
