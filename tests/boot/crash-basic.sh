@@ -9,7 +9,7 @@
 # Besides the workloads, crash points inside an unmount (allocator state
 # and superblock writes) and, in long mode, inside the recovering mount.
 #
-# Quick mode (make test): 7 crash points, 8 boots (crash-cpus.sh adds
+# Quick mode (make test): 8 crash points, 9 boots (crash-cpus.sh adds
 # two more with the mix and rename workloads). Long mode:
 #   NOVA_CRASH_POINTS=200 make crashtest     (NOVA_CRASH_SEED to replay)
 # The file system is formatted with 3 stripes on 2 vCPUs, and the long
@@ -23,7 +23,7 @@ crash_workdir crash-basic
 crash_points=0
 crash_failed=0
 
-workloads=(mix storm rename write big tree gc mmap)
+workloads=(mix storm rename write big tree gc mmap pmd)
 seed=${NOVA_CRASH_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$seed
 t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
@@ -31,7 +31,7 @@ t_diag "seed $seed (NOVA_CRASH_SEED=$seed replays the schedule)"
 # The quick schedule: both kinds of crash point; with crash-cpus.sh every
 # workload.
 quick=("storm kill 3" "write fault 300" "umount fault 5" "big kill 4"
-       "tree fault 2500" "gc fault 20" "mmap fault 700")
+       "tree fault 2500" "gc fault 20" "mmap fault 700" "pmd fault 3000")
 # NOVA_CRASH_SCHEDULE="wl kind arg[,wl kind arg...]" replaces the quick
 # schedule (to replay or aim at one point; kind fault, kill or mount).
 if [ -n "${NOVA_CRASH_SCHEDULE:-}" ]; then

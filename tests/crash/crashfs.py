@@ -11,7 +11,8 @@ pseudo-random bytes. It is stored as JSON in
 
   crashfs.py run MODEL ACKS --workload W --seed S [--fault N] [--seconds T]
       Start from MODEL (the verified state), do one mutating system call
-      after another and log each to ACKS (/out, a 9p share written
+      (or one msync'd set of stores through a mapping) after another and
+      log each to ACKS (/out, a 9p share written
       synchronously): "B" with the operation before it, "A" after it and
       its fsync returned. With --fault, arm nova.crash_after_barriers=N
       first; the machine then stops at the crash point. Otherwise it runs
@@ -26,6 +27,18 @@ pseudo-random bytes. It is stored as JSON in
       of its pages old or new). Hard links, link counts and symlink
       targets are checked too. The state found is written to OUT as the
       next baseline.
+
+The pmd workload stores through 2 MiB (PMD) mappings: files pmdN in the
+top directory (no other operation touches them), 4 MiB, made by one
+fallocate or a truncate (holes: the first store into each 2 MiB is a PMD
+write fault that allocates an aligned chunk), then mapped MAP_SHARED
+(half the time MAP_SHARED_VALIDATE | MAP_SYNC) and stored to: the whole
+file, one whole 2 MiB, a range across the 2 MiB boundary or a few pages,
+msync'd (durable once acknowledged; in flight, each byte old or new). The
+workload fails (a "not ok" line, no crash) unless each 2 MiB it stored to
+was mapped by a PMD: the fs_dax trace event dax_pmd_fault_done (result
+NOPAGE, no FALLBACK) for every one of them (/proc/PID/smaps
+FilePmdMapped does not count DAX PMDs).
 """
 import argparse
 import base64
@@ -43,6 +56,10 @@ import sys
 import time
 
 PAGE = 4096
+HUGE = 2 << 20             # a PMD mapping
+PMD_FILE = 2 * HUGE        # the pmd workload's files: two PMDs each
+PMD_FILES = 2
+TRACE = "/sys/kernel/tracing"
 ATOMIC_PAGES = 64          # NOVA_WRITE_EXTENTS: one write batch at most
 MAX_FILES = 400
 MAX_BYTES = 48 << 20
@@ -151,14 +168,21 @@ class Model:
         if k == "burst":
             op = dict(op, op="write", seed=op["seed"] + op["k"] - 1)
             k = "write"
-        if k == "mmap":
+        if k == "pmd" and not inflight and op["off"] == 0 and \
+                op["n"] >= len(self.content(self.paths[p]["i"])):
+            # The whole file stored and msync'd: the recipe starts again.
+            ino = self.paths[p]["i"]
+            self.inodes[ino] = [["w", 0, op["n"], op["seed"]]]
+            self.cache.pop(ino, None)
+            return
+        if k in ("mmap", "pmd"):
             # Stores through the mapping: the msync'd range is durable
             # once the call returned; the rest, or all of it while the
             # operation is in flight, may be old or new, byte by byte.
             ino = self.paths[p]["i"]
             self.inodes[ino].append(["m" if inflight else "w", op["off"],
                                      op["n"], op["seed"]])
-            if op["un"]:
+            if op.get("un"):
                 self.inodes[ino].append(["m", op["uoff"], op["un"],
                                          op["useed"]])
             self.cache.pop(ino, None)
@@ -241,12 +265,18 @@ FS_SYNC, FS_NODUMP, FS_NOATIME = 0x8, 0x40, 0x80
 # fallocate(2) modes (linux/falloc.h)
 FALLOC = {"punch": 0x02 | 0x01, "zero": 0x10, "zero-keep": 0x10 | 0x01,
           "collapse": 0x08, "insert": 0x20}
+# the workloads' random fallocate modes; "alloc" (mode 0) makes pmd files
+FALLOC_MODES = list(FALLOC)
+FALLOC["alloc"] = 0
 
 
 def falloc_model(buf, mode, off, n):
     """Apply fallocate @mode of [@off, @off + @n) to bytearray @buf."""
     end = off + n
-    if mode in ("punch", "zero-keep"):
+    if mode == "alloc":
+        if end > len(buf):
+            buf.extend(bytes(end - len(buf)))
+    elif mode in ("punch", "zero-keep"):
         stop = min(end, len(buf))
         if off < stop:
             buf[off:stop] = bytes(stop - off)
@@ -265,48 +295,86 @@ def falloc_model(buf, mode, off, n):
 # ---- the workload ----
 
 WEIGHTS = {
-    # op: (mix, storm, rename, write, big, tree, gc, mmap)
-    "mkdir":   (4, 1, 3, 0, 0, 12, 2, 0),
-    "rmdir":   (2, 0, 1, 0, 0, 6, 0, 0),
-    "create":  (12, 40, 8, 4, 2, 12, 10, 6),
-    "write":   (16, 4, 4, 40, 0, 8, 6, 6),
-    "append":  (8, 0, 2, 20, 0, 2, 4, 6),
-    "trunc":   (6, 0, 1, 14, 3, 2, 3, 10),
-    "bigwrite": (2, 0, 0, 2, 30, 0, 0, 0),
-    "unlink":  (10, 40, 6, 4, 4, 10, 4, 2),
-    "rename":  (10, 4, 50, 2, 1, 6, 2, 1),
-    "link":    (4, 2, 4, 0, 0, 2, 1, 1),
-    "symlink": (3, 2, 2, 0, 0, 3, 1, 0),
+    # op: (mix, storm, rename, write, big, tree, gc, mmap, pmd)
+    "mkdir":   (4, 1, 3, 0, 0, 12, 2, 0, 2),
+    "rmdir":   (2, 0, 1, 0, 0, 6, 0, 0, 1),
+    "create":  (12, 40, 8, 4, 2, 12, 10, 6, 6),
+    "write":   (16, 4, 4, 40, 0, 8, 6, 6, 6),
+    "append":  (8, 0, 2, 20, 0, 2, 4, 6, 4),
+    "trunc":   (6, 0, 1, 14, 3, 2, 3, 10, 4),
+    "bigwrite": (2, 0, 0, 2, 30, 0, 0, 0, 0),
+    "unlink":  (10, 40, 6, 4, 4, 10, 4, 2, 4),
+    "rename":  (10, 4, 50, 2, 1, 6, 2, 1, 2),
+    "link":    (4, 2, 4, 0, 0, 2, 1, 1, 1),
+    "symlink": (3, 2, 2, 0, 0, 3, 1, 0, 0),
     # many overwrites of one range, each fsync'd: dead write entries
-    "burst":   (0, 0, 0, 0, 0, 0, 30, 0),
+    "burst":   (0, 0, 0, 0, 0, 0, 30, 0, 0),
     # names made and removed again in one directory: dead dentries
-    "churn":   (0, 0, 0, 0, 0, 0, 15, 0),
+    "churn":   (0, 0, 0, 0, 0, 0, 15, 0, 0),
     # novactl gc of the whole file system
-    "gc":      (0, 0, 0, 0, 0, 0, 6, 0),
+    "gc":      (0, 0, 0, 0, 0, 0, 6, 0, 0),
     # stores through a shared mapping, msync'd and not
-    "mmap":    (2, 0, 0, 0, 0, 0, 0, 40),
+    "mmap":    (2, 0, 0, 0, 0, 0, 0, 40, 6),
     # fallocate punch / zero / collapse / insert (format 1.5 range entries)
-    "falloc":  (6, 0, 0, 14, 3, 0, 3, 4),
+    "falloc":  (6, 0, 0, 14, 3, 0, 3, 4, 2),
     # extended attributes set (inline, split over entries, 64 KiB), removed
-    "setx":    (6, 0, 2, 2, 0, 2, 6, 0),
-    "rmx":     (3, 0, 1, 1, 0, 1, 3, 0),
+    "setx":    (6, 0, 2, 2, 0, 2, 6, 0, 0),
+    "rmx":     (3, 0, 1, 1, 0, 1, 3, 0, 0),
     # chattr: nodump, noatime, sync (format 1.6 flags; the restrictive
     # immutable and append-only take the same entry, but would stop the
     # other operations)
-    "chattr":  (3, 0, 1, 1, 0, 1, 3, 0),
+    "chattr":  (3, 0, 1, 1, 0, 1, 3, 0, 0),
+    # msync'd stores through 2 MiB (PMD) mappings of the pmdN files
+    "pmd":     (0, 0, 0, 0, 0, 0, 0, 0, 40),
 }
-WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap"]
+WORKLOADS = ["mix", "storm", "rename", "write", "big", "tree", "gc", "mmap",
+             "pmd"]
 # The gc workload arms its fault injection at this operation, a whole-fs
 # novactl gc, so that its crash points fall inside (or just after) a
 # collection of the state the first operations built.
 GC_ARM_OP = 60
 
 
+def is_pmd(p):
+    """A file of the pmd workload (pmdN in the top directory)."""
+    return "/" not in p and p.startswith("pmd")
+
+
+def pick_pmd(m, rng, full):
+    """The pmd workload's next step: make a file (create, then grow it to
+    PMD_FILE with fallocate or truncate), or store through a mapping."""
+    pmds = [p for p in m.files() if is_pmd(p)]
+    for p in pmds:
+        if not m.content(m.paths[p]["i"]):
+            if rng.randrange(2):
+                return {"op": "falloc", "p": p, "mode": "alloc", "off": 0,
+                        "n": PMD_FILE}
+            return {"op": "trunc", "p": p, "size": PMD_FILE}
+    if len(pmds) < PMD_FILES and not full:
+        return {"op": "create", "p": "pmd%d" % rng.randrange(100000)}
+    if not pmds:
+        return None
+    r = rng.randrange(4)
+    if r == 0:                  # the whole file
+        off, n = 0, PMD_FILE
+    elif r == 1:                # one whole 2 MiB
+        off, n = rng.randrange(PMD_FILE // HUGE) * HUGE, HUGE
+    elif r == 2:                # across the 2 MiB boundary
+        off = rng.randrange(HUGE)
+        n = rng.randrange(HUGE - off + 1, PMD_FILE - off + 1)
+    else:                       # a few pages
+        off = rng.randrange(PMD_FILE)
+        n = rng.randrange(1, min(PMD_FILE - off, 16 * PAGE) + 1)
+    return {"op": "pmd", "p": rng.choice(pmds), "off": off, "n": n,
+            "seed": rng.randrange(1 << 30), "sync": rng.randrange(2)}
+
+
 def pick_op(m, rng, wl):
     col = WORKLOADS.index(wl)
     dirs = m.dirs()
-    files = m.files()
-    nfiles = len(files)
+    # the pmd workload's files keep their 2 MiB chunks: only it uses them
+    files = [p for p in m.files() if not is_pmd(p)]
+    nfiles = len(m.files())
     full = nfiles >= MAX_FILES or m.total_bytes() > MAX_BYTES
     tops = [d for d in dirs if d and "/" not in d]
     if len(tops) < 3:
@@ -318,6 +386,11 @@ def pick_op(m, rng, wl):
         name = (d + "/" if d else "") + "%s%d" % (k[0], rng.randrange(100000))
         if name in m.paths:
             continue
+        if k == "pmd":
+            op = pick_pmd(m, rng, full)
+            if op is None:
+                continue
+            return op
         if k == "mkdir" and d.count("/") < 5 and not full:
             return {"op": k, "p": name}
         if k == "rmdir":
@@ -388,7 +461,7 @@ def pick_op(m, rng, wl):
             # resolves by offset: not on such files.
             if m.fuzzy(m.paths[f]["i"]):
                 continue
-            mode = rng.choice(list(FALLOC))
+            mode = rng.choice(FALLOC_MODES)
             pages = (size + PAGE - 1) // PAGE
             if mode in ("collapse", "insert"):
                 if pages < 2 or mode == "insert" and full:
@@ -540,6 +613,9 @@ def do_op(root, m, op):
     elif k == "mmap":
         do_mmap(p, op)
         return
+    elif k == "pmd":
+        do_pmd(p, op)
+        return
     elif k == "setx":
         os.setxattr(p, op["name"], gen(op["seed"], op["n"]))
         fsync_path(p)
@@ -578,6 +654,88 @@ def do_mmap(path, op):
             mm.close()
     finally:
         os.close(fd)
+
+
+class PmdTrace:
+    """The fs_dax PMD faults of one file, in a trace instance of our own."""
+
+    def __init__(self):
+        if not os.path.exists(TRACE + "/instances"):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACE],
+                           stderr=subprocess.DEVNULL)
+        self.dir = TRACE + "/instances/crashfs-pmd"
+        if not os.path.isdir(self.dir):
+            os.mkdir(self.dir)
+        ev = self.dir + "/events/fs_dax/dax_pmd_fault_done/enable"
+        if not os.path.exists(ev):
+            raise SystemExit(pmd_fail("no fs_dax trace events (%s): cannot "
+                                      "tell PMD mappings from pages" % ev))
+        with open(ev, "w") as f:
+            f.write("1")
+
+    def clear(self):
+        open(self.dir + "/trace", "w").close()
+
+    def faults(self, ino):
+        """(2 MiB index, result) of each PMD fault on inode @ino."""
+        out = []
+        with open(self.dir + "/trace") as f:
+            for line in f:
+                w = line.split()
+                if "dax_pmd_fault_done:" not in w or "ino" not in w:
+                    continue
+                if int(w[w.index("ino") + 1], 16) != ino:
+                    continue
+                pg = int(w[w.index("pgoff") + 1], 16)
+                out.append((pg * PAGE // HUGE, w[-1]))
+        return out
+
+
+PMD_TRACE = []
+
+
+def pmd_fail(msg):
+    """Make the boot fail without a crash: a "not ok" line, the console."""
+    print("not ok - pmd workload: %s" % msg, flush=True)
+    console("nova-crash: pmd workload FAILED: %s" % msg)
+    return 1
+
+
+MAP_SHARED_VALIDATE, MAP_SYNC = 0x03, 0x80000
+
+
+def do_pmd(path, op):
+    """Store through a mapping of the whole file, msync, and check that
+    each 2 MiB stored to was mapped by a PMD."""
+    if not PMD_TRACE:
+        PMD_TRACE.append(PmdTrace())
+    tr = PMD_TRACE[0]
+    off, n = op["off"], op["n"]
+    data = gen(op["seed"], n)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        st = os.fstat(fd)
+        flags = MAP_SHARED_VALIDATE | MAP_SYNC if op["sync"] else \
+            mmap.MAP_SHARED
+        tr.clear()
+        mm = mmap.mmap(fd, st.st_size, flags,
+                       mmap.PROT_READ | mmap.PROT_WRITE)
+        try:
+            mm[off:off + n] = data
+            mm.flush()                                  # msync(MS_SYNC)
+        finally:
+            mm.close()
+    finally:
+        os.close(fd)
+    got = tr.faults(st.st_ino)
+    want = set(range(off // HUGE, (off + n - 1) // HUGE + 1))
+    mapped = set(c for c, r in got if r == "NOPAGE")
+    bad = [(c, r) for c, r in got if r != "NOPAGE"]
+    if bad or not want <= mapped:
+        raise SystemExit(pmd_fail(
+            "%s: stores to 2 MiB %s%s, PMD faults %s: not PMD-mapped" % (
+                path, sorted(want), " (MAP_SYNC)" if op["sync"] else "",
+                got)))
 
 
 def console(msg):

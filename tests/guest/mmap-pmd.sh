@@ -5,10 +5,11 @@
 # and large files and deletes a random half of them, three rounds (issue
 # 21's targets); data stored through PMD mappings (also MAP_SYNC ones)
 # survives a remount; a write fault on a 2 MiB hole gets a PMD; a
-# snapshot of a PMD-mapped file keeps the old contents after stores
-# through the same mapping (those fall back to 4 KiB pages and copy on
-# write). ext4-dax on the same device is measured last as an anchor
-# (reported, not asserted).
+# snapshot of a PMD-mapped file (every 2 MiB of it mapped by a PMD before
+# the snapshot, checked with the dax_pmd_fault_done trace event) keeps
+# the old contents after stores through the same mapping (those fall
+# back to 4 KiB pages and copy on write). ext4-dax on the same device is
+# measured last as an anchor (reported, not asserted).
 #
 # The PMD share comes from nova-mmap-touch (tests/guest/progs): every page
 # is touched once, so the fault count says how many faults mapped 2 MiB.
@@ -134,15 +135,44 @@ rm -f "$M/big" "$M/sparse" "$M/sync"
 # ---- snapshot of a PMD-mapped file ----
 t_ok "an 8 MiB file written with 2 MiB writes" \
 	dd if=/dev/urandom of="$M/snapped" bs=2M count=4 conv=fsync status=none
+# The stores before the snapshot must go through PMDs (else this proves
+# nothing about them): the fs_dax trace event dax_pmd_fault_done, result
+# NOPAGE, for each of the file's four 2 MiB (smaps' FilePmdMapped does
+# not count DAX PMDs). The PMD faults after the snapshot are reported
+# (none expected: the shown 2 MiB fall back to pages).
 t_ok "store, snapshot, store again through one MAP_SHARED mapping" python3 - "$M/snapped" "$C" "$M" <<'EOF'
 import mmap, os, subprocess, sys
 path, novactl, mnt = sys.argv[1:4]
-P = 4096
+P, HUGE = 4096, 2 << 20
+T = "/sys/kernel/tracing"
+if not os.path.isdir(T + "/instances"):
+    subprocess.run(["mount", "-t", "tracefs", "nodev", T], check=True)
+inst = T + "/instances/pmd-snap"
+os.path.isdir(inst) or os.mkdir(inst)
+with open(inst + "/events/fs_dax/dax_pmd_fault_done/enable", "w") as f:
+    f.write("1")
+def pmd_faults(ino):
+    """(2 MiB index, result) of the PMD faults on @ino since the last call"""
+    out = []
+    for line in open(inst + "/trace"):
+        w = line.split()
+        if "dax_pmd_fault_done:" in w and int(w[w.index("ino") + 1], 16) == ino:
+            out.append((int(w[w.index("pgoff") + 1], 16) * P // HUGE, w[-1]))
+    open(inst + "/trace", "w").close()
+    return out
 size = os.path.getsize(path)
 fd = os.open(path, os.O_RDWR)
+ino = os.fstat(fd).st_ino
+pmd_faults(ino)
 mm = mmap.mmap(fd, size, mmap.MAP_SHARED)
 for pg in range(0, size // P, 7):
     mm[pg * P:pg * P + 16] = b"before-%08d" % pg + b"\n"
+got = pmd_faults(ino)
+log = open("/tmp/pmd-snap-faults", "w")
+log.write("PMD faults (2 MiB index, result) before the snapshot: %s\n" % got)
+if sorted(set(c for c, r in got if r == "NOPAGE")) != list(range(size // HUGE)) \
+        or any(r != "NOPAGE" for c, r in got):
+    sys.exit("the stores before the snapshot were not all PMD-mapped: %s" % got)
 with open("/tmp/pmd-snap.img", "wb") as f:
     f.write(mm[:])
 subprocess.run([novactl, "snapshot", "create", "--name", "pmd", mnt],
@@ -150,11 +180,13 @@ subprocess.run([novactl, "snapshot", "create", "--name", "pmd", mnt],
 for pg in range(0, size // P, 5):
     mm[pg * P + 8:pg * P + 24] = b"after--%08d" % pg + b"\n"
 mm.flush()
+log.write("PMD faults after it: %s\n" % pmd_faults(ino))
 with open("/tmp/pmd-live.img", "wb") as f:
     f.write(mm[:])
 mm.close()
 os.close(fd)
 EOF
+while read -r line; do t_diag "$line"; done < /tmp/pmd-snap-faults
 t_ok "the live file reads the new stores" cmp "$M/snapped" /tmp/pmd-live.img
 t_fail "... which differ from the snapshot image" cmp -s /tmp/pmd-snap.img /tmp/pmd-live.img
 t_ok "umount" nova_umount
