@@ -277,6 +277,8 @@ struct nova_inode_info {
 	struct nova_xattr_node *xattr_pending;	/* replay of a split value */
 	/* file attribute flags (fileattr.c), NOVA_FL_*, under log_lock */
 	u16 attr_flags;
+	/* project id (fileattr.c, 1.8), under log_lock */
+	u32 projid;
 	/* quotas (quota.c): the quota layer's references, reserved bytes */
 	nova_dquot_t *i_dquot[MAXQUOTAS];
 	qsize_t quota_rsv;
@@ -507,6 +509,7 @@ void nova_quota_charge(struct inode *inode);
 int nova_quota_check(struct inode *inode, unsigned long blocks);
 void nova_quota_free_inode(struct inode *inode);
 void nova_quota_transfer_back(struct inode *inode);
+int nova_quota_transfer_projid(struct inode *inode, u32 projid);
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
 			size_t len, loff_t off);
 ssize_t nova_quota_write(struct super_block *sb, int type, const char *data,
@@ -517,6 +520,8 @@ struct fileattr;
 void nova_set_inode_flags(struct inode *inode);
 void nova_fileattr_statx(struct inode *inode, struct kstat *stat);
 int nova_fileattr_inherit(struct inode *inode, struct inode *dir);
+u32 nova_fileattr_new_projid(struct inode *dir);
+int nova_fileattr_projid_check(struct inode *dir, struct inode *inode);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa);

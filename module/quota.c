@@ -153,6 +153,32 @@ void nova_quota_transfer_back(struct inode *inode)
 		dqput(to[type]);
 }
 
+/*
+ * A project id change (fileattr.c): the charges of @inode go to project
+ * @projid (or back). 0 or -EDQUOT past the new project's hard limit.
+ * No NOVA lock held (quota I/O).
+ */
+int nova_quota_transfer_projid(struct inode *inode, u32 projid)
+{
+	struct dquot *to[MAXQUOTAS] = { };
+	int err;
+
+	if (IS_NOQUOTA(inode))
+		return 0;
+	err = dquot_initialize(inode);
+	if (err)
+		return err;
+	to[PRJQUOTA] = dqget(inode->i_sb,
+			     make_kqid_projid(make_kprojid(&init_user_ns,
+							   projid)));
+	/* No project quota file loaded: nothing to move. */
+	if (IS_ERR(to[PRJQUOTA]))
+		return 0;
+	err = __dquot_transfer(inode, to);
+	dqput(to[PRJQUOTA]);
+	return err;
+}
+
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
 			       size_t len, loff_t off)
 {
