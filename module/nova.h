@@ -147,7 +147,7 @@ struct nova_sb_info {
 	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot mounted */
 	u64 view_id;
 	bool snapdir_visible;		/* -o snapdir=visible (snapview.c) */
-	unsigned int quota_opts;	/* usrquota, grpquota: 1 << type (quota.c) */
+	unsigned int quota_opts;	/* usr/grp/prjquota: 1 << type (quota.c) */
 
 	/* allocator (balloc.c) */
 	struct nova_free_list *free_lists;
@@ -496,8 +496,8 @@ int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
 void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 			    size_t len);
 
-/* quota.c: user and group quotas (NOVA_FEATURE_QUOTA) */
-#define NOVA_QUOTA_TYPES	2	/* USRQUOTA, GRPQUOTA */
+/* quota.c: user, group and project quotas (NOVA_FEATURE_QUOTA) */
+#define NOVA_QUOTA_TYPES	3	/* USRQUOTA, GRPQUOTA, PRJQUOTA */
 nova_dquot_t **nova_get_dquots(struct inode *inode);
 void nova_quota_setup_sb(struct super_block *sb);
 int nova_quota_on(struct super_block *sb, unsigned int limits);

@@ -38,8 +38,9 @@
 #define NOVA_FORMAT_MAJOR	1
 #define NOVA_FORMAT_MINOR	8	/* the newest this code knows */
 /*
- * What mkfs.NOVA and -o init write: 1.7 only adds a feature set on first
- * use (NOVA_FEATURE_QUOTA), so a new file system is 1.6 until then.
+ * What mkfs.NOVA and -o init write: 1.7 and 1.8 only add features set on
+ * first use (NOVA_FEATURE_QUOTA, NOVA_FEATURE_PROJID), so a new file
+ * system is 1.6 until then.
  */
 #define NOVA_MKFS_MINOR		6
 
