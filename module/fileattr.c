@@ -59,13 +59,15 @@ static const struct {
 	{ NOVA_FL_NODUMP,	FS_NODUMP_FL,		0 },
 	{ NOVA_FL_SYNC,		FS_SYNC_FL,		S_SYNC },
 	{ NOVA_FL_DIRSYNC,	FS_DIRSYNC_FL,		S_DIRSYNC },
+	{ NOVA_FL_PROJINHERIT,	FS_PROJINHERIT_FL,	0 },
 };
 
 #define NOVA_S_FLAGS	(S_IMMUTABLE | S_APPEND | S_NOATIME | S_SYNC | S_DIRSYNC)
 
 /* What a new inode takes from its directory (ext4's EXT4_FL_INHERITED). */
 #define NOVA_FL_INHERITED	(NOVA_FL_NOATIME | NOVA_FL_NODUMP | \
-				 NOVA_FL_SYNC | NOVA_FL_DIRSYNC)
+				 NOVA_FL_SYNC | NOVA_FL_DIRSYNC | \
+				 NOVA_FL_PROJINHERIT)
 /* Of those, what regular files and other non-directories keep. */
 #define NOVA_FL_REG_MASK	(NOVA_FL_NOATIME | NOVA_FL_NODUMP | NOVA_FL_SYNC)
 #define NOVA_FL_OTHER_MASK	(NOVA_FL_NOATIME | NOVA_FL_NODUMP)
@@ -97,7 +99,7 @@ static u32 nova_fl_to_fs(u16 flags)
 /* The FS_*_FL that @inode may have (dirsync: directories only). */
 static u32 nova_fs_settable(struct inode *inode)
 {
-	u32 fs = nova_fl_to_fs(NOVA_FL_ALL);
+	u32 fs = nova_fl_to_fs(NOVA_FL_ALL_1_8);
 
 	if (!S_ISDIR(inode->i_mode))
 		fs &= ~FS_DIRSYNC_FL;
@@ -124,14 +126,17 @@ int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa)
 	struct inode *inode = d_inode(dentry);
 
 	fileattr_fill_flags(fa, nova_fl_to_fs(READ_ONCE(NOVA_I(inode)->attr_flags)));
+	fa->fsx_projid = READ_ONCE(NOVA_I(inode)->projid);
 	return 0;
 }
 
 /*
  * Log a setattr entry with @mask (NOVA_ATTR_FLAGS among it) giving @inode
- * the flags @flags, commit and apply it. Caller holds the log lock.
+ * the flags @flags (and with NOVA_ATTR_PROJID the project id @projid),
+ * commit and apply it. Caller holds the log lock.
  */
-static int nova_fileattr_log(struct inode *inode, u32 mask, u16 flags)
+static int nova_fileattr_log(struct inode *inode, u32 mask, u16 flags,
+			     u32 projid)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
@@ -142,6 +147,8 @@ static int nova_fileattr_log(struct inode *inode, u32 mask, u16 flags)
 	lockdep_assert_held(&ni->log_lock);
 	nova_setattr_entry(inode, &sa, mask, nova_next_trans(sbi));
 	sa.sa_flags = cpu_to_le16(flags);
+	if (mask & NOVA_ATTR_PROJID)
+		NOVA_SA_PROJID(&sa) = cpu_to_le32(projid);
 	err = nova_log_append(inode, &sa, &tail);
 	if (err)
 		return err;
@@ -158,23 +165,44 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	struct super_block *sb = inode->i_sb;
 	struct nova_inode_info *ni = NOVA_I(inode);
 	bool reg = S_ISREG(inode->i_mode);
+	u32 projid = fa->fsx_projid, old_projid = READ_ONCE(ni->projid);
+	u32 mask = NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME;
 	struct timespec64 ctime;
 	u16 flags = 0;
 	int err, i;
 
-	/* Extent sizes, project ids and other xflags are not kept. */
-	if (fileattr_has_fsx(fa))
+	/*
+	 * Extent sizes and xflags other than the common ones are not kept.
+	 * The VFS gives a FS_IOC_SETFLAGS the current project id.
+	 */
+	if (fa->fsx_valid &&
+	    ((fa->fsx_xflags & ~FS_XFLAG_COMMON) || fa->fsx_extsize ||
+	     fa->fsx_cowextsize))
 		return -EOPNOTSUPP;
 	if (fa->flags & ~nova_fs_settable(inode))
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(nova_fl_map); i++)
 		if (fa->flags & nova_fl_map[i].fs)
 			flags |= nova_fl_map[i].nova;
-	if (flags == READ_ONCE(ni->attr_flags))
+	if (flags == READ_ONCE(ni->attr_flags) && projid == old_projid)
 		return 0;
 	err = nova_enable_feature(sb, NOVA_FEATURE_FILEATTR, "file attributes");
+	if (!err && (projid || (flags & NOVA_FL_PROJINHERIT)))
+		err = nova_enable_feature(sb, NOVA_FEATURE_PROJID,
+					  "project ids");
 	if (err)
 		return err;
+	if (READ_ONCE(NOVA_SB(sb)->prot) & NOVA_FEATURE_PROJID)
+		mask |= NOVA_ATTR_PROJID;
+	/*
+	 * Project quotas (quota.c), before any NOVA lock: the new project
+	 * takes over the charges (EDQUOT if over its hard limit).
+	 */
+	if (projid != old_projid) {
+		err = nova_quota_transfer_projid(inode, projid);
+		if (err)
+			return err;
+	}
 
 	/* No write fault may map a page while the flag changes. */
 	if (reg)
@@ -182,10 +210,15 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	mutex_lock(&ni->log_lock);
 	ctime = nova_get_ctime(inode);
 	nova_set_ctime(inode, current_time(inode));
-	err = nova_fileattr_log(inode, NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME, flags);
+	err = nova_fileattr_log(inode, mask, flags, projid);
 	if (err)
 		nova_set_ctime(inode, ctime);
 	mutex_unlock(&ni->log_lock);
+	/* Not committed: the charges go back to the project it still has. */
+	if (err && projid != old_projid &&
+	    nova_quota_transfer_projid(inode, old_projid))
+		nova_warn(sb, "inode %lu: quota charges stay with project %u",
+			  inode->i_ino, projid);
 	/*
 	 * Writable mappings of a file that became immutable go: the next
 	 * write through them faults and is refused (nova_dax_huge_fault()).
@@ -198,29 +231,61 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 }
 
 /*
+ * The project id a new inode in @dir starts with (before its quota
+ * charge): @dir's if @dir has the inherit flag, else 0 (as ext4).
+ */
+u32 nova_fileattr_new_projid(struct inode *dir)
+{
+	struct nova_inode_info *d = NOVA_I(dir);
+
+	return READ_ONCE(d->attr_flags) & NOVA_FL_PROJINHERIT ?
+	       READ_ONCE(d->projid) : 0;
+}
+
+/*
  * Give @inode, new and not yet published (i_valid 0), the inheritable
- * flags of @dir, committed to its log. Its publication by the caller
- * makes them visible with it; on error the caller discards the inode.
+ * flags of @dir and its project id (set by nova_new_inode() already),
+ * committed to its log. Its publication by the caller makes them visible
+ * with it; on error the caller discards the inode.
  */
 int nova_fileattr_inherit(struct inode *inode, struct inode *dir)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
 	struct super_block *sb = inode->i_sb;
 	u16 flags = READ_ONCE(NOVA_I(dir)->attr_flags) & NOVA_FL_INHERITED;
+	u32 mask = NOVA_ATTR_FLAGS;
 	int err;
 
 	if (S_ISREG(inode->i_mode))
 		flags &= NOVA_FL_REG_MASK;
 	else if (!S_ISDIR(inode->i_mode))
 		flags &= NOVA_FL_OTHER_MASK;
-	if (!flags)
+	if (ni->projid)
+		mask |= NOVA_ATTR_PROJID;
+	if (!flags && !ni->projid)
 		return 0;
-	/* Set already: @dir has flags. */
+	/* Set already: @dir has flags (and a project id). */
 	err = nova_enable_feature(sb, NOVA_FEATURE_FILEATTR, "file attributes");
+	if (!err && ni->projid)
+		err = nova_enable_feature(sb, NOVA_FEATURE_PROJID,
+					  "project ids");
 	if (err)
 		return err;
 	mutex_lock(&ni->log_lock);
-	err = nova_fileattr_log(inode, NOVA_ATTR_FLAGS, flags);
+	err = nova_fileattr_log(inode, mask, flags, ni->projid);
 	mutex_unlock(&ni->log_lock);
 	return err;
+}
+
+/*
+ * May @inode get a name in @dir (link, rename)? Not into a directory
+ * with the inherit flag from another project: -EXDEV, as ext4, so that
+ * mv copies and the copy is charged to the directory's project.
+ */
+int nova_fileattr_projid_check(struct inode *dir, struct inode *inode)
+{
+	if ((READ_ONCE(NOVA_I(dir)->attr_flags) & NOVA_FL_PROJINHERIT) &&
+	    READ_ONCE(NOVA_I(dir)->projid) != READ_ONCE(NOVA_I(inode)->projid))
+		return -EXDEV;
+	return 0;
 }

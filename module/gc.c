@@ -818,6 +818,11 @@ static void nova_gc_attr_entry(struct inode *inode,
 		sa->sa_mask |= cpu_to_le32(NOVA_ATTR_FLAGS);
 		sa->sa_flags = cpu_to_le16(NOVA_I(inode)->attr_flags);
 	}
+	/* The project id (1.8), as the flags. */
+	if (NOVA_SB(inode->i_sb)->prot & NOVA_FEATURE_PROJID) {
+		sa->sa_mask |= cpu_to_le32(NOVA_ATTR_PROJID);
+		NOVA_SA_PROJID(sa) = cpu_to_le32(NOVA_I(inode)->projid);
+	}
 	nova_entry_seal(sa);
 }
 

@@ -820,6 +820,8 @@ static void nova_apply_setattr(struct inode *inode, u64 off,
 		WRITE_ONCE(ni->attr_flags, le16_to_cpu(sa->sa_flags));
 		nova_set_inode_flags(inode);
 	}
+	if (mask & NOVA_ATTR_PROJID)
+		WRITE_ONCE(ni->projid, le32_to_cpu(NOVA_SA_PROJID(sa)));
 	if ((mask & NOVA_ATTR_SIZE) && S_ISREG(inode->i_mode)) {
 		u64 size = le64_to_cpu(sa->sa_size);
 
@@ -957,6 +959,7 @@ static void nova_init_ni(struct nova_inode_info *ni)
 	ni->last_link = 0;
 	ni->last_range = 0;
 	ni->attr_flags = 0;
+	ni->projid = 0;
 	ni->data_pages = 0;
 	ni->names = RB_ROOT;
 	ni->next_pos = 2;
@@ -1178,6 +1181,8 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	set_nlink(inode, S_ISDIR(mode) ? 2 : 1);
 	if (S_ISDIR(mode))
 		ni->parent = dir->i_ino;
+	/* Charged below to it; logged by nova_fileattr_inherit(). */
+	ni->projid = nova_fileattr_new_projid(dir);
 	nova_set_ops(inode);
 	*trans = nova_next_trans(sbi);
 
@@ -1330,6 +1335,8 @@ void nova_setattr_entry(struct inode *inode, struct nova_setattr_entry *sa,
 	nova_ts_to_media(&sa->sa_atime, &atime);
 	nova_ts_to_media(&sa->sa_mtime, &mtime);
 	nova_ts_to_media(&sa->sa_ctime, &ctime);
+	if (mask & NOVA_ATTR_PROJID)
+		NOVA_SA_PROJID(sa) = cpu_to_le32(NOVA_I(inode)->projid);
 }
 
 struct nova_attr_save {

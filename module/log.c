@@ -943,13 +943,21 @@ const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
 		const struct nova_setattr_entry *sa = entry;
 		u16 fl = le16_to_cpu(sa->sa_flags);
 
+		u32 mask = le32_to_cpu(sa->sa_mask);
+		u16 known = sbi->prot & NOVA_FEATURE_PROJID ? NOVA_FL_ALL_1_8 :
+							     NOVA_FL_ALL;
+
 		if (size != sizeof(*sa))
 			return "bad setattr entry";
 		/* File attribute flags: 1.6, known bits only, else zero. */
-		if (le32_to_cpu(sa->sa_mask) & NOVA_ATTR_FLAGS ?
-		    !(sbi->prot & NOVA_FEATURE_FILEATTR) || (fl & ~NOVA_FL_ALL) :
+		if (mask & NOVA_ATTR_FLAGS ?
+		    !(sbi->prot & NOVA_FEATURE_FILEATTR) || (fl & ~known) :
 		    fl)
 			return "bad file attribute flags";
+		/* Project id: 1.8, else the word is zero. */
+		if (mask & NOVA_ATTR_PROJID ? !(sbi->prot & NOVA_FEATURE_PROJID) :
+		    !!NOVA_SA_PROJID(sa))
+			return "bad project id";
 		return NULL;
 	}
 	case NOVA_LOG_RANGE: {

@@ -336,6 +336,9 @@ static int nova_link(struct dentry *old_dentry, struct inode *dir,
 	/* Snapshot views (and .snapshots) are read-only. */
 	if (nova_is_view(inode))
 		return -EROFS;
+	err = nova_fileattr_projid_check(dir, inode);
+	if (err)
+		return err;
 	nova_lock_logs(locks, 2);
 	op.trans = nova_next_trans(NOVA_SB(dir->i_sb));
 	err = nova_dir_entry(dir, dentry->d_name.name, dentry->d_name.len,
@@ -464,6 +467,12 @@ static int nova_rename(nova_idmap_t *idmap, struct inode *old_dir,
 		return -ENAMETOOLONG;
 	if (nova_is_view(old) || (new && nova_is_view(new)))
 		return -EROFS;
+	/* Project ids (fileattr.c): EXDEV, and mv copies. */
+	err = nova_fileattr_projid_check(new_dir, old);
+	if (!err && exchange)
+		err = nova_fileattr_projid_check(old_dir, new);
+	if (err)
+		return err;
 	if (!exchange && new_is_dir && !nova_dir_empty(new))
 		return -ENOTEMPTY;
 	if (flags & RENAME_WHITEOUT) {

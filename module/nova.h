@@ -147,7 +147,7 @@ struct nova_sb_info {
 	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot mounted */
 	u64 view_id;
 	bool snapdir_visible;		/* -o snapdir=visible (snapview.c) */
-	unsigned int quota_opts;	/* usrquota, grpquota: 1 << type (quota.c) */
+	unsigned int quota_opts;	/* usr/grp/prjquota: 1 << type (quota.c) */
 
 	/* allocator (balloc.c) */
 	struct nova_free_list *free_lists;
@@ -277,6 +277,8 @@ struct nova_inode_info {
 	struct nova_xattr_node *xattr_pending;	/* replay of a split value */
 	/* file attribute flags (fileattr.c), NOVA_FL_*, under log_lock */
 	u16 attr_flags;
+	/* project id (fileattr.c, 1.8), under log_lock */
+	u32 projid;
 	/* quotas (quota.c): the quota layer's references, reserved bytes */
 	nova_dquot_t *i_dquot[MAXQUOTAS];
 	qsize_t quota_rsv;
@@ -494,8 +496,8 @@ int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
 void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
 			    size_t len);
 
-/* quota.c: user and group quotas (NOVA_FEATURE_QUOTA) */
-#define NOVA_QUOTA_TYPES	2	/* USRQUOTA, GRPQUOTA */
+/* quota.c: user, group and project quotas (NOVA_FEATURE_QUOTA) */
+#define NOVA_QUOTA_TYPES	3	/* USRQUOTA, GRPQUOTA, PRJQUOTA */
 nova_dquot_t **nova_get_dquots(struct inode *inode);
 void nova_quota_setup_sb(struct super_block *sb);
 int nova_quota_on(struct super_block *sb, unsigned int limits);
@@ -507,6 +509,7 @@ void nova_quota_charge(struct inode *inode);
 int nova_quota_check(struct inode *inode, unsigned long blocks);
 void nova_quota_free_inode(struct inode *inode);
 void nova_quota_transfer_back(struct inode *inode);
+int nova_quota_transfer_projid(struct inode *inode, u32 projid);
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
 			size_t len, loff_t off);
 ssize_t nova_quota_write(struct super_block *sb, int type, const char *data,
@@ -517,6 +520,8 @@ struct fileattr;
 void nova_set_inode_flags(struct inode *inode);
 void nova_fileattr_statx(struct inode *inode, struct kstat *stat);
 int nova_fileattr_inherit(struct inode *inode, struct inode *dir);
+u32 nova_fileattr_new_projid(struct inode *dir);
+int nova_fileattr_projid_check(struct inode *dir, struct inode *inode);
 int nova_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 		      struct fileattr *fa);

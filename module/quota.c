@@ -51,12 +51,20 @@
 static const u64 nova_quota_ino[NOVA_QUOTA_TYPES] = {
 	[USRQUOTA] = NOVA_USR_QUOTA_INO,
 	[GRPQUOTA] = NOVA_GRP_QUOTA_INO,
+	[PRJQUOTA] = NOVA_PRJ_QUOTA_INO,
+};
+
+static const char *const nova_quota_name[NOVA_QUOTA_TYPES] = {
+	[USRQUOTA] = "user",
+	[GRPQUOTA] = "group",
+	[PRJQUOTA] = "project",
 };
 
 /* Header of an empty vfsv1 quota file (fs/quota/quotaio_v2.h). */
 static const u32 nova_quota_magic[NOVA_QUOTA_TYPES] = {
 	[USRQUOTA] = 0xd9c01f11,
 	[GRPQUOTA] = 0xd9c01927,
+	[PRJQUOTA] = 0xd9c03f14,
 };
 
 #define NOVA_QUOTA_BLOCK	1024	/* tree block of the v2 format */
@@ -72,8 +80,16 @@ static qsize_t *nova_get_reserved_space(struct inode *inode)
 	return &NOVA_I(inode)->quota_rsv;
 }
 
+/* The project id the quota layer charges @inode to (fileattr.c). */
+static int nova_get_projid(struct inode *inode, kprojid_t *projid)
+{
+	*projid = make_kprojid(&init_user_ns, READ_ONCE(NOVA_I(inode)->projid));
+	return 0;
+}
+
 static const struct dquot_operations nova_quota_ops = {
 	.get_reserved_space	= nova_get_reserved_space,
+	.get_projid		= nova_get_projid,
 	.write_dquot		= dquot_commit,
 	.acquire_dquot		= dquot_acquire,
 	.release_dquot		= dquot_release,
@@ -114,7 +130,8 @@ int nova_quota_check(struct inode *inode, unsigned long blocks)
 
 	if (IS_NOQUOTA(inode) ||
 	    !(sb_has_quota_limits_enabled(sb, USRQUOTA) ||
-	      sb_has_quota_limits_enabled(sb, GRPQUOTA)))
+	      sb_has_quota_limits_enabled(sb, GRPQUOTA) ||
+	      sb_has_quota_limits_enabled(sb, PRJQUOTA)))
 		return 0;
 	err = dquot_reserve_block(inode, blocks);
 	if (!err)
@@ -151,6 +168,32 @@ void nova_quota_transfer_back(struct inode *inode)
 			  inode->i_ino);
 	for (type = 0; type < MAXQUOTAS; type++)
 		dqput(to[type]);
+}
+
+/*
+ * A project id change (fileattr.c): the charges of @inode go to project
+ * @projid (or back). 0 or -EDQUOT past the new project's hard limit.
+ * No NOVA lock held (quota I/O).
+ */
+int nova_quota_transfer_projid(struct inode *inode, u32 projid)
+{
+	struct dquot *to[MAXQUOTAS] = { };
+	int err;
+
+	if (IS_NOQUOTA(inode))
+		return 0;
+	err = dquot_initialize(inode);
+	if (err)
+		return err;
+	to[PRJQUOTA] = dqget(inode->i_sb,
+			     make_kqid_projid(make_kprojid(&init_user_ns,
+							   projid)));
+	/* No project quota file loaded: nothing to move. */
+	if (IS_ERR(to[PRJQUOTA]))
+		return 0;
+	err = __dquot_transfer(inode, to);
+	dqput(to[PRJQUOTA]);
+	return err;
 }
 
 ssize_t nova_quota_read(struct super_block *sb, int type, char *data,
@@ -273,7 +316,7 @@ void nova_quota_setup_sb(struct super_block *sb)
 {
 	sb->dq_op = &nova_quota_ops;
 	sb->s_qcop = &dquot_quotactl_sysfile_ops;
-	sb->s_quota_types = QTYPE_MASK_USR | QTYPE_MASK_GRP;
+	sb->s_quota_types = QTYPE_MASK_USR | QTYPE_MASK_GRP | QTYPE_MASK_PRJ;
 }
 
 /*
@@ -290,6 +333,9 @@ int nova_quota_on(struct super_block *sb, unsigned int limits)
 	if (!limits && !(READ_ONCE(sbi->prot) & NOVA_FEATURE_QUOTA))
 		return 0;
 	err = nova_enable_feature(sb, NOVA_FEATURE_QUOTA, "disk quotas");
+	if (!err && (limits & (1U << PRJQUOTA)))
+		err = nova_enable_feature(sb, NOVA_FEATURE_PROJID,
+					  "project ids");
 	if (err)
 		return err;
 	/*
@@ -299,6 +345,13 @@ int nova_quota_on(struct super_block *sb, unsigned int limits)
 	 */
 	sb_dqopt(sb)->flags |= DQUOT_QUOTA_SYS_FILE;
 	for (type = 0; type < NOVA_QUOTA_TYPES; type++) {
+		/*
+		 * The project quota file only with project ids (1.8): a
+		 * module without them would not keep it up to date.
+		 */
+		if (type == PRJQUOTA &&
+		    !(READ_ONCE(sbi->prot) & NOVA_FEATURE_PROJID))
+			continue;
 		err = nova_quota_create(sb, nova_quota_ino[type]);
 		if (err > 0)
 			created = true;
@@ -306,7 +359,7 @@ int nova_quota_on(struct super_block *sb, unsigned int limits)
 			err = nova_quota_load(sb, type, limits & (1U << type));
 		if (err) {
 			nova_err(sb, "cannot load the %s quota file: %d",
-				 type == USRQUOTA ? "user" : "group", err);
+				 nova_quota_name[type], err);
 			nova_quota_off(sb);
 			return err;
 		}

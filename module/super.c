@@ -268,7 +268,6 @@ struct nova_fs_context {
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	int snapdir;			/* -o snapdir=visible 1, hidden 0, -1 */
 	int quota;			/* quota limits: mask of 1 << type, -1 */
-	bool prjquota;			/* -o prjquota (refused) */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
 	u64 snapshot;			/* -o snapshot=ID, 0: by name or live */
@@ -437,28 +436,27 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		return nova_parse_snapshot(fc, ctx, param->string);
 	case Opt_usrquota:
 	case Opt_grpquota:
+	case Opt_prjquota:
 		if (ctx->quota == 0)
 			return invalfc(fc, "%s and noquota exclude each other",
 				       param->key);
 		ctx->quota = max(ctx->quota, 0) |
 			     (opt == Opt_usrquota ? 1U << USRQUOTA :
-						    1U << GRPQUOTA);
+			      opt == Opt_grpquota ? 1U << GRPQUOTA :
+						    1U << PRJQUOTA);
 		break;
 	case Opt_noquota:
-		if (ctx->quota > 0 || ctx->prjquota)
+		if (ctx->quota > 0)
 			return invalfc(fc, "noquota and usrquota, grpquota or prjquota exclude each other");
 		ctx->quota = 0;
-		break;
-	case Opt_prjquota:
-		ctx->prjquota = true;
 		break;
 	}
 	return 0;
 }
 
 /*
- * Quota options: usrquota (or quota) and grpquota enforce limits
- * (quota.c); noquota names none. They need the live file system read-write
+ * Quota options: usrquota (or quota), grpquota and prjquota enforce
+ * limits (quota.c); noquota names none. They need the live file system read-write
  * (a read-only mount accepts them and they apply when remounted
  * read-write). A remount that names them must name what is on.
  */
@@ -466,8 +464,6 @@ static int nova_check_quota_options(struct fs_context *fc)
 {
 	struct nova_fs_context *ctx = fc->fs_private;
 
-	if (ctx->prjquota)
-		return invalfc(fc, "prjquota: project quotas are not supported yet (usrquota and grpquota are)");
 	if (ctx->quota > 0 && nova_ctx_snapshot(ctx))
 		return invalfc(fc, "quota options and snapshot= exclude each other (a snapshot is read-only)");
 	return 0;
@@ -807,6 +803,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",usrquota");
 	if (sbi->quota_opts & (1U << GRPQUOTA))
 		seq_puts(seq, ",grpquota");
+	if (sbi->quota_opts & (1U << PRJQUOTA))
+		seq_puts(seq, ",prjquota");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)

@@ -585,14 +585,27 @@ static bool replay_setattr(struct replay *r, uint64_t off,
 	uint32_t mask = le32(sa->sa_mask);
 	uint16_t flags = le16(sa->sa_flags);
 
-	/* File attribute flags (format 1.6): known bits, else none. */
+	uint32_t incompat = le32(r->f->sb.s_feature_incompat);
+
+	/*
+	 * File attribute flags (format 1.6): known bits (the project-inherit
+	 * flag with the project id feature, 1.8), else none.
+	 */
 	if (mask & NOVA_ATTR_FLAGS) {
-		if (!(le32(r->f->sb.s_feature_incompat) & NOVA_FEATURE_FILEATTR))
+		if (!(incompat & NOVA_FEATURE_FILEATTR))
 			return bad_entry(r, off, "file attribute flags without the fileattr feature (format 1.6)");
-		if (flags & ~NOVA_FL_ALL)
+		if (flags & ~(incompat & NOVA_FEATURE_PROJID ? NOVA_FL_ALL_1_8 :
+							     NOVA_FL_ALL))
 			return bad_entry(r, off, "unknown file attribute flags");
 	} else if (flags) {
 		return bad_entry(r, off, "nonzero padding");
+	}
+	/* Project id (format 1.8) in sa_ctime.pad, else that word is 0. */
+	if (mask & NOVA_ATTR_PROJID) {
+		if (!(incompat & NOVA_FEATURE_PROJID))
+			return bad_entry(r, off, "project id without the project id feature (format 1.8)");
+	} else if (NOVA_SA_PROJID(sa)) {
+		return bad_entry(r, off, "nonzero project id without NOVA_ATTR_PROJID");
 	}
 	if (mask & NOVA_ATTR_MODE) {
 		uint16_t mode = le16(sa->sa_mode);

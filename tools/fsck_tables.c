@@ -448,13 +448,18 @@ static void check_reserved(struct fsck *f)
 			     NOVA_SNAPSHOT_INO);
 	/*
 	 * 1.7: the quota files are regular files, and only with the quota
-	 * feature (which may be set before they are created).
+	 * feature (which may be set before they are created); the project
+	 * quota file (1.8) with the project id feature too.
 	 */
-	for (ino = NOVA_USR_QUOTA_INO; ino <= NOVA_GRP_QUOTA_INO; ino++) {
+	for (ino = NOVA_USR_QUOTA_INO; ino <= NOVA_PRJ_QUOTA_INO; ino++) {
 		const struct fsck_inode *q = fsck_inode_find(f, ino);
 
 		if (q && !(le32(f->sb.s_feature_incompat) & NOVA_FEATURE_QUOTA))
 			fsck_problem(f, "quota inode %llu is in use without the quota feature",
+				     (unsigned long long)ino);
+		else if (q && ino == NOVA_PRJ_QUOTA_INO &&
+			 !(le32(f->sb.s_feature_incompat) & NOVA_FEATURE_PROJID))
+			fsck_problem(f, "project quota inode %llu is in use without the project id feature (format 1.8)",
 				     (unsigned long long)ino);
 		else if (q && !q->bad && !S_ISREG(q->mode))
 			fsck_problem(f, "quota inode %llu is not a regular file (mode 0%o)",

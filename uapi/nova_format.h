@@ -36,10 +36,11 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	7	/* the newest this code knows */
+#define NOVA_FORMAT_MINOR	8	/* the newest this code knows */
 /*
- * What mkfs.NOVA and -o init write: 1.7 only adds a feature set on first
- * use (NOVA_FEATURE_QUOTA), so a new file system is 1.6 until then.
+ * What mkfs.NOVA and -o init write: 1.7 and 1.8 only add features set on
+ * first use (NOVA_FEATURE_QUOTA, NOVA_FEATURE_PROJID), so a new file
+ * system is 1.6 until then.
  */
 #define NOVA_MKFS_MINOR		6
 
@@ -169,8 +170,8 @@ struct nova_super_block {
 #define NOVA_FEATURE_FILEATTR		0x40
 /*
  * 1.7: disk quotas. The reserved inodes NOVA_USR_QUOTA_INO,
- * NOVA_GRP_QUOTA_INO (and NOVA_PRJ_QUOTA_INO once project quotas come)
- * are hidden regular files holding the quota files in the kernel's
+ * NOVA_GRP_QUOTA_INO (and NOVA_PRJ_QUOTA_INO, only with
+ * NOVA_FEATURE_PROJID too) are hidden regular files holding the quota files in the kernel's
  * "vfsv1" quota tree format (fs/quota/quota_v2.c, what quotacheck and
  * ext4's quota feature write), changed only by ordinary file write
  * entries. Set, with s_version_minor raised to 7, durably in both
@@ -183,6 +184,21 @@ struct nova_super_block {
  * below 1.7. mkfs.NOVA and -o init do not set it.
  */
 #define NOVA_FEATURE_QUOTA		0x80
+/*
+ * 1.8: project ids. Setattr entries may carry a project id
+ * (NOVA_ATTR_PROJID, in sa_ctime.pad) and the project-inherit flag
+ * (NOVA_FL_PROJINHERIT in sa_flags); with NOVA_FEATURE_QUOTA too, the
+ * reserved inode NOVA_PRJ_QUOTA_INO is the project quota file. Set, with
+ * s_version_minor raised to 8, durably in both superblock copies before
+ * the first such entry is written (the first chattr -p or +P) or by the
+ * first mount with prjquota. An inode whose log has no entry with
+ * NOVA_ATTR_PROJID is in project 0, so a 1.7 (or older) image reads as
+ * all files in project 0. A module that predates the bit must not mount
+ * such a file system: it would drop project ids at garbage collection,
+ * ignore the inherit flag and not charge project quotas. Not valid below
+ * 1.8.
+ */
+#define NOVA_FEATURE_PROJID		0x100
 /* The protection features: what -o init,protection= and mkfs -p choose. */
 #define NOVA_FEATURE_PROT_ALL		(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
@@ -195,10 +211,13 @@ struct nova_super_block {
 #define NOVA_FEATURE_1_6		NOVA_FEATURE_FILEATTR
 /* The 1.7 feature (upgrade on the first quota mount). */
 #define NOVA_FEATURE_1_7		NOVA_FEATURE_QUOTA
+/* The 1.8 feature (upgrade on first use). */
+#define NOVA_FEATURE_1_8		NOVA_FEATURE_PROJID
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
 					 NOVA_FEATURE_1_5 | \
 					 NOVA_FEATURE_1_6 | \
-					 NOVA_FEATURE_1_7)
+					 NOVA_FEATURE_1_7 | \
+					 NOVA_FEATURE_1_8)
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -575,6 +594,7 @@ struct nova_dentry_entry {
 #define NOVA_ATTR_CTIME		0x40
 #define NOVA_ATTR_GROW		0x80	/* 1.3, with SIZE: the size grew */
 #define NOVA_ATTR_FLAGS		0x100	/* 1.6, FILEATTR: sa_flags */
+#define NOVA_ATTR_PROJID	0x200	/* 1.8, PROJID: NOVA_SA_PROJID() */
 
 /*
  * File attribute flags (1.6, sa_flags with NOVA_ATTR_FLAGS), what
@@ -586,7 +606,14 @@ struct nova_dentry_entry {
 #define NOVA_FL_NODUMP		0x08	/* dump(8) skips the file */
 #define NOVA_FL_SYNC		0x10	/* synchronous updates */
 #define NOVA_FL_DIRSYNC		0x20	/* directories: synchronous changes */
-#define NOVA_FL_ALL		0x3f
+#define NOVA_FL_ALL		0x3f	/* the 1.6 flags */
+/*
+ * 1.8, NOVA_FEATURE_PROJID only: new inodes take the directory's project
+ * id (directories the flag too); no link or rename brings in an inode
+ * of another project.
+ */
+#define NOVA_FL_PROJINHERIT	0x40
+#define NOVA_FL_ALL_1_8		(NOVA_FL_ALL | NOVA_FL_PROJINHERIT)
 
 /*
  * Attribute change. Fields not in sa_mask are ignored. With
@@ -601,6 +628,10 @@ struct nova_dentry_entry {
  * With NOVA_ATTR_FLAGS (1.6), sa_flags replaces the inode's file
  * attribute flags (NOVA_FL_*); an inode whose log has no such entry has
  * none. Without it, sa_flags is 0 (it was padding before 1.6).
+ * With NOVA_ATTR_PROJID (1.8), the pad word of sa_ctime (written 0 by
+ * every older version, covered by the entry checksum like the rest) is
+ * the inode's project id; an inode whose log has no such entry is in
+ * project 0. Without it, that word is 0.
  */
 struct nova_setattr_entry {
 	struct nova_log_entry_header hdr;
@@ -612,8 +643,11 @@ struct nova_setattr_entry {
 	__le64	sa_size;
 	struct nova_timespec sa_atime;
 	struct nova_timespec sa_mtime;
-	struct nova_timespec sa_ctime;
+	struct nova_timespec sa_ctime;	/* pad: 1.8, NOVA_ATTR_PROJID */
 };
+
+/* The project id word of a setattr entry (1.8, NOVA_ATTR_PROJID). */
+#define NOVA_SA_PROJID(sa)	((sa)->sa_ctime.pad)
 
 /*
  * A range operation on a regular file (1.5, NOVA_FEATURE_RANGE_OPS):

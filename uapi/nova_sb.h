@@ -56,10 +56,12 @@ enum nova_sb_problem {
  * The oldest minor version of format 1 that can hold the features
  * @incompat: 1.2 introduced feature bits, 1.3 inode replicas, 1.4 log page
  * mirrors, 1.5 xattr and range entries, 1.6 file attribute flags, 1.7
- * quotas.
+ * quotas, 1.8 project ids.
  */
 static inline __u16 nova_features_min_minor(__u32 incompat)
 {
+	if (incompat & NOVA_FEATURE_1_8)
+		return 8;
 	if (incompat & NOVA_FEATURE_1_7)
 		return 7;
 	if (incompat & NOVA_FEATURE_1_6)

@@ -8,7 +8,8 @@
 # charges; truncate and unlink give blocks and inodes back; limits and
 # usage survive an unmount; usage is tracked without the options, limits
 # are not enforced; quotaoff/quotaon turn limits off and on; bad option
-# combinations are refused with a clear message; after a crash whose quota
+# combinations are refused with a clear message (project quotas:
+# fs-prjquota.sh); after a crash whose quota
 # files are behind, the mount recounts usage from the inodes; fsck.NOVA
 # is clean throughout.
 # nova-timeout: 600
@@ -161,7 +162,7 @@ bad_mount() {
 	t_fail "$desc: refused" mount "$@"
 	t_ok "$desc: the kernel says why" sh -c "dmesg | grep -q -- '$msg'"
 }
-bad_mount "prjquota" "prjquota: project quotas are not supported yet" -t NOVA -o prjquota "$D" "$M"
+bad_mount "prjquota,noquota" "noquota and usrquota, grpquota or prjquota exclude each other" -t NOVA -o prjquota,noquota "$D" "$M"
 bad_mount "usrquota,noquota" "noquota and usrquota, grpquota or prjquota exclude each other" -t NOVA -o usrquota,noquota "$D" "$M"
 bad_mount "noquota,grpquota" "grpquota and noquota exclude each other" -t NOVA -o noquota,grpquota "$D" "$M"
 bad_mount "snapshot with usrquota" "quota options and snapshot= exclude each other" -t NOVA -o ro,snapshot=1,usrquota "$D" "$M"

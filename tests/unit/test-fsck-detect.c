@@ -506,6 +506,75 @@ static void test_quota_file_not_regular(void **state)
 	       "quota inode 4 is not a regular file");
 }
 
+/* ---- project ids (format 1.8) ---- */
+
+static void projid_feature(struct img *im, uint32_t more)
+{
+	struct nova_super_block *sb = img_sb(im);
+
+	sb->s_feature_incompat = cpu32(le32(sb->s_feature_incompat) |
+				       NOVA_FEATURE_PROJID | more);
+	sb->s_version_minor = cpu16(8);
+	img_sync_super(im);
+}
+
+/* An id and the inherit flag, and a project quota file, as the kernel writes them. */
+static void test_projid_clean(void **state)
+{
+	struct img *im = *state;
+
+	projid_feature(im, NOVA_FEATURE_QUOTA);
+	img_attr_projid(im, 16, NOVA_ATTR_FLAGS | NOVA_ATTR_PROJID,
+			NOVA_FL_PROJINHERIT, 42);
+	img_attr_projid(im, 17, NOVA_ATTR_PROJID | NOVA_ATTR_CTIME, 0, 7);
+	img_new_inode(im, NOVA_PRJ_QUOTA_INO, S_IFREG | 0600, 1, 0);
+	img_write(im, NOVA_PRJ_QUOTA_INO, 0, 1, 2048, NULL);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, 0, "clean");
+}
+
+static void test_projid_needs_feature(void **state)
+{
+	struct img *im = *state;
+
+	img_attr_projid(im, 16, NOVA_ATTR_PROJID, 0, 42);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "project id without the project id feature");
+}
+
+static void test_projinherit_needs_feature(void **state)
+{
+	struct img *im = *state;
+
+	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, NOVA_FL_PROJINHERIT);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "unknown file attribute flags");
+}
+
+static void test_projid_without_mask(void **state)
+{
+	struct img *im = *state;
+
+	projid_feature(im, 0);
+	img_attr_projid(im, 16, NOVA_ATTR_CTIME, 0, 42);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "nonzero project id without NOVA_ATTR_PROJID");
+}
+
+static void test_prj_quota_file_needs_projid(void **state)
+{
+	struct img *im = *state;
+
+	quota_feature(im);
+	img_new_inode(im, NOVA_PRJ_QUOTA_INO, S_IFREG | 0600, 1, 0);
+	img_finish(im);
+	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	       "project quota inode 6 is in use without the project id feature");
+}
+
 /* A 1.4 image must not hold range entries (the feature comes first). */
 static void test_range_entry_needs_feature(void **state)
 {
@@ -1103,6 +1172,11 @@ int main(void)
 		T(test_quota_feature_without_files),
 		T(test_quota_file_needs_feature),
 		T(test_quota_file_not_regular),
+		T(test_projid_clean),
+		T(test_projid_needs_feature),
+		T(test_projinherit_needs_feature),
+		T(test_projid_without_mask),
+		T(test_prj_quota_file_needs_projid),
 		T(test_snapshot_keeps_blocks),
 		T(test_snapshot_log_errors),
 		T(test_snapshot_record_in_file),

@@ -400,6 +400,20 @@ static inline uint64_t img_attr_flags(struct img *im, uint64_t ino,
 	return img_append(im, ino, &sa);
 }
 
+/* A setattr entry with @mask, @flags and project id word @projid (1.8). */
+static inline uint64_t img_attr_projid(struct img *im, uint64_t ino,
+				       uint32_t mask, uint16_t flags,
+				       uint32_t projid)
+{
+	struct nova_setattr_entry sa;
+
+	img_hdr(&sa, NOVA_LOG_SETATTR, sizeof(sa));
+	sa.sa_mask = cpu32(mask);
+	sa.sa_flags = cpu16(flags);
+	NOVA_SA_PROJID(&sa) = cpu32(projid);
+	return img_append(im, ino, &sa);
+}
+
 /*
  * An extended attribute entry (format 1.5): a piece of @vsize bytes of
  * value at @offset (@len bytes of 0x5a), or with NOVA_XATTR_REMOVE a
