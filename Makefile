@@ -16,7 +16,7 @@
 #   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
 #                 points, 100k-file recovery time (docs/recovery.md), and
 #                 the persistence checker's full mode, NOVA_PCHECK_STATES
-#                 (default 1700) crash states per workload (docs/testing.md)
+#                 (default 1250) crash states per workload (docs/testing.md)
 #   make demo     boot the guest and show NOVA at work
 #   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
 #                 --icount, --fs LIST); report in bench/results/
@@ -99,7 +99,7 @@ test-debug:
 
 crashtest: all module-test
 	NOVA_CRASH_POINTS=$${NOVA_CRASH_POINTS:-200} \
-	NOVA_PCHECK_STATES=$${NOVA_PCHECK_STATES:-1700} \
+	NOVA_PCHECK_STATES=$${NOVA_PCHECK_STATES:-1250} \
 		tests/run.sh tests/boot/crash-*.sh tests/guest/pcheck-full.guest
 
 # The demo hides apt's and the compilers' output behind one line; the whole

@@ -722,6 +722,7 @@ void nova_gc_setattr(struct inode *inode, u64 off,
 void nova_gc_get_stats(struct super_block *sb, struct nova_fs_stats *st);
 
 /* recovery.c */
+int nova_recover_journals(struct super_block *sb);
 int nova_recover(struct super_block *sb);
 
 /* stats.c */

@@ -6,7 +6,8 @@
  * a crash that state is missing or stale and is rebuilt from what is live
  * on media:
  *
- *  1. The lite journals are rolled back (nova_journal_recover()), so every
+ *  1. The lite journals are rolled back (nova_recover_journals(), before
+ *     nova_snapshot_load() reads the snapshot log's tail), so every
  *     multi-inode operation is either complete or absent.
  *  2. The inode table chains are loaded (nova_inode_tables_load() without
  *     the slot scan) and every stripe's slots are scanned by one of a few
@@ -627,7 +628,34 @@ out:
 }
 
 /*
- * Mount of a file system that was not cleanly unmounted (nova_load()).
+ * Step 1 of crash recovery, before anything reads a commit word that a
+ * transaction may have changed: the snapshot log's tail is one
+ * (nova_snapshot_stage_commit() commits it with a file's log tail), and
+ * nova_snapshot_load() must not see keep records whose transaction is
+ * rolled back, or their blocks would be both kept and in use. On a
+ * read-only device nothing can be rolled back: the mount reads as is.
+ */
+int nova_recover_journals(struct super_block *sb)
+{
+	int err;
+
+	if (bdev_read_only(sb->s_bdev)) {
+		nova_warn(sb, "not cleanly unmounted and the device is read-only: mounting read-only without recovery");
+		sb->s_flags |= SB_RDONLY;
+		return 0;
+	}
+	nova_info(sb, "not cleanly unmounted: running crash recovery");
+	err = nova_journal_recover(sb);
+	if (err < 0)
+		return err;
+	if (err)
+		nova_info(sb, "rolled back %d journaled words", err);
+	return 0;
+}
+
+/*
+ * Mount of a file system that was not cleanly unmounted (nova_load()),
+ * after nova_recover_journals() and nova_snapshot_load().
  * On return the journals are rolled back and the allocator, inode tables
  * and counters are as a clean mount would find them; or the mount is
  * read-only (the device is, or the scan found damage on a read-only
@@ -639,18 +667,8 @@ int nova_recover(struct super_block *sb)
 	u64 start = ktime_get_ns();
 	int err;
 
-	if (bdev_read_only(sb->s_bdev)) {
-		/* Not even the journals can be rolled back: read as is. */
-		nova_warn(sb, "not cleanly unmounted and the device is read-only: mounting read-only without recovery");
-		sb->s_flags |= SB_RDONLY;
+	if (bdev_read_only(sb->s_bdev))
 		return nova_inode_tables_load(sb, true);
-	}
-	nova_info(sb, "not cleanly unmounted: running crash recovery");
-	err = nova_journal_recover(sb);
-	if (err < 0)
-		return err;
-	if (err)
-		nova_info(sb, "rolled back %d journaled words", err);
 	err = nova_inode_tables_load(sb, false);
 	if (err)
 		return err;

@@ -688,15 +688,21 @@ static int nova_load(struct super_block *sb, struct fs_context *fc)
 	sbi->epoch_id = le64_to_cpu(sbi->dsb.s_epoch_id);
 	clean = le32_to_cpu(sbi->dsb.s_state) == NOVA_STATE_CLEAN;
 
+	err = nova_journal_load(sb);
+	if (err)
+		return err;
+	/* Transactions rolled back before any commit word is read. */
+	if (!clean) {
+		err = nova_recover_journals(sb);
+		if (err)
+			return err;
+	}
 	/* Before recovery, which must claim the blocks snapshots keep. */
 	err = nova_snapshot_load(sb);
 	if (err)
 		return err;
 
 	err = nova_balloc_init(sb);
-	if (err)
-		return err;
-	err = nova_journal_load(sb);
 	if (err)
 		return err;
 	if (clean) {

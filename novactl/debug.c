@@ -24,7 +24,7 @@ static void inject_help(FILE *f)
 		"log page, or a byte offset in the file for data, csum and parity;\n"
 		"--copy 1 hits the replica where there is one. Works only with the\n"
 		"test build of nova.ko (make module-test) loaded with inject=1.\n"
-		"Needs CAP_NET_ADMIN.\n");
+		"Needs CAP_NET_ADMIN and CAP_SYS_ADMIN.\n");
 }
 
 static int debug_inject(struct nctl *c, int argc, char **argv)

@@ -18,7 +18,8 @@ static void gc_help(FILE *f)
 		"pages whose entries are all superseded and copy sparse logs to fresh\n"
 		"pages. With --inode, only the log of inode INO (its st_ino), else the\n"
 		"root directory and every inode whose log has more than one page.\n"
-		"The kernel also does this by itself as logs grow. Needs CAP_NET_ADMIN.\n");
+		"The kernel also does this by itself as logs grow. Needs CAP_NET_ADMIN\n"
+		"and CAP_SYS_ADMIN.\n");
 }
 
 static void gc_print(struct nctl *c, const struct nova_gc_report *r)

@@ -31,7 +31,8 @@ static void scrub_start_help(FILE *f)
 		"begins a new pass even if one is paused. --wait returns when the pass\n"
 		"ends and prints its result, showing progress, rate and time left on\n"
 		"standard error meanwhile (one line updated in place on a terminal,\n"
-		"else a line every 5 seconds; none with --json). Needs CAP_NET_ADMIN.\n");
+		"else a line every 5 seconds; none with --json). Needs CAP_NET_ADMIN\n"
+		"and CAP_SYS_ADMIN.\n");
 }
 
 static void scrub_stop_help(FILE *f)
@@ -40,7 +41,7 @@ static void scrub_stop_help(FILE *f)
 		"Usage: novactl scrub stop [-j|--json] [-p|--pretty] PATH\n"
 		"\n"
 		"Pause the running scrub of the NOVA file system holding PATH; \"scrub\n"
-		"start\" resumes it where it stopped. Needs CAP_NET_ADMIN.\n");
+		"start\" resumes it where it stopped. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN.\n");
 }
 
 static void scrub_status_help(FILE *f)

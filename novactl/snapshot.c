@@ -20,7 +20,7 @@ static void snapshot_create_help(FILE *f)
 		"\n"
 		"Take a snapshot of the NOVA file system holding PATH (a file in it,\n"
 		"its block device, MAJOR:MINOR or its UUID). NAME is optional; it must\n"
-		"be unique and not made of digits only. Needs CAP_NET_ADMIN.\n");
+		"be unique and not made of digits only. Needs CAP_NET_ADMIN and CAP_SYS_ADMIN.\n");
 }
 
 static void snapshot_list_help(FILE *f)
@@ -39,7 +39,8 @@ static void snapshot_delete_help(FILE *f)
 		"\n"
 		"Delete a snapshot of the NOVA file system holding PATH, by id or by\n"
 		"name. The space only it used is freed in the background right after;\n"
-		"with --wait, return only once it is free. Needs CAP_NET_ADMIN.\n");
+		"with --wait, return only once it is free. Needs CAP_NET_ADMIN and\n"
+		"CAP_SYS_ADMIN.\n");
 }
 
 /* Creation time as ISO 8601 UTC, e.g. 2026-12-02T22:00:00Z. */

@@ -4,6 +4,7 @@
 
   pcheck.py DEV MNT [--workload NAME]... [--states N] [--seed S]
                     [--drops R] [--keep-going] [--json FILE] [--drop-op N]
+                    [--save-failed PREFIX]
 
 For each workload: format DEV, keep its image (the base), arm the
 module's persistence trace (NOVA_CMD_PMTRACE, test module only) for DEV,
@@ -30,6 +31,7 @@ import argparse
 import ctypes
 import errno
 import fcntl
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -295,6 +297,50 @@ def w_mkdir_rmdir(rng):
     return ops
 
 
+def w_snapshot(rng):
+    """Snapshots taken, kept and deleted while files change under them.
+
+    Mounted with snapdir=visible, so the tree the checker compares holds
+    every live snapshot's view (.snapshots/NAME/...) too: a crash state
+    must show each snapshot as it was taken. A file unlinked while a
+    snapshot keeps it, and deleted snapshots whose space the background
+    reclaim frees while later operations run, are part of it.
+    """
+    ops = [("create", "s"), ("write", "s", 0, data(3 * 4096, "s0")),
+           ("mkdir", "d")]
+    for i in range(1, 7):
+        ops.append(("create", "d/u%d" % i))
+        ops.append(("write", "d/u%d" % i, 0, data(700, "u%d" % i)))
+        ops.append(("snapshot", "p%d" % i))
+        for j in range(3):
+            ops.append(("write", "s", rng.randrange(0, 3 * 4096 - 100),
+                        data(rng.choice([8, 100, 4096]), "s%d.%d" % (i, j))))
+        ops.append(("unlink", "d/u%d" % i))
+        if i >= 3:
+            ops.append(("snapdel", "p%d" % (i - 2)))
+    return ops
+
+
+def w_gc(rng):
+    """Log garbage collection between small overwrites (most of each log
+    page's entries superseded), with a snapshot that keeps some of them.
+    """
+    ops = [("create", "g"), ("write", "g", 0, data(2 * 4096, "g0")),
+           ("create", "h"), ("write", "h", 0, data(100, "h0"))]
+    for r in range(3):
+        for i in range(50):
+            f = "g" if i % 5 else "h"
+            size = 2 * 4096 if f == "g" else 100
+            ops.append(("write", f, rng.randrange(0, size - 8),
+                        data(8, "%d.%d" % (r, i))))
+        if r == 1:
+            ops.append(("snapshot", "keep"))
+        ops.append(("gc",))
+    ops.append(("snapdel", "keep"))
+    ops.append(("gc",))
+    return ops
+
+
 WORKLOADS = {
     "create-unlink": w_create_unlink,
     "rename": w_rename,
@@ -302,12 +348,30 @@ WORKLOADS = {
     "truncate": w_truncate,
     "links": w_links,
     "mkdir-rmdir": w_mkdir_rmdir,
+    "snapshot": w_snapshot,
+    "gc": w_gc,
 }
+
+# Mount options of a workload (its run and every crash state's mount).
+MOUNT_OPTS = {
+    "snapshot": "snapdir=visible",
+    "gc": "snapdir=visible",
+}
+
+
+def novactl(*argv):
+    """A control-plane operation through the CLI, as an operator runs it."""
+    r = subprocess.run(["novactl"] + list(argv), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, check=False)
+    if r.returncode != 0:
+        raise OSError("novactl %s: exit %d: %s" % (
+            " ".join(argv), r.returncode,
+            r.stdout.decode(errors="replace").strip()))
 
 
 def run_op(root, op):
     kind = op[0]
-    p = os.path.join(root, op[1])
+    p = os.path.join(root, op[1]) if len(op) > 1 else root
     if kind == "mkdir":
         os.mkdir(p)
     elif kind == "rmdir":
@@ -333,6 +397,12 @@ def run_op(root, op):
         os.link(p, os.path.join(root, op[2]))
     elif kind == "symlink":
         os.symlink(op[1], os.path.join(root, op[2]))
+    elif kind == "snapshot":
+        novactl("snapshot", "create", "--name", op[1], root)
+    elif kind == "snapdel":
+        novactl("snapshot", "delete", root, op[1])
+    elif kind == "gc":
+        novactl("gc", root)
     else:
         raise ValueError(kind)
     os.sync()
@@ -400,15 +470,32 @@ class Device:
         os.fsync(self.fd)
 
 
-def check_state(args, devw, img, recs, state, marks_before, trees, fsck):
-    """'' if the state passes, else the symptom."""
-    k, s, e, dropped = state
+def state_extra(recs, state):
+    """The write-backs of @state's interval that reach the medium."""
+    _, s, e, dropped = state
     drop = set(dropped)
-    extra = [(recs[i][1], recs[i][2]) for i in range(s, e)
-             if recs[i][0] == REC_FLUSH and i not in drop]
-    devw.write_image(img, extra)
+    return [(recs[i][1], recs[i][2]) for i in range(s, e)
+            if recs[i][0] == REC_FLUSH and i not in drop]
+
+
+def save_state(prefix, name, img, recs, state):
+    """Keep a failing state's image (gzip) for fsck.NOVA -v and a mount."""
+    path = "%s-%s.img.gz" % (prefix, name)
+    out = bytearray(img)
+    for o, d in state_extra(recs, state):
+        out[o:o + len(d)] = d
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(out)
+    return path
+
+
+def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
+                opts):
+    """'' if the state passes, else the symptom."""
+    e = state[2]
+    devw.write_image(img, state_extra(recs, state))
     try:
-        mount(args.dev, args.mnt)
+        mount(args.dev, args.mnt, opts)
     except OSError as ex:
         return "mount failed: %s" % ex
     try:
@@ -442,6 +529,7 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck):
 def run_workload(args, name, tr, fsck, out):
     rng = random.Random("%s:%d" % (name, args.seed))
     ops = WORKLOADS[name](rng)
+    opts = MOUNT_OPTS.get(name, "")
     dev, mnt = args.dev, args.mnt
     mount(dev, mnt, "init=force")
     umount(mnt)
@@ -454,7 +542,7 @@ def run_workload(args, name, tr, fsck, out):
         pass
     tr.op(OP_ARM, bdev=rdev, size=args.trace_mib)
     try:
-        mount(dev, mnt)
+        mount(dev, mnt, opts)
         trees = [tree(mnt)]
         for i, op in enumerate(ops):
             run_op(mnt, op)
@@ -514,7 +602,7 @@ def run_workload(args, name, tr, fsck, out):
                 img[r[1]:r[1] + len(r[2])] = r[2]
             applied += 1
         symptom = check_state(args, devw, img, recs, state, marks_before,
-                              trees, fsck)
+                              trees, fsck, opts)
         res["tried"] += 1
         if symptom:
             res["failed"] += 1
@@ -524,6 +612,9 @@ def run_workload(args, name, tr, fsck, out):
                     "acknowledged_ops": marks_before[e],
                     "symptom": symptom}
             res["failures"].append(desc)
+            if args.save_failed and len(res["failures"]) == 1:
+                desc["image"] = save_state(args.save_failed, name, img,
+                                           recs, state)
             if len(res["failures"]) <= 3:
                 print("FAIL %s state %s" % (name, json.dumps(desc)))
             if not args.keep_going and res["failed"] >= 20:
@@ -558,6 +649,9 @@ def main():
     p.add_argument("--drop-op", type=int, default=0,
                    help="self-check: remove operation N's write-backs")
     p.add_argument("--fsck", default="fsck.NOVA")
+    p.add_argument("--save-failed", metavar="PREFIX",
+                   help="write each workload's first failing state's image "
+                   "to PREFIX-WORKLOAD.img.gz")
     args = p.parse_args()
     names = args.workload or list(WORKLOADS)
     for n in names:

@@ -39,7 +39,8 @@ t_ok "no operation: EINVAL" \
 t_ok "an unknown operation: ERANGE" \
 	$G expect ERANGE '' NOVA_CMD_PMTRACE --attr NOVA_A_PMTRACE:nest:2:u32:9
 
-$P "$D" "$M" --states "$STATES" --json "$T/run.json" > "$T/run.out" 2>&1
+$P "$D" "$M" --states "$STATES" --json "$T/run.json" \
+	--save-failed "${NOVA_RESULT:-$T/pcheck}-failed" > "$T/run.out" 2>&1
 rc=$?
 while IFS= read -r l; do t_diag "$l"; done < "$T/run.out"
 t_is "checker: $STATES crash states per workload, exit status" "$rc" 0
