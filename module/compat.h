@@ -205,9 +205,10 @@ static inline int nova_vfs_update_time(struct inode *inode, int flags)
 /*
  * 6.6: freeze_super() and thaw_super() name who holds the freeze. NOVA
  * freezes for its own purpose (a snapshot), as the kernel: a user's
- * FIFREEZE then nests with it instead of failing with -EBUSY as on 6.1,
- * and a user's FITHAW cannot end it early. The other way round, a
- * snapshot of a file system the user froze, fails with -EBUSY on both.
+ * FITHAW cannot end it early, and a user's FIFREEZE would nest in it
+ * instead of failing with -EBUSY as on 6.1 (super.c's ->freeze_super
+ * makes it wait for the snapshot's thaw instead). The other way round,
+ * a snapshot of a file system the user froze, fails with -EBUSY on both.
  */
 static inline int nova_freeze_super(struct super_block *sb)
 {

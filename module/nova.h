@@ -8,6 +8,8 @@
  * File headers say which part they use and refer here; a function that
  * needs a lock held asserts it with lockdep_assert_held().
  *
+ *   nova_sb_info.freeze_mutex   (a snapshot, from its freeze to its thaw;
+ *                                a user's freeze on 6.6+, super.c)
  *   s_umount                    (VFS. Exclusive: mount, remount, unmount,
  *                                freeze_super() around a snapshot. Shared:
  *                                snapshot delete, injection. The GC worker
@@ -137,6 +139,7 @@ struct nova_sb_info {
 	struct nova_layout layout;	/* allocatable range, protection areas */
 
 	struct mutex sb_mutex;		/* superblock writes */
+	struct mutex freeze_mutex;	/* a snapshot's freeze against a user's */
 	struct nova_super_block dsb;	/* DRAM copy of the superblock */
 
 	atomic64_t trans_id;

@@ -31,6 +31,7 @@
  * (nova_snapshot_visit_runs(), nova_snapshot_with_kept_inode()), taking no
  * other lock inside it.
  */
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/list.h>
@@ -707,6 +708,31 @@ static void nova_snap_wrprotect(struct super_block *sb)
 	iput(toput);
 }
 
+#ifdef NOVA_TEST_HOOKS
+/*
+ * Test hook (test builds only, NOVA_TEST_HOOKS): milliseconds a snapshot
+ * waits, frozen, before it writes its record, so a test can race a
+ * user's freeze with it (tests/guest/fs-freeze-evict.sh).
+ */
+static unsigned int nova_snap_freeze_hold_ms;
+module_param_named(snapshot_freeze_hold_ms, nova_snap_freeze_hold_ms, uint,
+		   0600);
+MODULE_PARM_DESC(snapshot_freeze_hold_ms,
+		 "test only: hold a snapshot's freeze this long before its record");
+
+static void nova_snap_freeze_hold(void)
+{
+	unsigned int ms = READ_ONCE(nova_snap_freeze_hold_ms);
+
+	if (ms)
+		msleep(min(ms, 10000U));
+}
+#else
+static void nova_snap_freeze_hold(void)
+{
+}
+#endif
+
 /*
  * Take a snapshot. The file system is frozen meanwhile, so no operation
  * straddles the epoch change: each one's entries are all before or all
@@ -727,10 +753,14 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	err = nova_snap_name_ok(name);
 	if (err)
 		return err;
+	mutex_lock(&sbi->freeze_mutex);
 	err = nova_freeze_super(sb);
-	if (err)
+	if (err) {
+		mutex_unlock(&sbi->freeze_mutex);
 		return err;
+	}
 
+	nova_snap_freeze_hold();
 	mutex_lock(&t->lock);
 	if (t->nr >= NOVA_MAX_SNAPSHOTS) {
 		err = -ENOSPC;
@@ -773,6 +803,7 @@ out:
 	if (!err)
 		nova_snap_wrprotect(sb);
 	ret = nova_thaw_super(sb);
+	mutex_unlock(&sbi->freeze_mutex);
 	if (ret)
 		nova_warn(sb, "cannot thaw after taking a snapshot: %d", ret);
 	return err;

@@ -839,6 +839,32 @@ static int nova_freeze_fs(struct super_block *sb)
 	return 0;
 }
 
+#if NOVA_KERNEL_AT_LEAST(6, 6)
+/*
+ * 6.6+ lets a user's freeze (FIFREEZE, a block device freeze) nest in the
+ * kernel freeze that a snapshot holds: it would return while the snapshot
+ * still writes its record, and the user would copy a changing medium.
+ * Wait for the snapshot to thaw first (nova_snapshot_create() holds
+ * freeze_mutex from its freeze to its thaw); the snapshot then finds the
+ * file system frozen by the user and refuses, as on 6.1.
+ */
+static int nova_freeze_super_op(struct super_block *sb,
+				enum freeze_holder who)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	int err;
+
+	mutex_lock(&sbi->freeze_mutex);
+	err = freeze_super(sb, who);
+	mutex_unlock(&sbi->freeze_mutex);
+	return err;
+}
+#define NOVA_FREEZE_SUPER_OP	.freeze_super = nova_freeze_super_op,
+#else
+/* Before 6.6 a second freeze fails with -EBUSY: nothing to wait for. */
+#define NOVA_FREEZE_SUPER_OP
+#endif
+
 /* Snapshot view inodes go with their last reference (snapview.c). */
 static int nova_drop_inode(struct inode *inode)
 {
@@ -853,6 +879,7 @@ static const struct super_operations nova_sops = {
 	.put_super	= nova_put_super,
 	.sync_fs	= nova_sync_fs,
 	.freeze_fs	= nova_freeze_fs,
+	NOVA_FREEZE_SUPER_OP
 	.statfs		= nova_statfs,
 	.show_options	= nova_show_options,
 	.get_dquots	= nova_get_dquots,
@@ -979,6 +1006,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	sbi->sb = sb;
 	mutex_init(&sbi->sb_mutex);
+	mutex_init(&sbi->freeze_mutex);
 	mutex_init(&sbi->mmap_mutex);
 	sbi->verify = !ctx->no_verify;
 	sb->s_fs_info = sbi;

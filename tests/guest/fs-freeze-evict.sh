@@ -5,7 +5,8 @@
 # freeze the closing task stays blocked, free space does not move and no
 # persistence barrier is taken; after fsfreeze -u the close completes
 # and the space comes back. The same for an O_TMPFILE file. Snapshot
-# create and delete are refused while frozen. Then fsck is clean (and
+# create and delete are refused while frozen, and a user's freeze racing
+# snapshot creation never sees the medium written. Then fsck is clean (and
 # the kernel log shows no warning or hung task: the harness checks).
 # nova-timeout: 300
 . "$NOVA_TOP/tests/guest/lib.sh"
@@ -80,6 +81,38 @@ t_is "no persistence barrier while frozen" $((1000000000 - left)) 0
 echo 0 > "$param"
 t_ok "fsfreeze -u" fsfreeze -u "$M"
 t_ok "snapshot delete after the thaw" novactl snapshot delete "$M" cold
+
+# A user's freeze arriving while a snapshot holds its freeze (the test
+# hook snapshot_freeze_hold_ms keeps the snapshot frozen 3 s before it
+# writes its record): 6.1 refuses the user's freeze (EBUSY); 6.6+ would
+# nest it in the snapshot's and return at once, then the record is
+# written while the user holds the freeze. NOVA makes it wait for the
+# snapshot's thaw. Either way nothing is written while the user's freeze
+# holds, and the snapshot is taken.
+hold=/sys/module/nova/parameters/snapshot_freeze_hold_ms
+echo 3000 > "$hold"
+novactl snapshot create --name held "$M" > "$T/held.out" 2>&1 &
+snap=$!
+sleep 1
+t0=$(date +%s%N)
+if fsfreeze -f "$M" 2> "$T/freeze.err"; then
+	echo 1000000000 > "$param"
+	waited=$((($(date +%s%N) - t0) / 1000000))
+	sleep 3
+	left=$(cat "$param")
+	echo 0 > "$param"
+	t_is "no persistence barrier while the user's freeze holds (it waited $waited ms)" \
+		$((1000000000 - left)) 0
+	t_ok "fsfreeze -u" fsfreeze -u "$M"
+else
+	t_ok "the user's freeze was refused while the snapshot held its own" \
+		grep -q "busy" "$T/freeze.err"
+fi
+wait "$snap"
+rc=$?
+t_is "the snapshot with the held freeze is taken ($(cat "$T/held.out"))" "$rc" 0
+echo 0 > "$hold"
+t_ok "... and listed" sh -c "novactl snapshot list '$M' | grep -qw held"
 t_is "other files intact" "$(cat "$M/keep")" keep
 t_ok "writes work after the thaw" sh -c "echo more > $M/more"
 t_ok "unmount" nova_umount
