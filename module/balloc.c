@@ -238,18 +238,23 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 
 	/*
 	 * fl->one touches no range of the tree, so prev, next and the link
-	 * found above stay right when the new range takes it in.
+	 * found above stay right when the new range takes it in. Nothing
+	 * changes before the spare node is known to be there if needed.
 	 */
 	if (fl->one) {
 		if (fl->one >= start && fl->one < end)
 			return -EEXIST;
 		if (fl->one + 1 == start || fl->one == end) {
-			if (fl->one == end)
-				end++;
-			else
-				start--;
+			unsigned long lo = min(start, fl->one);
+			unsigned long hi = max(end, fl->one + 1);
+
+			if (!fl->spare && !(prev && prev->end == lo) &&
+			    !(next && next->start == hi))
+				return -ENOMEM;
 			WRITE_ONCE(fl->one, 0);
 			nova_list_free_add(sbi, fl, -1);
+			start = lo;
+			end = hi;
 		}
 	}
 	if (keep && end - start == 1 && !fl->one &&
