@@ -8,6 +8,8 @@
 #   /out/T.fio.json     fio's result
 #   /out/T.report       perf report: self time by symbol
 #   /out/T.tasks        perf report: self time by task and symbol
+#   /out/T.flat         perf report: self time by symbol down to 0.05 %,
+#                       no call graphs (the small costs of one path)
 #   /out/T.callers      perf report: who calls the top symbols
 set -u
 top=${NOVA_TOP:-/nova}
@@ -84,6 +86,8 @@ for fs in $PROFILE_FS; do
 			--percent-limit 0.5 > "$out/$t.report" 2> /dev/null
 		perf report -i "$pdata/$t.data" --stdio --no-children --sort comm,sym \
 			--percent-limit 1 -g none > "$out/$t.tasks" 2> /dev/null
+		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
+			--percent-limit 0.05 -g none > "$out/$t.flat" 2> /dev/null
 		perf report -i "$pdata/$t.data" --stdio --no-children --sort sym \
 			--percent-limit 2 -g callee,0.5,2 --max-stack 16 \
 			> "$out/$t.callers" 2> /dev/null

@@ -14,6 +14,20 @@
  * per-CPU counter (free_blocks) that the data reserve check reads; the
  * exact per-list sum is taken only near the reserve.
  *
+ * One free block per list may be kept out of its tree (fl->one): a single
+ * block freed at runtime that touches no free range. A copy-on-write
+ * overwrite of one page takes a block and frees the one it replaces; with
+ * the freed block kept there, the next such overwrite takes it back
+ * without changing the tree (no node, no rebalancing, no subtree figures
+ * to bring up to date). The block is free in every other sense: counted
+ * in fl->free and free_blocks, found by a goal probe, taken before any
+ * whole chunk is broken and as a last resort by any request, folded back
+ * into the tree when a neighbour is freed, and written with the tree to
+ * the saved state. Since it touches no free range, its 2 MiB chunk is not
+ * whole (one of its neighbours is in use in the same chunk), so keeping
+ * it out of the tree hides no chunk. A free still checks it against the
+ * tree and against fl->one (a double free is reported, not cached).
+ *
  * Huge extents: free space is seen in 2 MiB chunks aligned on physical
  * addresses (NOVA_HUGE_BLOCKS, sbi->huge_skew), the unit of a PMD
  * mapping (dax.c). Each range node knows, for its subtree, the most whole
@@ -194,13 +208,15 @@ static void nova_list_free_add(struct nova_sb_info *sbi,
 }
 
 /*
- * Insert [start, end) into @fl, merging with neighbours. A range that
- * merges with neither needs a node: @fl's spare; -ENOMEM (nothing
- * changed) if there is none. Lock held.
+ * Insert [start, end) into @fl, merging with neighbours (fl->one
+ * included). A range that merges with neither needs a node: @fl's spare;
+ * -ENOMEM (nothing changed) if there is none. With @keep, a single block
+ * that touches no free range becomes fl->one if that is empty, and needs
+ * no node. Lock held.
  */
 static int nova_insert_range(struct nova_sb_info *sbi,
 			     struct nova_free_list *fl, unsigned long start,
-			     unsigned long end)
+			     unsigned long end, bool keep)
 {
 	struct rb_node **link = &fl->root.rb_node, *parent = NULL;
 	struct nova_range_node *prev = NULL, *next = NULL, *r;
@@ -218,6 +234,34 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 		} else {
 			return -EEXIST;		/* overlaps a free range */
 		}
+	}
+
+	/*
+	 * fl->one touches no range of the tree, so prev, next and the link
+	 * found above stay right when the new range takes it in. Nothing
+	 * changes before the spare node is known to be there if needed.
+	 */
+	if (fl->one) {
+		if (fl->one >= start && fl->one < end)
+			return -EEXIST;
+		if (fl->one + 1 == start || fl->one == end) {
+			unsigned long lo = min(start, fl->one);
+			unsigned long hi = max(end, fl->one + 1);
+
+			if (!fl->spare && !(prev && prev->end == lo) &&
+			    !(next && next->start == hi))
+				return -ENOMEM;
+			WRITE_ONCE(fl->one, 0);
+			nova_list_free_add(sbi, fl, -1);
+			start = lo;
+			end = hi;
+		}
+	}
+	if (keep && end - start == 1 && !fl->one &&
+	    !(prev && prev->end == start) && !(next && next->start == end)) {
+		WRITE_ONCE(fl->one, start);
+		nova_list_free_add(sbi, fl, 1);
+		return 0;
 	}
 
 	if (prev && prev->end == start && next && next->start == end) {
@@ -249,11 +293,12 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 }
 
 /*
- * Free [start, start + n) that lies within one list's region. Allocates
- * only when the range needs a node and the list has no spare.
+ * Free [start, start + n) that lies within one list's region (@keep: a
+ * single block may become the list's fl->one). Allocates only when the
+ * range needs a node and the list has no spare.
  */
 static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
-			     unsigned long start, unsigned long n)
+			     unsigned long start, unsigned long n, bool keep)
 {
 	struct nova_free_list *fl = &sbi->free_lists[l];
 	struct nova_range_node *node = NULL;
@@ -265,7 +310,7 @@ static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
 			fl->spare = node;
 			node = NULL;
 		}
-		err = nova_insert_range(sbi, fl, start, start + n);
+		err = nova_insert_range(sbi, fl, start, start + n, keep);
 		spin_unlock(&fl->lock);
 		if (err != -ENOMEM)
 			break;
@@ -276,16 +321,20 @@ static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
 	return err;
 }
 
-/* Return [blk, blk + n) to the free lists, split along region borders. */
+/*
+ * Return [blk, blk + n) to the free lists, split along region borders.
+ * @keep: at runtime, where a single block may be kept out of the tree
+ * (not while the free space is being rebuilt at mount, in any order).
+ */
 static int nova_free_range(struct nova_sb_info *sbi, unsigned long blk,
-			   unsigned long n)
+			   unsigned long n, bool keep)
 {
 	while (n) {
 		unsigned int l = nova_list_of(sbi, blk);
 		unsigned long lim = (l == sbi->nr_lists - 1) ? blk + n :
 				    (unsigned long)(l + 1) * sbi->list_span;
 		unsigned long chunk = min(n, lim - blk);
-		int err = nova_free_in_list(sbi, l, blk, chunk);
+		int err = nova_free_in_list(sbi, l, blk, chunk, keep);
 
 		if (err)
 			return err;
@@ -305,7 +354,7 @@ int nova_balloc_add_free(struct super_block *sb, unsigned long start,
 			 start, n);
 		return -EFSCORRUPTED;
 	}
-	if (nova_free_range(sbi, start, n)) {
+	if (nova_free_range(sbi, start, n, false)) {
 		nova_err(sb, "free range %lu+%lu overlaps free space", start, n);
 		return -EFSCORRUPTED;
 	}
@@ -324,7 +373,7 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 	 * block or outside the device: report it and leak rather than hand
 	 * the blocks out twice.
 	 */
-	if (!nova_block_ok(sbi, blk, n) || nova_free_range(sbi, blk, n)) {
+	if (!nova_block_ok(sbi, blk, n) || nova_free_range(sbi, blk, n, true)) {
 		nova_err(sb, "freeing blocks %lu+%lu that are not in use",
 			 blk, n);
 		return;
@@ -445,7 +494,13 @@ bool nova_balloc_withhold(struct super_block *sb, unsigned long blk)
 	fl = &sbi->free_lists[nova_list_of(sbi, blk)];
 	spare = kmalloc(sizeof(*spare), GFP_NOFS | __GFP_NOFAIL);
 	spin_lock(&fl->lock);
-	taken = nova_remove_block(sbi, fl, blk, &spare);
+	if (fl->one == blk) {
+		WRITE_ONCE(fl->one, 0);
+		nova_list_free_add(sbi, fl, -1);
+		taken = true;
+	} else {
+		taken = nova_remove_block(sbi, fl, blk, &spare);
+	}
 	spin_unlock(&fl->lock);
 	kfree(spare);
 	return taken;
@@ -493,6 +548,19 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 		nova_range_split(sbi, fl, r, lo, hi, up);
 	}
 	nova_list_free_add(sbi, fl, -(long)(hi - lo));
+	return true;
+}
+
+/* Take fl->one if it is set (and is @goal, when that is not 0). Lock held. */
+static bool nova_take_one(struct nova_sb_info *sbi, struct nova_free_list *fl,
+			  unsigned long goal, unsigned long *blk)
+{
+	lockdep_assert_held(&fl->lock);
+	if (!fl->one || (goal && fl->one != goal))
+		return false;
+	*blk = fl->one;
+	WRITE_ONCE(fl->one, 0);
+	nova_list_free_add(sbi, fl, -1);
 	return true;
 }
 
@@ -584,6 +652,10 @@ static unsigned long nova_take(struct nova_sb_info *sbi,
 	unsigned long lo, hi, got = 0;
 
 	spin_lock(&fl->lock);
+	if (fit == NOVA_FIT_GOAL && nova_take_one(sbi, fl, goal, blk)) {
+		spin_unlock(&fl->lock);
+		return 1;
+	}
 	while (nova_pick(fl, want, fit, goal, &r, &lo, &hi)) {
 		if (nova_take_at(sbi, fl, r, lo, hi)) {
 			*blk = lo;
@@ -606,13 +678,15 @@ static unsigned long nova_take(struct nova_sb_info *sbi,
 }
 
 /*
- * nova_take() for NOVA_FIT_GOAL and, if the goal is not free, for
- * NOVA_FIT_FRAG from the same list, in one round of its lock: the two
- * takes that nova_alloc() tries in turn when that list is the one the
- * fragment search starts with. A single-page overwrite pays for both, its
- * goal (the block after the file's previous page) being rarely free.
- * Returns the number taken; 0 (nothing taken) if neither fits or the take
- * needs a node, and the caller then tries both the long way.
+ * nova_take() for NOVA_FIT_GOAL and, if the goal is not free, fl->one
+ * for a single block or NOVA_FIT_FRAG, from the same list in one round of
+ * its lock: the takes that nova_alloc() tries in turn when that list is
+ * the one the fragment search starts with. A single-page overwrite pays
+ * for the goal probe, its goal (the block after the file's previous page)
+ * being rarely free, and then takes the block the previous overwrite
+ * freed (fl->one) without changing the tree. Returns the number taken; 0
+ * (nothing taken) if nothing fits or the take needs a node, and the
+ * caller then tries the steps the long way.
  */
 static unsigned long nova_take_goal_frag(struct nova_sb_info *sbi,
 					 struct nova_free_list *fl,
@@ -623,9 +697,17 @@ static unsigned long nova_take_goal_frag(struct nova_sb_info *sbi,
 	unsigned long lo, hi, got = 0;
 
 	spin_lock(&fl->lock);
-	if ((nova_pick(fl, want, NOVA_FIT_GOAL, goal, &r, &lo, &hi) ||
-	     nova_pick(fl, want, NOVA_FIT_FRAG, 0, &r, &lo, &hi)) &&
-	    nova_take_at(sbi, fl, r, lo, hi)) {
+	if (nova_take_one(sbi, fl, goal, blk)) {
+		got = 1;
+	} else if (nova_pick(fl, want, NOVA_FIT_GOAL, goal, &r, &lo, &hi)) {
+		if (nova_take_at(sbi, fl, r, lo, hi)) {
+			*blk = lo;
+			got = hi - lo;
+		}
+	} else if (want == 1 && nova_take_one(sbi, fl, 0, blk)) {
+		got = 1;
+	} else if (nova_pick(fl, want, NOVA_FIT_FRAG, 0, &r, &lo, &hi) &&
+		   nova_take_at(sbi, fl, r, lo, hi)) {
 		*blk = lo;
 		got = hi - lo;
 	}
@@ -713,6 +795,27 @@ static unsigned int nova_first_list(struct nova_sb_info *sbi)
 	return raw_smp_processor_id() % sbi->nr_lists;
 }
 
+/* fl->one of this CPU's list or else of any other, or 0. */
+static unsigned long nova_take_one_any_list(struct nova_sb_info *sbi,
+					    unsigned long *blk)
+{
+	unsigned int first = nova_first_list(sbi), i;
+	struct nova_free_list *fl;
+	bool took;
+
+	for (i = 0; i < sbi->nr_lists; i++) {
+		fl = &sbi->free_lists[(first + i) % sbi->nr_lists];
+		if (!READ_ONCE(fl->one))
+			continue;
+		spin_lock(&fl->lock);
+		took = nova_take_one(sbi, fl, 0, blk);
+		spin_unlock(&fl->lock);
+		if (took)
+			return 1;
+	}
+	return 0;
+}
+
 /* Take from the lists as @fit says, this CPU's list first. */
 static unsigned long nova_take_any_list(struct nova_sb_info *sbi,
 					unsigned long want, enum nova_fit fit,
@@ -760,6 +863,8 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 
 	if (contig) {
 		n = nova_take_any_list(sbi, want, NOVA_FIT_CONTIG, blk);
+		if (!n && want == 1)
+			n = nova_take_one_any_list(sbi, blk);
 	} else {
 		if (huge && want >= NOVA_HUGE_START)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_HUGE, blk);
@@ -781,11 +886,18 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 		 * device's 2 MiB boundaries fall: so placed, it is where
 		 * mkfs.NOVA, which cannot see those boundaries, puts it, and
 		 * both write the same image (tools/mkfs_image.c).
+		 * A kept single block (fl->one) is a fragment too: a single
+		 * block takes it before any other; for metadata, and for
+		 * more than one block, it is the last resort.
 		 */
+		if (!n && kind != NOVA_BLOCK_META && want == 1)
+			n = nova_take_one_any_list(sbi, blk);
 		if (!n && kind != NOVA_BLOCK_META)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_FRAG, blk);
 		if (!n)
 			n = nova_take_any_list(sbi, want, NOVA_FIT_ANY, blk);
+		if (!n)
+			n = nova_take_one_any_list(sbi, blk);
 	}
 	if (!n)
 		return -ENOSPC;
@@ -994,6 +1106,17 @@ int nova_save_alloc_state(struct super_block *sb)
 	unsigned int l;
 	int err = 0;
 
+	/* Kept single blocks go into the trees, whose ranges are saved. */
+	for (l = 0; l < sbi->nr_lists; l++) {
+		struct nova_free_list *fl = &sbi->free_lists[l];
+		unsigned long one = 0;
+
+		spin_lock(&fl->lock);
+		nova_take_one(sbi, fl, 0, &one);
+		spin_unlock(&fl->lock);
+		if (one && nova_free_in_list(sbi, l, one, 1, false))
+			return -EFSCORRUPTED;
+	}
 	for (l = 0; l < sbi->nr_lists; l++)
 		nr += sbi->free_lists[l].nr_ranges;
 	w.npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);

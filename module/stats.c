@@ -7,6 +7,7 @@
  * this_cpu operations, so the hot paths share no cache line; a reader sums
  * them without locks and may see an operation's count before its time.
  */
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
@@ -74,12 +75,47 @@ void nova_stats_destroy(struct super_block *sb)
 	sbi->op_stats = NULL;
 }
 
+#ifdef CONFIG_X86_TSC
+DEFINE_STATIC_KEY_FALSE(nova_op_tsc);
+#endif
+
+/*
+ * The clock of nova_op_start(), chosen once at module load: the TSC where
+ * the kernel has one with a known rate (tsc_khz) that does not follow the
+ * CPU's clock frequency (constant_tsc; a virtual CPU's TSC is the host's
+ * or the emulator's, also at one rate), else local_clock().
+ */
+void nova_op_clock_init(void)
+{
+#ifdef CONFIG_X86_TSC
+	if (boot_cpu_has(X86_FEATURE_TSC) && READ_ONCE(tsc_khz) &&
+	    (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
+	     boot_cpu_has(X86_FEATURE_HYPERVISOR)))
+		static_branch_enable(&nova_op_tsc);
+#endif
+}
+
+/* Operation time units (TSC cycles or ns) to ns. */
+static u64 nova_op_time_ns(u64 t)
+{
+#ifdef CONFIG_X86_TSC
+	unsigned int khz = READ_ONCE(tsc_khz);
+
+	if (static_branch_likely(&nova_op_tsc) && khz)
+		return mul_u64_u32_div(t, NSEC_PER_MSEC, khz);
+#endif
+	return t;
+}
+
 void nova_op_done(struct super_block *sb, enum nova_ctl_op op, u64 start)
 {
 	struct nova_op_stats __percpu *s = NOVA_SB(sb)->op_stats;
+	s64 d = nova_op_start() - start;
 
 	this_cpu_inc(s->count[op]);
-	this_cpu_add(s->time_ns[op], local_clock() - start);
+	/* A move to another CPU may see its clock behind. */
+	if (d > 0)
+		this_cpu_add(s->time_ns[op], d);
 }
 
 static void nova_op_stats_sum(struct nova_sb_info *sbi,
@@ -95,6 +131,8 @@ static void nova_op_stats_sum(struct nova_sb_info *sbi,
 			st->op_time_ns[i] += READ_ONCE(s->time_ns[i]);
 		}
 	}
+	for (i = 0; i < NOVA_CTL_OP_NR; i++)
+		st->op_time_ns[i] = nova_op_time_ns(st->op_time_ns[i]);
 }
 
 /* Protection features of the format and the counters protect.c keeps. */

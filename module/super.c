@@ -1332,6 +1332,7 @@ static int __init nova_init(void)
 
 	nova_check_ondisk_layout();
 	nova_csum_init();
+	nova_op_clock_init();
 	err = nova_ctl_init();
 	if (err)
 		return err;

@@ -245,6 +245,25 @@ t_ok "counters never go backwards" awk '
 	$1 !~ /^_/ && $2 < a[$1] { print $1; bad = 1 }
 	END { exit bad }' "$tmp/ops1" "$tmp/ops2"
 
+# Operation times are nanoseconds (the module may count TSC cycles and
+# convert them when read): one 32 MiB write(2) timed by the caller's
+# CLOCK_MONOTONIC against the write time it added.
+ops > "$tmp/ops3"
+wall=$(python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)
+buf = bytes(32 << 20)
+t = time.monotonic_ns()
+os.write(fd, buf)
+print(time.monotonic_ns() - t)
+os.close(fd)' "$NOVA_MNT/timed")
+ops > "$tmp/ops4"
+wt=$(delta "$tmp/ops3" "$tmp/ops4" write 3)
+t_diag "32 MiB write: $wt ns counted, $wall ns measured by the caller"
+t_ok "op 'write' time is in ns (within 60-102 % of the caller's)" \
+	test $((wt * 100)) -le $((wall * 102)) -a $((wt * 100)) -ge $((wall * 60))
+rm -f "$NOVA_MNT/timed"
+
 # Read-only state follows remounts.
 if mount -o remount,ro "$NOVA_MNT" 2> "$tmp/ro.err"; then
 	t_is "stats: read-only after remount,ro" \
