@@ -300,6 +300,8 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 
 	if (pe_size != NOVA_PE_SIZE_PTE && pe_size != NOVA_PE_SIZE_PMD)
 		return VM_FAULT_FALLBACK;
+	if (nova_is_shutdown(sb))
+		return VM_FAULT_SIGBUS;
 	/* chattr +i unmapped the file; its pages stay read-only. */
 	if (write && IS_IMMUTABLE(inode))
 		return VM_FAULT_SIGBUS;

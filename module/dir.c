@@ -198,6 +198,8 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 	unsigned long pos;
 	u64 start = nova_op_start();
 
+	if (nova_is_shutdown(dir->i_sb))
+		return -EIO;
 	if (!dir_emit_dots(file, ctx))
 		goto out;
 	pos = ctx->pos;
@@ -223,7 +225,7 @@ static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 			  int datasync)
 {
 	/* Directory changes are durable when the operation returns. */
-	return 0;
+	return nova_is_shutdown(file_inode(file)->i_sb) ? -EIO : 0;
 }
 
 const struct file_operations nova_dir_operations = {

@@ -602,6 +602,8 @@ long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | NOVA_FALLOC_RANGE_MODES))
 		return -EOPNOTSUPP;
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (!S_ISREG(inode->i_mode))
 		return -EOPNOTSUPP;
 	if (offset < 0 || len <= 0)

@@ -696,6 +696,9 @@ static ssize_t nova_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	u64 start = nova_op_start();
 	ssize_t ret, written = 0;
 
+	/* Before the copy-on-write copy writes new blocks. */
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock(inode))
 			return -EAGAIN;
@@ -747,6 +750,8 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	void *buf = NULL;
 	int err;
 
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (!iov_iter_count(to))
 		return 0;
 	if (iocb->ki_flags & IOCB_NOWAIT) {
@@ -847,6 +852,8 @@ static int nova_fsync(struct file *file, loff_t start, loff_t end,
 	u64 t = nova_op_start();
 	int err;
 
+	if (nova_is_shutdown(file_inode(file)->i_sb))
+		return -EIO;
 	err = file_write_and_wait_range(file, start, end);
 	nova_op_done(file_inode(file)->i_sb, NOVA_CTL_OP_FSYNC, t);
 	return err;

@@ -1102,7 +1102,8 @@ static bool nova_gc_writable(struct super_block *sb)
 {
 	lockdep_assert_held(&sb->s_umount);
 	return !sb_rdonly(sb) && sb->s_writers.frozen == SB_UNFROZEN &&
-	       NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE;
+	       NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE &&
+	       !nova_is_shutdown(sb);
 }
 
 static void nova_gc_work(struct work_struct *work)
@@ -1213,6 +1214,8 @@ int nova_gc_request(struct super_block *sb, u64 ino,
 	down_read(&sb->s_umount);
 	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE)
 		err = -EROFS;
+	else if (nova_is_shutdown(sb))
+		err = -EIO;
 	else if (!nova_gc_writable(sb))
 		err = -EBUSY;
 	else if (ino)

@@ -138,6 +138,9 @@ static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
 	if (sb_rdonly(sb) || NOVA_SB(sb)->view_epoch != NOVA_EPOCH_LIVE) {
 		GENL_SET_ERR_MSG(info, "the file system is mounted read-only (or is a snapshot): a scrub repairs in place");
 		err = -EROFS;
+	} else if (nova_is_shutdown(sb)) {
+		GENL_SET_ERR_MSG(info, "the file system is shut down");
+		err = -EIO;
 	} else if (sb->s_writers.frozen != SB_UNFROZEN) {
 		GENL_SET_ERR_MSG(info, "the file system is frozen");
 		err = -EBUSY;

@@ -83,6 +83,9 @@ static void nova_snapshot_errmsg(struct genl_info *info, int err)
 	case -EBUSY:
 		GENL_SET_ERR_MSG(info, "the file system is frozen");
 		break;
+	case -EIO:
+		GENL_SET_ERR_MSG(info, "the file system is shut down");
+		break;
 	}
 }
 

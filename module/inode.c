@@ -1157,6 +1157,9 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 	u64 ino;
 	int err;
 
+	/* The slot is written before the directory entry is appended. */
+	if (nova_is_shutdown(sb))
+		return ERR_PTR(-EIO);
 	inode = new_inode(sb);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);

@@ -709,6 +709,9 @@ int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 	int err;
 
 	lockdep_assert_held(&ni->log_lock);
+	/* Every change of a file, directory or attribute appends first. */
+	if (nova_is_shutdown(inode->i_sb))
+		return -EIO;
 	if (!pos) {
 		if (!ni->log_head) {
 			err = nova_inode_new_log_page(inode, &page);

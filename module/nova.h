@@ -145,6 +145,7 @@ struct nova_sb_info {
 
 	struct mutex sb_mutex;		/* superblock writes */
 	struct mutex freeze_mutex;	/* a snapshot's freeze against a user's */
+	bool shutdown;			/* FS_IOC_SHUTDOWN (ioctl.c) */
 	struct nova_super_block dsb;	/* DRAM copy of the superblock */
 
 	atomic64_t trans_id;
@@ -213,6 +214,16 @@ struct nova_sb_info {
 static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
 {
 	return sb->s_fs_info;
+}
+
+/*
+ * After FS_IOC_SHUTDOWN (ioctl.c) the file system reads and writes
+ * nothing more: operations fail with -EIO, faults with SIGBUS, and the
+ * unmount leaves the medium as a power cut would.
+ */
+static inline bool nova_is_shutdown(struct super_block *sb)
+{
+	return unlikely(READ_ONCE(NOVA_SB(sb)->shutdown));
 }
 
 /* A name in a directory's DRAM index. */

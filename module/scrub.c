@@ -290,6 +290,10 @@ static int nova_scrub_enter(struct nova_scrub *s)
 				up_read(&sb->s_umount);
 				return -EROFS;
 			}
+			if (nova_is_shutdown(sb)) {
+				up_read(&sb->s_umount);
+				return -EIO;
+			}
 			if (sb->s_writers.frozen == SB_UNFROZEN)
 				return 0;
 			up_read(&sb->s_umount);

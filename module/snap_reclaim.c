@@ -336,6 +336,17 @@ static void nova_snap_reclaim_work(struct work_struct *work)
 	if (nova_snap_reclaim_held(rq))
 		return;
 	for (;;) {
+		/*
+		 * Shut down: nothing is freed any more; the next mount's
+		 * recovery frees what no live snapshot keeps. Waiters go.
+		 */
+		if (nova_is_shutdown(rq->sb)) {
+			spin_lock(&rq->lock);
+			rq->done = rq->queued;
+			spin_unlock(&rq->lock);
+			wake_up_all(&rq->wait);
+			return;
+		}
 		spin_lock(&rq->lock);
 		if (list_empty(&rq->runs) && list_empty(&rq->inodes)) {
 			rq->done = rq->queued;

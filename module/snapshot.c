@@ -750,6 +750,8 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 
 	if (sb_rdonly(sb))
 		return -EROFS;
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	err = nova_snap_name_ok(name);
 	if (err)
 		return err;
@@ -1068,6 +1070,10 @@ int nova_snapshot_delete(struct super_block *sb, u64 id,
 	}
 	if (sb_rdonly(sb)) {
 		err = -EROFS;
+		goto out_umount;
+	}
+	if (nova_is_shutdown(sb)) {
+		err = -EIO;
 		goto out_umount;
 	}
 	/*

@@ -764,7 +764,8 @@ static void nova_inode_init_once(void *obj)
 static void nova_put_super(struct super_block *sb)
 {
 	nova_quota_off(sb);
-	if (!sb_rdonly(sb))
+	/* Shut down: left as a power cut would, recovered at the next mount. */
+	if (!sb_rdonly(sb) && !nova_is_shutdown(sb))
 		nova_make_clean(sb);
 }
 
@@ -822,8 +823,11 @@ static int nova_sync_fs(struct super_block *sb, int wait)
 {
 	/*
 	 * Every operation is durable when it returns; quota usage is
-	 * written back to the quota files here (quota.c).
+	 * written back to the quota files here (quota.c). Shut down,
+	 * there is nothing left to write (as ext4).
 	 */
+	if (nova_is_shutdown(sb))
+		return 0;
 	return dquot_writeback_dquots(sb, -1);
 }
 
@@ -1228,6 +1232,11 @@ static int nova_reconfigure(struct fs_context *fc)
 
 	if (ctx->init)
 		return invalfc(fc, "init cannot be used on remount");
+	if (nova_is_shutdown(sb)) {
+		errorfc(fc, "%s is shut down: unmount it, then mount to recover",
+			sb->s_id);
+		return -EIO;
+	}
 	err = nova_check_fixed_options(fc, sbi);
 	if (!err)
 		err = nova_check_quota_options(fc);

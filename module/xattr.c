@@ -341,6 +341,9 @@ static int nova_xattr_write(struct inode *inode, int index, const char *name,
 		return -EINVAL;
 	if (value && size > NOVA_XATTR_VALUE_MAX)
 		return -E2BIG;
+	/* Before a large value is written to its pages. */
+	if (nova_is_shutdown(sb))
+		return -EIO;
 	if (sbi->view_epoch != NOVA_EPOCH_LIVE || sb_rdonly(sb) ||
 	    nova_is_view(inode))
 		return -EROFS;
