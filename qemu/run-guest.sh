@@ -17,8 +17,12 @@
 #                      removed after the run
 #   --kill-on REGEX    cut the power (SIGKILL QEMU) once REGEX appears on
 #   --kill-delay SECS  the console, after SECS more seconds (default 0)
-#   --timeout SECS     hard wall-clock limit for the whole boot (default 1800,
-#                      times nova_timeout_scale: 4 on KERNEL=debug)
+#   --timeout SECS     hard wall-clock limit for the whole boot (default:
+#                      600 for booting and set-up plus every test's own
+#                      limit, "# nova-timeout: SECS" or 600, which the guest
+#                      enforces per test; at least 1800, the limit of a
+#                      --script boot; times nova_timeout_scale: 4 on
+#                      KERNEL=debug)
 #   --root-overlay F   boot the root disk through the qcow2 overlay F
 #                      (made over the cached image on first use) and keep
 #                      it, so what a boot changes in / is there on the
@@ -74,7 +78,19 @@ done
 kver=$(nova_kver)
 build=$(nova_build_dir)
 scale=$(nova_timeout_scale)
-[ -n "$timeout" ] || timeout=$(( 1800 * scale ))
+# The boot may take as long as its tests may, one after the other (the
+# guest stops each at its own limit, qemu/guest/main.sh); a fixed limit
+# stopped long groups that were making progress.
+if [ -z "$timeout" ]; then
+	timeout=600
+	for t in "${tests[@]}"; do
+		case $t in /*) ;; *) t=$nova_top/$t ;; esac
+		t=$(sed -n 's/^# nova-timeout: *\([0-9]\+\).*/\1/p' "$t" 2>/dev/null | head -n1)
+		timeout=$(( timeout + ${t:-600} ))
+	done
+	[ "$timeout" -ge 1800 ] || timeout=1800
+	timeout=$(( timeout * scale ))
+fi
 read -r kernel initrd <<< "$(nova_guest_kernel "$kver")"
 if [ "${KERNEL:-}" = debug ]; then
 	[ -r "$kernel" ] || nova_die "no $kernel: run qemu/build-debug-kernel.sh"
