@@ -16,7 +16,8 @@
 #   make crashtest  long crash tests: NOVA_CRASH_POINTS (default 200) crash
 #                 points, 100k-file recovery time (docs/recovery.md), and
 #                 the persistence checker's full mode, NOVA_PCHECK_STATES
-#                 (default 1250) crash states per workload (docs/testing.md)
+#                 (default 1250) crash states per workload, of every workload
+#                 or those in NOVA_PCHECK_WORKLOADS (docs/testing.md)
 #   make demo     boot the guest and show NOVA at work
 #   make bench    NOVA vs ext4-dax and xfs-dax in the guest (BENCH_ARGS=--full,
 #                 --icount, --fs LIST); report in bench/results/

@@ -145,7 +145,9 @@ done > "$out/plan"
 	echo "NOVA_TIMEOUT_SCALE=$scale"
 	echo "NOVA_MODULE_PATH=$module"
 	# crash states per workload of the persistence checker (make crashtest)
+	# and which workloads (default all)
 	echo "NOVA_PCHECK_STATES=${NOVA_PCHECK_STATES:-}"
+	echo "NOVA_PCHECK_WORKLOADS=\"${NOVA_PCHECK_WORKLOADS:-}\""
 } > "$out/guest.env"
 
 # Only one guest at a time: two TCG guests on two cores starve each other.

@@ -75,7 +75,7 @@ test_env() {
 	NOVA_PMEM_DEVS=$(ls /dev/pmem* 2>/dev/null | tr '\n' ' ')
 	export NOVA_PMEM_DEVS
 	export NOVA_MNT=/mnt/nova
-	export NOVA_PCHECK_STATES
+	export NOVA_PCHECK_STATES NOVA_PCHECK_WORKLOADS
 	export NOVA_SCRATCH=/mnt/scratch
 	export PATH=$top/build/bin:$PATH
 	export TMPDIR=/tmp
