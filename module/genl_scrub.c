@@ -149,6 +149,27 @@ static int nova_scrub_allowed(struct super_block *sb, struct genl_info *info)
 	return err;
 }
 
+/*
+ * Start and stop: a zeroed status for the reply and an active reference
+ * to the file system (nova_ctl_get_sb()); on error neither.
+ */
+static struct super_block *
+nova_scrub_ctl_begin(struct sk_buff *skb, struct genl_info *info,
+		     struct nova_ctl_fs *fs, struct nova_scrub_status **st)
+{
+	struct super_block *sb;
+
+	*st = kzalloc(sizeof(**st), GFP_KERNEL);
+	if (!*st)
+		return ERR_PTR(-ENOMEM);
+	sb = nova_ctl_get_sb(skb, info, fs, NULL);
+	if (IS_ERR(sb)) {
+		kfree(*st);
+		*st = NULL;
+	}
+	return sb;
+}
+
 int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[NOVA_SCRUB_A_MAX + 1] = { };
@@ -166,14 +187,9 @@ int nova_scrub_start_doit(struct sk_buff *skb, struct genl_info *info)
 		if (err)
 			return err;
 	}
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
+	sb = nova_scrub_ctl_begin(skb, info, &fs, &st);
+	if (IS_ERR(sb))
 		return PTR_ERR(sb);
-	}
 	scrub = nova_scrub_get(sb);
 	err = scrub ? nova_scrub_allowed(sb, info) : -ENOMEM;
 	if (!err) {
@@ -218,14 +234,9 @@ int nova_scrub_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	struct super_block *sb;
 	int err;
 
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	sb = nova_ctl_get_sb(skb, info, &fs, NULL);
-	if (IS_ERR(sb)) {
-		kfree(st);
+	sb = nova_scrub_ctl_begin(skb, info, &fs, &st);
+	if (IS_ERR(sb))
 		return PTR_ERR(sb);
-	}
 	scrub = nova_scrub_of(sb);	/* NULL if none ran yet */
 	/* No lock held: the thread may be sending an event as we wait. */
 	err = scrub ? nova_scrub_stop(scrub) : -EALREADY;
