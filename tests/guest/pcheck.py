@@ -164,8 +164,44 @@ def read_dev(dev):
         os.close(fd)
 
 
+FS_IOC_FSGETXATTR = 0x801C581F		# _IOR('X', 31, struct fsxattr)
+FS_IOC_FSSETXATTR = 0x401C5820		# _IOW('X', 32, struct fsxattr)
+FS_XFLAG_NOATIME = 0x40
+FS_XFLAG_NODUMP = 0x80
+FSXATTR = "=5I8x"			# xflags, extsize, nextents, projid, cowextsize
+FALLOC = {"punch": 0x2 | 0x1, "zero": 0x10, "collapse": 0x8, "insert": 0x20}
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong,
+                           ctypes.c_longlong]
+
+
+def get_fsxattr(fd):
+    buf = bytearray(struct.calcsize(FSXATTR))
+    fcntl.ioctl(fd, FS_IOC_FSGETXATTR, buf)
+    return list(struct.unpack(FSXATTR, buf))
+
+
+def meta(p, st):
+    """Mode, owner, extended attributes (ACLs included), chattr flags and
+    project id: what the attrs workload changes, compared everywhere."""
+    xattrs = []
+    for n in sorted(os.listxattr(p, follow_symlinks=False)):
+        v = os.getxattr(p, n, follow_symlinks=False)
+        xattrs.append((n, len(v), hashlib.sha1(v).hexdigest()[:12]))
+    fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        fsx = get_fsxattr(fd)
+        flags = (fsx[0], fsx[3])
+    except OSError as ex:		# e.g. a snapshot view without the ioctl
+        flags = ("errno", ex.errno)
+    finally:
+        os.close(fd)
+    return (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, tuple(xattrs),
+            flags)
+
+
 def tree(root):
-    """What the checker compares: names, kinds, contents, link counts."""
+    """What the checker compares: names, kinds, contents, link counts, and
+    each file's and directory's meta() (symlinks: their target)."""
     out = {}
     for d, dirs, files in os.walk(root):
         dirs.sort()
@@ -177,11 +213,11 @@ def tree(root):
             if stat.S_ISLNK(st.st_mode):
                 out[r] = ("l", os.readlink(p))
             elif stat.S_ISDIR(st.st_mode):
-                out[r] = ("d",)
+                out[r] = ("d", meta(p, st))
             else:
                 with open(p, "rb") as f:
                     h = hashlib.sha1(f.read()).hexdigest()
-                out[r] = ("f", st.st_size, st.st_nlink, h)
+                out[r] = ("f", st.st_size, st.st_nlink, h, meta(p, st))
     return out
 
 
@@ -198,7 +234,9 @@ def describe_diff(got, want):
 # ---- workloads: each a list of single-syscall operations ----
 
 def data(n, tag):
-    return (("%s:" % tag) * (n // 4 + 1)).encode()[:n]
+    """Exactly n bytes, "tag:" repeated."""
+    unit = ("%s:" % tag).encode()
+    return (unit * (n // len(unit) + 1))[:n]
 
 
 def w_create_unlink(rng):
@@ -341,6 +379,61 @@ def w_gc(rng):
     return ops
 
 
+def w_attrs(rng):
+    """Metadata operations: mode, owner, extended attributes (values small
+    enough for the log entry and page-sized ones), a POSIX ACL (setfacl
+    sets the ACL and the mode), chattr flags and project ids through
+    FS_IOC_FSSETXATTR (the first project id upgrades the format), and the
+    fallocate modes on a file of 3 to 10 blocks. Each must be atomic
+    across a power cut.
+    """
+    B = 4096
+    files = ["f0", "d/f1", "d/f2"]
+    ops = [("mkdir", "d")]
+    for i, f in enumerate(files):
+        ops += [("create", f), ("write", f, 0, data(300, "m%d" % i))]
+    ops += [("create", "b"), ("write", "b", 0, data(6 * B, "b0"))]
+    size = 6 * B
+    have = {}				# path -> xattr names set
+    for i in range(40):
+        p = rng.choice(files + ["d"])
+        k = rng.randrange(10)
+        if k == 0:
+            ops.append(("chmod", p, rng.choice([0o600, 0o640, 0o755, 0o444])))
+        elif k == 1:
+            ops.append(("chown", p, rng.randrange(1000, 1004),
+                        rng.randrange(1000, 1004)))
+        elif k in (2, 3) or (k == 4 and not have.get(p)):
+            n = "user.k%d" % rng.randrange(4)
+            have.setdefault(p, set()).add(n)
+            ops.append(("setxattr", p, n,
+                        data(rng.choice([8, 200, 3000]), "x%d" % i)))
+        elif k == 4:
+            n = rng.choice(sorted(have[p]))
+            have[p].discard(n)
+            ops.append(("rmxattr", p, n))
+        elif k == 5:
+            ops.append(("acl", p, "u:%d:r" % (2000 + i)))
+        elif k == 6:
+            ops.append(("fsx", p, rng.choice([0, 7, 42]),
+                        rng.choice([0, FS_XFLAG_NOATIME, FS_XFLAG_NODUMP])))
+        else:
+            mode = rng.choice(["punch", "zero", "collapse", "insert"])
+            if mode == "collapse" and size <= 3 * B:
+                mode = "insert"
+            if mode == "insert" and size >= 10 * B:
+                mode = "collapse"
+            if mode in ("punch", "zero"):
+                off = rng.randrange(0, size - 100)
+                n = rng.choice([100, B, 2 * B + 10])
+            else:
+                off = B * rng.randrange(0, size // B - 1)
+                n = B
+                size += n if mode == "insert" else -n
+            ops.append(("falloc", "b", mode, off, n))
+    return ops
+
+
 WORKLOADS = {
     "create-unlink": w_create_unlink,
     "rename": w_rename,
@@ -350,6 +443,7 @@ WORKLOADS = {
     "mkdir-rmdir": w_mkdir_rmdir,
     "snapshot": w_snapshot,
     "gc": w_gc,
+    "attrs": w_attrs,
 }
 
 # Mount options of a workload (its run and every crash state's mount).
@@ -367,6 +461,30 @@ def novactl(*argv):
         raise OSError("novactl %s: exit %d: %s" % (
             " ".join(argv), r.returncode,
             r.stdout.decode(errors="replace").strip()))
+
+
+def set_fsxattr(p, projid, xflags):
+    """chattr -p PROJID and the noatime/nodump flags, in one ioctl."""
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        fsx = get_fsxattr(fd)
+        fsx[0] = (fsx[0] & ~(FS_XFLAG_NOATIME | FS_XFLAG_NODUMP)) | xflags
+        fsx[3] = projid
+        fcntl.ioctl(fd, FS_IOC_FSSETXATTR, struct.pack(FSXATTR, *fsx))
+    finally:
+        os.close(fd)
+
+
+def fallocate(p, mode, off, n):
+    fd = os.open(p, os.O_WRONLY)
+    try:
+        if libc.fallocate(fd, FALLOC[mode], off, n) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "fallocate %s %d %d: %s" % (
+                mode, off, n, os.strerror(e)))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def run_op(root, op):
@@ -403,6 +521,20 @@ def run_op(root, op):
         novactl("snapshot", "delete", root, op[1])
     elif kind == "gc":
         novactl("gc", root)
+    elif kind == "chmod":
+        os.chmod(p, op[2])
+    elif kind == "chown":
+        os.chown(p, op[2], op[3])
+    elif kind == "setxattr":
+        os.setxattr(p, op[2], op[3])
+    elif kind == "rmxattr":
+        os.removexattr(p, op[2])
+    elif kind == "acl":
+        subprocess.run(["setfacl", "-m", op[2], p], check=True)
+    elif kind == "fsx":
+        set_fsxattr(p, op[2], op[3])
+    elif kind == "falloc":
+        fallocate(p, op[2], op[3], op[4])
     else:
         raise ValueError(kind)
     os.sync()
@@ -543,12 +675,15 @@ def run_workload(args, name, tr, fsck, out):
     tr.op(OP_ARM, bdev=rdev, size=args.trace_mib)
     try:
         mount(dev, mnt, opts)
-        trees = [tree(mnt)]
-        for i, op in enumerate(ops):
-            run_op(mnt, op)
-            tr.op(OP_MARK, value=i + 1)
-            trees.append(tree(mnt))
-        umount(mnt)
+        try:
+            trees = [tree(mnt)]
+            for i, op in enumerate(ops):
+                run_op(mnt, op)
+                tr.op(OP_MARK, value=i + 1)
+                trees.append(tree(mnt))
+        finally:
+            # also after a failed operation: the next workload needs it
+            umount(mnt)
         tr.op(OP_STOP)
         st = tr.status()
         recs = tr.dump()

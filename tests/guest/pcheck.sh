@@ -25,6 +25,11 @@ T=$(mktemp -d)
 G="python3 $NOVA_TOP/tests/guest/genl-client.py"
 P="python3 $NOVA_TOP/tests/guest/pcheck.py"
 STATES=${NOVA_PCHECK_STATES:-60}
+# NOVA_PCHECK_WORKLOADS: some workloads only (a development run).
+W=()
+for w in ${NOVA_PCHECK_WORKLOADS:-}; do
+	W+=(--workload "$w")
+done
 
 t_ok "a second NVDIMM" test -b "$D"
 t_ok "dump without a trace: ENOENT" \
@@ -39,7 +44,7 @@ t_ok "no operation: EINVAL" \
 t_ok "an unknown operation: ERANGE" \
 	$G expect ERANGE '' NOVA_CMD_PMTRACE --attr NOVA_A_PMTRACE:nest:2:u32:9
 
-$P "$D" "$M" --states "$STATES" --json "$T/run.json" \
+$P "$D" "$M" --states "$STATES" "${W[@]}" --json "$T/run.json" \
 	--save-failed "${NOVA_RESULT:-$T/pcheck}-failed" > "$T/run.out" 2>&1
 rc=$?
 while IFS= read -r l; do t_diag "$l"; done < "$T/run.out"
