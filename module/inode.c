@@ -1405,9 +1405,9 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		inode_dio_wait(inode);
 		filemap_invalidate_lock(inode->i_mapping);
 		if (attr->ia_size < oldsize) {
+			/* From the new end-of-file page: it is zeroed below. */
 			err = nova_break_layouts(inode,
-					round_up(attr->ia_size, PAGE_SIZE),
-					LLONG_MAX);
+					attr->ia_size & PAGE_MASK, LLONG_MAX);
 		} else if (attr->ia_size > oldsize && (oldsize & ~PAGE_MASK)) {
 			/* The end-of-file page may be copied on write. */
 			err = nova_break_layouts(inode, oldsize & PAGE_MASK,
@@ -1475,6 +1475,15 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		nova_quota_charge(inode);
 	}
 	nova_snapshot_stage_done(inode, &st);
+	/*
+	 * Shrunk to the middle of a page: a mapping of that page shows the
+	 * bytes past the new end, which must read as zeroes (as on ext4).
+	 * The size is durable first, so a crash loses none of the data that
+	 * was still in the file. Should this fail (no space to copy a page a
+	 * snapshot shows), growing the file zeroes them again and reports.
+	 */
+	if (!err && (valid & ATTR_SIZE) && attr->ia_size < oldsize)
+		nova_zero_eof_tail(inode, attr->ia_size);
 out:
 	mutex_unlock(&ni->log_lock);
 	if (valid & ATTR_SIZE)
