@@ -49,6 +49,7 @@
 #include <linux/smp.h>
 
 #include "nova.h"
+#include "nova_state.h"
 #include "pmem.h"
 
 /* Over a subtree: the most of each that one range holds. */
@@ -1028,46 +1029,32 @@ static struct nova_inode *nova_alloc_pi(struct nova_sb_info *sbi)
 	       NOVA_ALLOC_INO * NOVA_INODE_SIZE;
 }
 
-static void nova_init_state_page(struct nova_sb_info *sbi, unsigned long blk,
-				 unsigned long next)
+/*
+ * Write @k ranges as state page @blk, chained to @next (0: the last
+ * page), built by nova_state_page_fill() (uapi/nova_state.h, shared with
+ * mkfs.NOVA and fsck.NOVA). Returns the log tail just past its entry.
+ */
+static u64 nova_write_state_page(struct nova_sb_info *sbi, void *page,
+				 const struct nova_range *r, unsigned int k,
+				 unsigned long blk, unsigned long next)
 {
-	struct nova_log_page_tail *lt = nova_block(sbi, blk) +
-					NOVA_LOG_DATA_SIZE;
-	struct nova_log_page_tail t = {
-		.lt_next = cpu_to_le64(next ? (u64)next << NOVA_BLOCK_SHIFT : 0),
-		.lt_valid = cpu_to_le32(1),
-		.lt_entries = cpu_to_le32(1),
-		.lt_ino = cpu_to_le64(NOVA_ALLOC_INO),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
+	unsigned int size;
 
-	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
-	nova_pmem_memcpy(lt, &t, sizeof(t));
-}
-
-/* Write one NOVA_LOG_FREE_RANGES entry of @k ranges as state page @blk. */
-static u64 nova_write_state_page(struct nova_sb_info *sbi,
-				 struct nova_free_ranges_entry *fr,
-				 unsigned int k, unsigned long blk,
-				 unsigned long next)
-{
-	unsigned int size = struct_size(fr, fr_ranges, k);
-
-	fr->fr_count = cpu_to_le32(k);
-	nova_entry_header(sbi, fr, NOVA_LOG_FREE_RANGES, size,
-			  nova_next_trans(sbi));
-	nova_entry_seal(fr);
-	nova_pmem_memcpy(nova_block(sbi, blk), fr, size);
-	if (size < NOVA_LOG_DATA_SIZE)
-		nova_pmem_memset(nova_block(sbi, blk) + size, 0, 8);
-	nova_init_state_page(sbi, blk, next);
+	size = nova_state_page_fill(page, r, k, sbi->epoch_id,
+				    nova_next_trans(sbi), next);
+	nova_pmem_memcpy(nova_block(sbi, blk), page, NOVA_BLOCK_SIZE);
 	return ((u64)blk << NOVA_BLOCK_SHIFT) + size;
 }
 
-/* Filling the state pages, one range at a time. */
+/*
+ * Filling the state pages, one range at a time. A full page is written
+ * only when another range follows, so every page written names its next
+ * one and the last names none, however many of the pages are used.
+ */
 struct nova_state_writer {
 	struct nova_sb_info *sbi;
-	struct nova_free_ranges_entry *fr;
+	struct nova_range *ranges;	/* NOVA_RANGES_PER_ENTRY */
+	void *page;			/* NOVA_BLOCK_SIZE */
 	unsigned long *pages;
 	unsigned long npages;
 	unsigned long i;		/* the page being filled */
@@ -1075,18 +1062,23 @@ struct nova_state_writer {
 	u64 tail;
 };
 
-static void nova_state_put(struct nova_state_writer *w, unsigned long start,
-			   unsigned long len)
+static int nova_state_put(struct nova_state_writer *w, unsigned long start,
+			  unsigned long len)
 {
-	w->fr->fr_ranges[w->k].r_start = cpu_to_le64(start);
-	w->fr->fr_ranges[w->k].r_len = cpu_to_le64(len);
-	if (++w->k < NOVA_RANGES_PER_ENTRY)
-		return;
-	w->tail = nova_write_state_page(w->sbi, w->fr, w->k, w->pages[w->i],
-					w->i + 1 < w->npages ?
-					w->pages[w->i + 1] : 0);
-	w->i++;
-	w->k = 0;
+	if (w->k == NOVA_RANGES_PER_ENTRY) {
+		/* Allocating the pages never adds ranges (see below). */
+		if (w->i + 1 >= w->npages)
+			return -EFSCORRUPTED;
+		w->tail = nova_write_state_page(w->sbi, w->page, w->ranges,
+						w->k, w->pages[w->i],
+						w->pages[w->i + 1]);
+		w->i++;
+		w->k = 0;
+	}
+	w->ranges[w->k].r_start = cpu_to_le64(start);
+	w->ranges[w->k].r_len = cpu_to_le64(len);
+	w->k++;
+	return 0;
 }
 
 /*
@@ -1128,8 +1120,10 @@ int nova_save_alloc_state(struct super_block *sb)
 		return 0;
 
 	w.pages = kcalloc(w.npages, sizeof(*w.pages), GFP_KERNEL);
-	w.fr = kzalloc(NOVA_LOG_DATA_SIZE, GFP_KERNEL);
-	if (!w.pages || !w.fr) {
+	w.ranges = kcalloc(NOVA_RANGES_PER_ENTRY, sizeof(*w.ranges),
+			   GFP_KERNEL);
+	w.page = kmalloc(NOVA_BLOCK_SIZE, GFP_KERNEL);
+	if (!w.pages || !w.ranges || !w.page) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1149,23 +1143,26 @@ int nova_save_alloc_state(struct super_block *sb)
 		struct nova_range_node *r;
 		struct rb_node *p;
 
-		for (p = rb_first(&sbi->free_lists[l].root); p; p = rb_next(p)) {
+		for (p = rb_first(&sbi->free_lists[l].root);
+		     p && !err; p = rb_next(p)) {
 			r = rb_entry(p, struct nova_range_node, node);
-			nova_state_put(&w, r->start, nova_range_len(r));
+			err = nova_state_put(&w, r->start, nova_range_len(r));
 		}
 	}
-	for (i = 0; i < sbi->bb_nr_held; i++)
-		nova_state_put(&w, sbi->bb_held[i], 1);
-	if (w.k) {
-		w.tail = nova_write_state_page(sbi, w.fr, w.k, w.pages[w.i], 0);
+	for (i = 0; i < sbi->bb_nr_held && !err; i++)
+		err = nova_state_put(&w, sbi->bb_held[i], 1);
+	if (!err && w.k) {
+		w.tail = nova_write_state_page(sbi, w.page, w.ranges, w.k,
+					       w.pages[w.i], 0);
 		w.i++;
 	}
 	/* Unused pages (the ranges shrank while allocating them) go back. */
+	if (err)
+		w.i = 0;
 	while (w.npages > w.i)
 		nova_free_blocks(sb, w.pages[--w.npages], 1, NOVA_BLOCK_META);
-	if (!w.npages)
+	if (err || !w.npages)
 		goto out;
-	nova_init_state_page(sbi, w.pages[w.npages - 1], 0);
 
 	/* Pages durable, then head, then tail: the state is complete. */
 	nova_pi_commit64(sbi, &pi->i_log_head,
@@ -1176,7 +1173,8 @@ int nova_save_alloc_state(struct super_block *sb)
 	sbi->nr_state_pages = w.npages;
 	w.pages = NULL;
 out:
-	kfree(w.fr);
+	kfree(w.page);
+	kfree(w.ranges);
 	kfree(w.pages);
 	return err;
 }

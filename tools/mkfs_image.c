@@ -22,6 +22,7 @@
 #include "format.h"
 #include "le.h"
 #include "mkfs.h"
+#include "nova_state.h"
 
 /* ---- the simulated allocator (module/balloc.c) ---- */
 
@@ -338,34 +339,21 @@ static void make_reserved(struct image *im, const struct mkfs_params *p,
 	nova_inode_seal(pi);
 }
 
-/* One state page: a NOVA_LOG_FREE_RANGES entry of @k ranges, its tail. */
+/* One state page (nova_state_page_fill(), as the kernel writes it). */
 static int write_state_page(struct image *im, const struct sim_range *r,
 			    unsigned int k, uint64_t blk, uint64_t next,
 			    uint64_t *tail)
 {
 	uint8_t page[NOVA_BLOCK_SIZE];
-	struct nova_free_ranges_entry *fr = (void *)page;
-	struct nova_log_page_tail *lt = (void *)(page + NOVA_LOG_DATA_SIZE);
-	unsigned int size = nova_free_ranges_size(k), i;
+	struct nova_range rr[NOVA_RANGES_PER_ENTRY];
+	unsigned int i;
 
-	memset(page, 0, sizeof(page));
 	for (i = 0; i < k; i++) {
-		fr->fr_ranges[i].r_start = cpu64(r[i].start);
-		fr->fr_ranges[i].r_len = cpu64(r[i].end - r[i].start);
+		rr[i].r_start = cpu64(r[i].start);
+		rr[i].r_len = cpu64(r[i].end - r[i].start);
 	}
-	fr->fr_count = cpu32(k);
-	fr->hdr.e_type = NOVA_LOG_FREE_RANGES;
-	fr->hdr.e_size = cpu16((uint16_t)size);
-	fr->hdr.e_epoch_id = 0;
-	fr->hdr.e_trans_id = cpu64(++im->trans);
-	nova_entry_seal(fr);
-	lt->lt_next = cpu64(next ? NOVA_OFF(next) : 0);
-	lt->lt_valid = cpu32(1);
-	lt->lt_entries = cpu32(1);
-	lt->lt_ino = cpu64(NOVA_ALLOC_INO);
-	lt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
-	nova_lt_seal(lt);
-	*tail = NOVA_OFF(blk) + size;
+	*tail = NOVA_OFF(blk) + nova_state_page_fill(page, rr, k, 0,
+						      ++im->trans, next);
 	return ndev_write(im->d, NOVA_OFF(blk), page, sizeof(page), im->e);
 }
 

@@ -253,6 +253,90 @@ static void test_deterministic_layout(void **state)
 	free(b);
 }
 
+/*
+ * The shared state-page builder (uapi/nova_state.h): the page the kernel,
+ * mkfs and fsck write for @k ranges is a sealed entry, zeroes after it
+ * and a sealed tail linking to the next page.
+ */
+static void check_state_page(unsigned int k, uint64_t next)
+{
+	uint8_t page[NOVA_BLOCK_SIZE];
+	struct nova_range r[NOVA_RANGES_PER_ENTRY];
+	const struct nova_free_ranges_entry *fr = (const void *)page;
+	const struct nova_log_page_tail *lt = (const void *)(page +
+							     NOVA_LOG_DATA_SIZE);
+	unsigned int i, size;
+
+	for (i = 0; i < k; i++) {
+		r[i].r_start = cpu64(100 + 10 * i);
+		r[i].r_len = cpu64(i + 1);
+	}
+	memset(page, 0xa5, sizeof(page));
+	size = nova_state_page_fill(page, r, k, 7, 42, next);
+	assert_int_equal(size, nova_free_ranges_size(k));
+	assert_int_equal(nova_entry_expected_size(fr), size);
+	assert_int_equal(fr->hdr.e_type, NOVA_LOG_FREE_RANGES);
+	assert_int_equal(fr->hdr.e_flags, 0);
+	assert_int_equal(le16(fr->hdr.e_size), size);
+	assert_int_equal(le64(fr->hdr.e_epoch_id), 7);
+	assert_int_equal(le64(fr->hdr.e_trans_id), 42);
+	assert_int_equal(le32(fr->hdr.e_csum), nova_entry_csum(fr, size));
+	assert_int_equal(le32(fr->fr_count), k);
+	if (k)
+		assert_memory_equal(fr->fr_ranges, r, k * sizeof(r[0]));
+	for (i = size; i < NOVA_LOG_DATA_SIZE; i++)
+		assert_int_equal(page[i], 0);
+	assert_int_equal(le64(lt->lt_next), NOVA_OFF(next));
+	assert_int_equal(le32(lt->lt_valid), 1);
+	assert_int_equal(le32(lt->lt_entries), 1);
+	assert_int_equal(le64(lt->lt_ino), NOVA_ALLOC_INO);
+	assert_int_equal(le32(lt->lt_magic), NOVA_LOG_PAGE_MAGIC);
+	assert_int_equal(le64(lt->lt_replica), 0);
+	assert_int_equal(le32(lt->lt_csum), nova_lt_csum(lt));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(lt->lt_reserved[i], 0);
+}
+
+static void test_state_page_fill(void **state)
+{
+	(void)state;
+	check_state_page(0, 0);
+	check_state_page(1, 0);
+	check_state_page(17, 5000);
+	check_state_page(NOVA_RANGES_PER_ENTRY, 123456789);
+	/* A full page: the entry fills the data area, no pad byte. */
+	assert_int_equal(nova_free_ranges_size(NOVA_RANGES_PER_ENTRY),
+			 NOVA_LOG_DATA_SIZE);
+}
+
+/* mkfs writes each state page exactly as the builder makes it. */
+static void test_state_pages_built(void **state)
+{
+	struct geo g = { 320ULL * 1024 * NOVA_BLOCK_SIZE, 1, 320 };
+	struct mkfs_layout lay;
+	uint8_t *buf = make(&g, &lay, NULL), page[NOVA_BLOCK_SIZE];
+	const struct nova_inode *ai = (const void *)(buf +
+		NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) + NOVA_ALLOC_INO * NOVA_INODE_SIZE);
+	uint64_t off = le64(ai->i_log_head), pages = 0;
+
+	(void)state;
+	while (off) {
+		const struct nova_free_ranges_entry *fr = (const void *)(buf + off);
+		const struct nova_log_page_tail *lt = (const void *)(buf + off +
+							NOVA_LOG_DATA_SIZE);
+
+		nova_state_page_fill(page, fr->fr_ranges, le32(fr->fr_count),
+				     le64(fr->hdr.e_epoch_id),
+				     le64(fr->hdr.e_trans_id),
+				     NOVA_BLOCK(le64(lt->lt_next)));
+		assert_memory_equal(buf + off, page, NOVA_BLOCK_SIZE);
+		off = le64(lt->lt_next);
+		pages++;
+	}
+	assert_int_equal(pages, lay.state_pages);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_state_over_pages),
 		cmocka_unit_test(test_regions_too_small),
 		cmocka_unit_test(test_deterministic_layout),
+		cmocka_unit_test(test_state_page_fill),
+		cmocka_unit_test(test_state_pages_built),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
