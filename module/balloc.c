@@ -1050,6 +1050,10 @@ static u64 nova_write_state_page(struct nova_sb_info *sbi, void *page,
  * Filling the state pages, one range at a time. A full page is written
  * only when another range follows, so every page written names its next
  * one and the last names none, however many of the pages are used.
+ * Ranges that touch (the last of one list and the first of the next) are
+ * saved as one: the saved state is the device's maximal free runs,
+ * whatever the number of lists (nova_balloc_add_free() splits them again
+ * at restore).
  */
 struct nova_state_writer {
 	struct nova_sb_info *sbi;
@@ -1060,6 +1064,9 @@ struct nova_state_writer {
 	unsigned long i;		/* the page being filled */
 	unsigned int k;			/* ranges in it so far */
 	u64 tail;
+	unsigned long run_start, run_len;	/* the run being merged */
+	unsigned long runs;		/* counting only: runs so far */
+	bool counting;
 };
 
 static int nova_state_put(struct nova_state_writer *w, unsigned long start,
@@ -1081,10 +1088,72 @@ static int nova_state_put(struct nova_state_writer *w, unsigned long start,
 	return 0;
 }
 
+/* Add [@start, @start + @len) to the run being merged; 0, 0 ends it. */
+static int nova_state_run(struct nova_state_writer *w, unsigned long start,
+			  unsigned long len)
+{
+	int err = 0;
+
+	if (w->run_len && w->run_start + w->run_len == start) {
+		w->run_len += len;
+		return 0;
+	}
+	if (w->run_len && w->counting)
+		w->runs++;
+	else if (w->run_len)
+		err = nova_state_put(w, w->run_start, w->run_len);
+	w->run_start = start;
+	w->run_len = len;
+	return err;
+}
+
+/* Every free range, in block order, then the withheld blocks. */
+static int nova_state_ranges(struct nova_state_writer *w)
+{
+	struct nova_sb_info *sbi = w->sbi;
+	unsigned long i;
+	unsigned int l;
+	int err = 0;
+
+	for (l = 0; l < sbi->nr_lists && !err; l++) {
+		struct nova_range_node *r;
+		struct rb_node *p;
+
+		for (p = rb_first(&sbi->free_lists[l].root);
+		     p && !err; p = rb_next(p)) {
+			r = rb_entry(p, struct nova_range_node, node);
+			err = nova_state_run(w, r->start, nova_range_len(r));
+		}
+	}
+	for (i = 0; i < sbi->bb_nr_held && !err; i++)
+		err = nova_state_run(w, sbi->bb_held[i], 1);
+	return err ? err : nova_state_run(w, 0, 0);
+}
+
+/*
+ * A page for the saved state: the lowest free block of the device, so
+ * that the pages are the same whatever CPU unmounts (uapi/nova_plan.h
+ * counts on it) and taking them never splits a free run.
+ */
+static int nova_alloc_state_page(struct nova_sb_info *sbi, unsigned long *blk)
+{
+	unsigned int l;
+
+	for (l = 0; l < sbi->nr_lists; l++) {
+		if (nova_take(sbi, &sbi->free_lists[l], 1, NOVA_FIT_ANY, 0,
+			      blk)) {
+			atomic_long_inc(&sbi->meta_blocks);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
 /*
  * Write every free range to the log of NOVA_ALLOC_INO. The pages for that
- * log are allocated first, so the ranges written exclude them; allocating
- * from the front of ranges never increases the number of ranges. Blocks
+ * log are the lowest free blocks, allocated first, so the ranges written
+ * exclude them; taking the lowest blocks never increases the number of
+ * runs. Blocks
  * withheld for media errors (nova_balloc_withhold()) are saved as free:
  * the next mount decides again from the driver's list of its time. Called
  * with the file system quiescent (unmount, remount read-only).
@@ -1094,7 +1163,7 @@ int nova_save_alloc_state(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *pi = nova_alloc_pi(sbi);
 	struct nova_state_writer w = { .sbi = sbi };
-	unsigned long nr = sbi->bb_nr_held, i, got;
+	unsigned long i;
 	unsigned int l;
 	int err = 0;
 
@@ -1109,9 +1178,10 @@ int nova_save_alloc_state(struct super_block *sb)
 		if (one && nova_free_in_list(sbi, l, one, 1, false))
 			return -EFSCORRUPTED;
 	}
-	for (l = 0; l < sbi->nr_lists; l++)
-		nr += sbi->free_lists[l].nr_ranges;
-	w.npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
+	w.counting = true;
+	nova_state_ranges(&w);
+	w.counting = false;
+	w.npages = DIV_ROUND_UP(w.runs, NOVA_RANGES_PER_ENTRY);
 
 	/* Forget an older saved state first: it would otherwise be reused. */
 	nova_pi_commit64(sbi, &pi->i_log_tail, 0);
@@ -1128,8 +1198,7 @@ int nova_save_alloc_state(struct super_block *sb)
 		goto out;
 	}
 	for (i = 0; i < w.npages; i++) {
-		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META,
-					&w.pages[i], &got);
+		err = nova_alloc_state_page(sbi, &w.pages[i]);
 		if (err) {
 			while (i--)
 				nova_free_blocks(sb, w.pages[i], 1,
@@ -1139,18 +1208,7 @@ int nova_save_alloc_state(struct super_block *sb)
 	}
 
 	/* Fill the pages; nothing of this is reachable until the head store. */
-	for (l = 0; l < sbi->nr_lists; l++) {
-		struct nova_range_node *r;
-		struct rb_node *p;
-
-		for (p = rb_first(&sbi->free_lists[l].root);
-		     p && !err; p = rb_next(p)) {
-			r = rb_entry(p, struct nova_range_node, node);
-			err = nova_state_put(&w, r->start, nova_range_len(r));
-		}
-	}
-	for (i = 0; i < sbi->bb_nr_held && !err; i++)
-		err = nova_state_put(&w, sbi->bb_held[i], 1);
+	err = nova_state_ranges(&w);
 	if (!err && w.k) {
 		w.tail = nova_write_state_page(sbi, w.page, w.ranges, w.k,
 					       w.pages[w.i], 0);

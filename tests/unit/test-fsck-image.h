@@ -90,7 +90,6 @@ static inline int img_make_features(struct img *im, uint64_t size,
 	memset(&p, 0, sizeof(p));
 	p.size = size;
 	p.cpus = cpus;
-	p.alloc_lists = 1;
 	p.features = features;
 	p.now = 1700000000;
 	p.uuid[0] = 0x42;
