@@ -49,6 +49,7 @@
 #include <linux/smp.h>
 
 #include "nova.h"
+#include "nova_state.h"
 #include "pmem.h"
 
 /* Over a subtree: the most of each that one range holds. */
@@ -1028,71 +1029,131 @@ static struct nova_inode *nova_alloc_pi(struct nova_sb_info *sbi)
 	       NOVA_ALLOC_INO * NOVA_INODE_SIZE;
 }
 
-static void nova_init_state_page(struct nova_sb_info *sbi, unsigned long blk,
-				 unsigned long next)
+/*
+ * Write @k ranges as state page @blk, chained to @next (0: the last
+ * page), built by nova_state_page_fill() (uapi/nova_state.h, shared with
+ * mkfs.NOVA and fsck.NOVA). Returns the log tail just past its entry.
+ */
+static u64 nova_write_state_page(struct nova_sb_info *sbi, void *page,
+				 const struct nova_range *r, unsigned int k,
+				 unsigned long blk, unsigned long next)
 {
-	struct nova_log_page_tail *lt = nova_block(sbi, blk) +
-					NOVA_LOG_DATA_SIZE;
-	struct nova_log_page_tail t = {
-		.lt_next = cpu_to_le64(next ? (u64)next << NOVA_BLOCK_SHIFT : 0),
-		.lt_valid = cpu_to_le32(1),
-		.lt_entries = cpu_to_le32(1),
-		.lt_ino = cpu_to_le64(NOVA_ALLOC_INO),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
+	unsigned int size;
 
-	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
-	nova_pmem_memcpy(lt, &t, sizeof(t));
-}
-
-/* Write one NOVA_LOG_FREE_RANGES entry of @k ranges as state page @blk. */
-static u64 nova_write_state_page(struct nova_sb_info *sbi,
-				 struct nova_free_ranges_entry *fr,
-				 unsigned int k, unsigned long blk,
-				 unsigned long next)
-{
-	unsigned int size = struct_size(fr, fr_ranges, k);
-
-	fr->fr_count = cpu_to_le32(k);
-	nova_entry_header(sbi, fr, NOVA_LOG_FREE_RANGES, size,
-			  nova_next_trans(sbi));
-	nova_entry_seal(fr);
-	nova_pmem_memcpy(nova_block(sbi, blk), fr, size);
-	if (size < NOVA_LOG_DATA_SIZE)
-		nova_pmem_memset(nova_block(sbi, blk) + size, 0, 8);
-	nova_init_state_page(sbi, blk, next);
+	size = nova_state_page_fill(page, r, k, sbi->epoch_id,
+				    nova_next_trans(sbi), next);
+	nova_pmem_memcpy(nova_block(sbi, blk), page, NOVA_BLOCK_SIZE);
 	return ((u64)blk << NOVA_BLOCK_SHIFT) + size;
 }
 
-/* Filling the state pages, one range at a time. */
+/*
+ * Filling the state pages, one range at a time. A full page is written
+ * only when another range follows, so every page written names its next
+ * one and the last names none, however many of the pages are used.
+ * Ranges that touch (the last of one list and the first of the next) are
+ * saved as one: the saved state is the device's maximal free runs,
+ * whatever the number of lists (nova_balloc_add_free() splits them again
+ * at restore).
+ */
 struct nova_state_writer {
 	struct nova_sb_info *sbi;
-	struct nova_free_ranges_entry *fr;
+	struct nova_range *ranges;	/* NOVA_RANGES_PER_ENTRY */
+	void *page;			/* NOVA_BLOCK_SIZE */
 	unsigned long *pages;
 	unsigned long npages;
 	unsigned long i;		/* the page being filled */
 	unsigned int k;			/* ranges in it so far */
 	u64 tail;
+	unsigned long run_start, run_len;	/* the run being merged */
+	unsigned long runs;		/* counting only: runs so far */
+	bool counting;
 };
 
-static void nova_state_put(struct nova_state_writer *w, unsigned long start,
-			   unsigned long len)
+static int nova_state_put(struct nova_state_writer *w, unsigned long start,
+			  unsigned long len)
 {
-	w->fr->fr_ranges[w->k].r_start = cpu_to_le64(start);
-	w->fr->fr_ranges[w->k].r_len = cpu_to_le64(len);
-	if (++w->k < NOVA_RANGES_PER_ENTRY)
-		return;
-	w->tail = nova_write_state_page(w->sbi, w->fr, w->k, w->pages[w->i],
-					w->i + 1 < w->npages ?
-					w->pages[w->i + 1] : 0);
-	w->i++;
-	w->k = 0;
+	if (w->k == NOVA_RANGES_PER_ENTRY) {
+		/* Allocating the pages never adds ranges (see below). */
+		if (w->i + 1 >= w->npages)
+			return -EFSCORRUPTED;
+		w->tail = nova_write_state_page(w->sbi, w->page, w->ranges,
+						w->k, w->pages[w->i],
+						w->pages[w->i + 1]);
+		w->i++;
+		w->k = 0;
+	}
+	w->ranges[w->k].r_start = cpu_to_le64(start);
+	w->ranges[w->k].r_len = cpu_to_le64(len);
+	w->k++;
+	return 0;
+}
+
+/* Add [@start, @start + @len) to the run being merged; 0, 0 ends it. */
+static int nova_state_run(struct nova_state_writer *w, unsigned long start,
+			  unsigned long len)
+{
+	int err = 0;
+
+	if (w->run_len && w->run_start + w->run_len == start) {
+		w->run_len += len;
+		return 0;
+	}
+	if (w->run_len && w->counting)
+		w->runs++;
+	else if (w->run_len)
+		err = nova_state_put(w, w->run_start, w->run_len);
+	w->run_start = start;
+	w->run_len = len;
+	return err;
+}
+
+/* Every free range, in block order, then the withheld blocks. */
+static int nova_state_ranges(struct nova_state_writer *w)
+{
+	struct nova_sb_info *sbi = w->sbi;
+	unsigned long i;
+	unsigned int l;
+	int err = 0;
+
+	for (l = 0; l < sbi->nr_lists && !err; l++) {
+		struct nova_range_node *r;
+		struct rb_node *p;
+
+		for (p = rb_first(&sbi->free_lists[l].root);
+		     p && !err; p = rb_next(p)) {
+			r = rb_entry(p, struct nova_range_node, node);
+			err = nova_state_run(w, r->start, nova_range_len(r));
+		}
+	}
+	for (i = 0; i < sbi->bb_nr_held && !err; i++)
+		err = nova_state_run(w, sbi->bb_held[i], 1);
+	return err ? err : nova_state_run(w, 0, 0);
+}
+
+/*
+ * A page for the saved state: the lowest free block of the device, so
+ * that the pages are the same whatever CPU unmounts (uapi/nova_plan.h
+ * counts on it) and taking them never splits a free run.
+ */
+static int nova_alloc_state_page(struct nova_sb_info *sbi, unsigned long *blk)
+{
+	unsigned int l;
+
+	for (l = 0; l < sbi->nr_lists; l++) {
+		if (nova_take(sbi, &sbi->free_lists[l], 1, NOVA_FIT_ANY, 0,
+			      blk)) {
+			atomic_long_inc(&sbi->meta_blocks);
+			return 0;
+		}
+	}
+	return -ENOSPC;
 }
 
 /*
  * Write every free range to the log of NOVA_ALLOC_INO. The pages for that
- * log are allocated first, so the ranges written exclude them; allocating
- * from the front of ranges never increases the number of ranges. Blocks
+ * log are the lowest free blocks, allocated first, so the ranges written
+ * exclude them; taking the lowest blocks never increases the number of
+ * runs. Blocks
  * withheld for media errors (nova_balloc_withhold()) are saved as free:
  * the next mount decides again from the driver's list of its time. Called
  * with the file system quiescent (unmount, remount read-only).
@@ -1102,7 +1163,7 @@ int nova_save_alloc_state(struct super_block *sb)
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *pi = nova_alloc_pi(sbi);
 	struct nova_state_writer w = { .sbi = sbi };
-	unsigned long nr = sbi->bb_nr_held, i, got;
+	unsigned long i;
 	unsigned int l;
 	int err = 0;
 
@@ -1117,9 +1178,10 @@ int nova_save_alloc_state(struct super_block *sb)
 		if (one && nova_free_in_list(sbi, l, one, 1, false))
 			return -EFSCORRUPTED;
 	}
-	for (l = 0; l < sbi->nr_lists; l++)
-		nr += sbi->free_lists[l].nr_ranges;
-	w.npages = DIV_ROUND_UP(nr, NOVA_RANGES_PER_ENTRY);
+	w.counting = true;
+	nova_state_ranges(&w);
+	w.counting = false;
+	w.npages = DIV_ROUND_UP(w.runs, NOVA_RANGES_PER_ENTRY);
 
 	/* Forget an older saved state first: it would otherwise be reused. */
 	nova_pi_commit64(sbi, &pi->i_log_tail, 0);
@@ -1128,14 +1190,15 @@ int nova_save_alloc_state(struct super_block *sb)
 		return 0;
 
 	w.pages = kcalloc(w.npages, sizeof(*w.pages), GFP_KERNEL);
-	w.fr = kzalloc(NOVA_LOG_DATA_SIZE, GFP_KERNEL);
-	if (!w.pages || !w.fr) {
+	w.ranges = kcalloc(NOVA_RANGES_PER_ENTRY, sizeof(*w.ranges),
+			   GFP_KERNEL);
+	w.page = kmalloc(NOVA_BLOCK_SIZE, GFP_KERNEL);
+	if (!w.pages || !w.ranges || !w.page) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < w.npages; i++) {
-		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META,
-					&w.pages[i], &got);
+		err = nova_alloc_state_page(sbi, &w.pages[i]);
 		if (err) {
 			while (i--)
 				nova_free_blocks(sb, w.pages[i], 1,
@@ -1145,27 +1208,19 @@ int nova_save_alloc_state(struct super_block *sb)
 	}
 
 	/* Fill the pages; nothing of this is reachable until the head store. */
-	for (l = 0; l < sbi->nr_lists; l++) {
-		struct nova_range_node *r;
-		struct rb_node *p;
-
-		for (p = rb_first(&sbi->free_lists[l].root); p; p = rb_next(p)) {
-			r = rb_entry(p, struct nova_range_node, node);
-			nova_state_put(&w, r->start, nova_range_len(r));
-		}
-	}
-	for (i = 0; i < sbi->bb_nr_held; i++)
-		nova_state_put(&w, sbi->bb_held[i], 1);
-	if (w.k) {
-		w.tail = nova_write_state_page(sbi, w.fr, w.k, w.pages[w.i], 0);
+	err = nova_state_ranges(&w);
+	if (!err && w.k) {
+		w.tail = nova_write_state_page(sbi, w.page, w.ranges, w.k,
+					       w.pages[w.i], 0);
 		w.i++;
 	}
 	/* Unused pages (the ranges shrank while allocating them) go back. */
+	if (err)
+		w.i = 0;
 	while (w.npages > w.i)
 		nova_free_blocks(sb, w.pages[--w.npages], 1, NOVA_BLOCK_META);
-	if (!w.npages)
+	if (err || !w.npages)
 		goto out;
-	nova_init_state_page(sbi, w.pages[w.npages - 1], 0);
 
 	/* Pages durable, then head, then tail: the state is complete. */
 	nova_pi_commit64(sbi, &pi->i_log_head,
@@ -1176,7 +1231,8 @@ int nova_save_alloc_state(struct super_block *sb)
 	sbi->nr_state_pages = w.npages;
 	w.pages = NULL;
 out:
-	kfree(w.fr);
+	kfree(w.page);
+	kfree(w.ranges);
 	kfree(w.pages);
 	return err;
 }

@@ -144,8 +144,13 @@ void nova_inode_tables_destroy(struct super_block *sb)
 	sbi->imaps = NULL;
 }
 
-/* mkfs: one table block per stripe. Block 3 was zeroed by the caller. */
-int nova_inode_tables_format(struct super_block *sb)
+/*
+ * mkfs: one table block per stripe and, with inode replicas, its replica,
+ * at the blocks @plan gives them (the caller keeps those blocks out of
+ * the free lists). Block 3 was zeroed by the caller.
+ */
+int nova_inode_tables_format(struct super_block *sb,
+			     const struct nova_format_plan *plan)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
@@ -157,11 +162,13 @@ int nova_inode_tables_format(struct super_block *sb)
 	for (i = 0; i < sbi->cpus; i++) {
 		struct nova_inode_map *m = &sbi->imaps[i];
 		struct nova_inode_table t = { .it_cpu = cpu_to_le32(i) };
-		unsigned long blk, rblk;
+		unsigned long blk = nova_plan_table(plan, i);
+		unsigned long rblk = m->rblocks ?
+				     nova_plan_table_replica(plan, i) : 0;
 
-		err = nova_new_table_block(sb, i, 0, &blk, &rblk);
-		if (err)
-			return err;
+		if (rblk)
+			nova_init_table_block(sbi, rblk, i, 0, blk);
+		nova_init_table_block(sbi, blk, i, 0, rblk);
 		t.it_head = cpu_to_le64(blk);
 		t.it_csum = cpu_to_le32(nova_table_rec_csum(&t, sizeof(t)));
 		nova_pmem_memcpy(m->head, &t, sizeof(t));

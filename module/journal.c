@@ -43,11 +43,15 @@ static int nova_journal_alloc(struct super_block *sb)
 	return 0;
 }
 
-/* mkfs: one empty ring per stripe. Block 2 was zeroed by the caller. */
-int nova_journal_format(struct super_block *sb)
+/*
+ * mkfs: one empty ring per stripe, at the block @plan gives it (the
+ * caller keeps those blocks out of the free lists). Block 2 was zeroed by
+ * the caller.
+ */
+int nova_journal_format(struct super_block *sb,
+			const struct nova_format_plan *plan)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	unsigned long blk, got;
 	unsigned int i;
 	int err;
 
@@ -57,11 +61,8 @@ int nova_journal_format(struct super_block *sb)
 	for (i = 0; i < sbi->cpus; i++) {
 		struct nova_journal *j = &sbi->journals[i];
 		struct nova_journal_ptr p = { };
+		unsigned long blk = nova_plan_journal(plan, i);
 
-		err = nova_alloc_blocks(sb, 1, false, NOVA_BLOCK_META, &blk,
-					&got);
-		if (err)
-			return err;
 		nova_pmem_memset(nova_block(sbi, blk), 0, NOVA_BLOCK_SIZE);
 		j->ring_off = (u64)blk << NOVA_BLOCK_SHIFT;
 		j->ring = nova_block(sbi, blk);

@@ -70,6 +70,7 @@
 
 #include "nova_format.h"
 #include "nova_csum.h"
+#include "nova_plan.h"
 #include "nova_ctl.h"
 #include "compat.h"
 
@@ -403,7 +404,8 @@ struct nova_jword {
 
 #define NOVA_JOURNAL_MAX_WORDS	8
 
-int nova_journal_format(struct super_block *sb);
+int nova_journal_format(struct super_block *sb,
+			const struct nova_format_plan *plan);
 int nova_journal_load(struct super_block *sb);
 int nova_journal_recover(struct super_block *sb);
 void nova_journal_recover_replicas(struct super_block *sb);
@@ -467,7 +469,8 @@ struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
 			     umode_t mode, dev_t rdev, u64 *trans);
 void nova_commit_new_inode(struct inode *inode);
 void nova_discard_inode(struct inode *inode);
-int nova_inode_tables_format(struct super_block *sb);
+int nova_inode_tables_format(struct super_block *sb,
+			     const struct nova_format_plan *plan);
 int nova_inode_tables_load(struct super_block *sb, bool slots);
 int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 			unsigned int idx);

@@ -503,6 +503,7 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_super_block *d = &sbi->dsb;
+	struct nova_format_plan plan;
 	int err;
 
 	sbi->cpus = ctx->cpus ? ctx->cpus :
@@ -515,11 +516,19 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	 * are allowed from the start.
 	 */
 	sbi->prot |= NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6;
-	nova_layout_compute(sbi->nblocks, sbi->prot, &sbi->layout);
-	if (sbi->layout.alloc_end < sbi->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
+	/* Where everything goes: uapi/nova_plan.h, shared with mkfs.NOVA. */
+	switch (nova_format_plan(sbi->nblocks, sbi->cpus, sbi->prot, &plan)) {
+	case NOVA_PLAN_FINE:
+		break;
+	case NOVA_PLAN_NO_ROOM:
+		nova_err(sb, "device too small for %u CPU stripes; use -o init,cpus=N with fewer",
+			 sbi->cpus);
+		return -ENOSPC;
+	default:
 		nova_err(sb, "device too small for the protection areas; use -o init,protection=off");
 		return -ENOSPC;
 	}
+	sbi->layout = plan.layout;
 
 	/* Old superblocks go first: a crash mid-format leaves no file system. */
 	nova_pmem_memset(nova_block(sbi, NOVA_SB_BLOCK), 0, NOVA_BLOCK_SIZE);
@@ -539,13 +548,17 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	err = nova_balloc_init(sb);
 	if (err)
 		return err;
-	err = nova_balloc_add_free(sb, sbi->layout.alloc_start, sbi->managed);
+	/* The free lists get what the plan leaves; the rest is metadata. */
+	err = nova_balloc_add_free(sb, plan.free_start,
+				   plan.free_end - plan.free_start);
 	if (err)
 		return err;
-	err = nova_journal_format(sb);
+	atomic_long_set(&sbi->meta_blocks,
+			sbi->managed - (plan.free_end - plan.free_start));
+	err = nova_journal_format(sb, &plan);
 	if (err)
 		return err;
-	err = nova_inode_tables_format(sb);
+	err = nova_inode_tables_format(sb, &plan);
 	if (err)
 		return err;
 	nova_reserved_inode(sbi, NOVA_ROOT_INO, S_IFDIR | 0755, 2);

@@ -14,6 +14,7 @@
 #include "nova_format.h"
 #include "nova_sb.h"
 #include "nova_csum.h"
+#include "nova_state.h"	/* nova_free_ranges_size() */
 
 #define NOVA_BLOCK(off)		((off) >> NOVA_BLOCK_SHIFT)
 #define NOVA_OFF(blk)		((uint64_t)(blk) << NOVA_BLOCK_SHIFT)
@@ -51,12 +52,6 @@ static inline unsigned int nova_dentry_size(unsigned int name_len)
 {
 	return (unsigned int)offsetof(struct nova_dentry_entry, de_name) +
 	       ((name_len + 7U) & ~7U);
-}
-
-static inline unsigned int nova_free_ranges_size(unsigned int count)
-{
-	return (unsigned int)sizeof(struct nova_free_ranges_entry) +
-	       count * (unsigned int)sizeof(struct nova_range);
 }
 
 /* Where a normal inode (ino >= NOVA_FIRST_INO) lives. */

@@ -32,6 +32,7 @@
 
 #include "fsck.h"
 #include "le.h"
+#include "nova_state.h"
 
 static bool put_word(struct fsck *f, uint64_t off, uint64_t val)
 {
@@ -108,31 +109,17 @@ static uint64_t count_runs(const struct fsck *f, const uint8_t *taken)
 	return runs;
 }
 
+/* One state page (nova_state_page_fill(), as the kernel writes it). */
 static bool write_state_page(struct fsck *f, const struct nova_range *r,
 			     unsigned int k, uint64_t blk, uint64_t next,
 			     uint64_t *trans, uint64_t *tail)
 {
 	uint8_t page[NOVA_BLOCK_SIZE];
-	struct nova_free_ranges_entry *fr = (void *)page;
-	struct nova_log_page_tail *lt = (void *)(page + NOVA_LOG_DATA_SIZE);
-	unsigned int size = nova_free_ranges_size(k);
 	struct nerr e;
 
-	memset(page, 0, sizeof(page));
-	memcpy(fr->fr_ranges, r, k * sizeof(*r));
-	fr->fr_count = cpu32(k);
-	fr->hdr.e_type = NOVA_LOG_FREE_RANGES;
-	fr->hdr.e_size = cpu16((uint16_t)size);
-	fr->hdr.e_epoch_id = f->sb.s_epoch_id;
-	fr->hdr.e_trans_id = cpu64(++*trans);
-	nova_entry_seal(fr);
-	lt->lt_next = cpu64(next ? NOVA_OFF(next) : 0);
-	lt->lt_valid = cpu32(1);
-	lt->lt_entries = cpu32(1);
-	lt->lt_ino = cpu64(NOVA_ALLOC_INO);
-	lt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
-	nova_lt_seal(lt);
-	*tail = NOVA_OFF(blk) + size;
+	*tail = NOVA_OFF(blk) +
+		nova_state_page_fill(page, r, k, le64(f->sb.s_epoch_id),
+				     ++*trans, next);
 	if (ndev_write(f->dev, NOVA_OFF(blk), page, sizeof(page), &e)) {
 		fsck_oper(f, "%s", e.msg);
 		return false;

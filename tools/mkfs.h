@@ -15,7 +15,6 @@
 struct mkfs_params {
 	uint64_t size;			/* bytes to format, block multiple */
 	unsigned int cpus;		/* s_cpus: per-CPU stripes */
-	unsigned int alloc_lists;	/* the kernel's free lists (see below) */
 	uint8_t uuid[16];
 	char label[NOVA_LABEL_LEN];	/* NUL-padded, need not end in NUL */
 	int64_t now;			/* seconds since the epoch */
@@ -36,21 +35,15 @@ struct mkfs_layout {
 
 /*
  * Write a fresh NOVA file system of p->size bytes to @d: what the kernel's
- * "mount -o init" writes followed by a clean unmount. The kernel's
- * allocator keeps one free list per possible CPU (regions of
- * ceil(nblocks / lists) blocks) and the placement of the initial
- * structures depends on it; alloc_lists says how many to simulate
- * (0: the possible CPUs of this machine). Returns 0 or a negative errno
- * with a message in @e.
+ * "mount -o init" writes followed by a clean unmount, every structure
+ * where the shared format plan puts it (uapi/nova_plan.h). Returns 0 or a
+ * negative errno with a message in @e.
  */
 int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
 		    struct mkfs_layout *out, struct nerr *e);
 
 /* Smallest number of blocks that holds @cpus stripes (and NOVA_MIN_BLOCKS). */
 uint64_t nova_mkfs_min_blocks(unsigned int cpus);
-
-/* The number of possible CPUs of this machine (sysfs), at least 1. */
-unsigned int nova_possible_cpus(void);
 
 /* ---- options (mkfs_opts.c) ---- */
 
@@ -62,7 +55,6 @@ struct mkfs_opts {
 	bool force;			/* -f */
 	bool dry_run;			/* -n */
 	bool quiet;			/* -q */
-	long alloc_lists;		/* hidden -A: free lists to simulate */
 	const char *protection;		/* -p all|csum|off, NULL: all */
 	uint64_t size;			/* -s: bytes to use, 0: the device */
 };

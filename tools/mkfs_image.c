@@ -1,189 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * mkfs.NOVA: the initial image, built the way the kernel builds it in
- * "mount -o init" (module/super.c, balloc.c, journal.c, inode.c) and then
- * saved by a clean unmount (nova_save_alloc_state()). To place the
- * structures where the kernel would, the kernel's allocator is simulated:
- * one free list per possible CPU, each a region of ceil(nblocks / lists)
- * blocks, allocations taken from the front of the first fitting range of
- * list 0 (the kernel starts at the list of the CPU it runs on; a mount on
- * CPU 0 gives exactly this image). Left as it was never mounted: mount
+ * mkfs.NOVA: the initial image, what the kernel's "mount -o init" writes
+ * followed by a clean unmount. Both place every structure where the
+ * shared format plan says (uapi/nova_plan.h: journal rings, inode tables
+ * and their replicas, the free space) and write the allocator state with
+ * the shared page builder (uapi/nova_state.h), so the two images hold the
+ * same structures in the same blocks. Left as it was never mounted: mount
  * time and count are 0, where "mount -o init" + umount leaves 1.
  *
  * Write order: everything reachable only through the superblock first,
  * made durable, then the primary superblock, then the replica.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "format.h"
 #include "le.h"
 #include "mkfs.h"
-
-/* ---- the simulated allocator (module/balloc.c) ---- */
-
-struct sim_range {
-	uint64_t start, end;		/* [start, end) */
-};
-
-struct sim_list {
-	struct sim_range *r;		/* sorted by start */
-	unsigned int n, cap;
-};
-
-struct sim {
-	struct sim_list *l;
-	unsigned int nr;
-	uint64_t span, nblocks;
-};
-
-static int sim_push(struct sim_list *l, uint64_t start, uint64_t end)
-{
-	if (l->n && l->r[l->n - 1].end == start) {
-		l->r[l->n - 1].end = end;
-		return 0;
-	}
-	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? l->cap * 2 : 4;
-		struct sim_range *r = realloc(l->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		l->r = r;
-		l->cap = cap;
-	}
-	l->r[l->n].start = start;
-	l->r[l->n].end = end;
-	l->n++;
-	return 0;
-}
-
-/* nova_balloc_init() + nova_balloc_add_free() of the allocatable range. */
-static int sim_init(struct sim *s, uint64_t nblocks, unsigned int lists,
-		    const struct nova_layout *lay)
-{
-	uint64_t blk = lay->alloc_start, n = lay->alloc_end - lay->alloc_start;
-
-	s->nr = lists;
-	s->nblocks = nblocks;
-	s->span = (nblocks + lists - 1) / lists;
-	s->l = calloc(lists, sizeof(*s->l));
-	if (!s->l)
-		return -ENOMEM;
-	while (n) {
-		uint64_t l = blk / s->span, lim, chunk;
-
-		if (l > s->nr - 1)
-			l = s->nr - 1;
-		lim = l == s->nr - 1 ? blk + n : (l + 1) * s->span;
-		chunk = n < lim - blk ? n : lim - blk;
-		if (sim_push(&s->l[l], blk, blk + chunk))
-			return -ENOMEM;
-		blk += chunk;
-		n -= chunk;
-	}
-	return 0;
-}
-
-static void sim_free(struct sim *s)
-{
-	unsigned int i;
-
-	for (i = 0; s->l && i < s->nr; i++)
-		free(s->l[i].r);
-	free(s->l);
-}
-
-/* nova_take(): the first range that fits, from its front. */
-static uint64_t sim_take(struct sim_list *l, uint64_t want, bool contig,
-			 uint64_t *blk)
-{
-	unsigned int i;
-	uint64_t got;
-
-	for (i = 0; i < l->n; i++)
-		if (!contig || l->r[i].end - l->r[i].start >= want)
-			break;
-	if (i == l->n)
-		return 0;
-	got = l->r[i].end - l->r[i].start;
-	if (got > want)
-		got = want;
-	*blk = l->r[i].start;
-	l->r[i].start += got;
-	if (l->r[i].start == l->r[i].end) {
-		memmove(&l->r[i], &l->r[i + 1], (l->n - i - 1) * sizeof(l->r[0]));
-		l->n--;
-	}
-	return got;
-}
-
-/* nova_alloc_blocks() on CPU 0; returns the blocks taken, 0 if none. */
-static uint64_t sim_alloc(struct sim *s, uint64_t want, bool contig,
-			  uint64_t *blk)
-{
-	unsigned int i;
-	uint64_t n = 0;
-
-	for (i = 0; i < s->nr && !n; i++)
-		n = sim_take(&s->l[i], want, contig, blk);
-	return n;
-}
-
-/*
- * nova_alloc_blocks_high(): exactly @want blocks from the end of the
- * highest range that fits, last list first. 0 if none fits.
- */
-static uint64_t sim_alloc_high(struct sim *s, uint64_t want, uint64_t *blk)
-{
-	unsigned int i, j;
-
-	for (i = s->nr; i-- > 0;) {
-		struct sim_list *l = &s->l[i];
-
-		for (j = l->n; j-- > 0;) {
-			if (l->r[j].end - l->r[j].start < want)
-				continue;
-			l->r[j].end -= want;
-			*blk = l->r[j].end;
-			if (l->r[j].start == l->r[j].end) {
-				memmove(&l->r[j], &l->r[j + 1],
-					(l->n - j - 1) * sizeof(l->r[0]));
-				l->n--;
-			}
-			return want;
-		}
-	}
-	return 0;
-}
-
-static uint64_t sim_ranges(const struct sim *s, uint64_t *blocks)
-{
-	uint64_t nr = 0, nfree = 0;
-	unsigned int i, j;
-
-	for (i = 0; i < s->nr; i++) {
-		nr += s->l[i].n;
-		for (j = 0; j < s->l[i].n; j++)
-			nfree += s->l[i].r[j].end - s->l[i].r[j].start;
-	}
-	*blocks = nfree;
-	return nr;
-}
+#include "nova_plan.h"
+#include "nova_state.h"
 
 /* ---- the image ---- */
 
 struct image {
 	struct nova_dev *d;
 	struct nerr *e;
-	struct sim sim;
+	struct nova_format_plan plan;
 	uint8_t fixed[NOVA_FIRST_ALLOC_BLOCK * NOVA_BLOCK_SIZE];	/* 0..3 */
 	uint64_t trans;			/* last transaction id used */
 	uint64_t nblocks;
-	struct nova_layout layout;	/* allocatable range, protection areas */
 };
 
 static void *fixed_at(struct image *im, unsigned int blk, size_t off)
@@ -194,22 +40,21 @@ static void *fixed_at(struct image *im, unsigned int blk, size_t off)
 /*
  * Blocks the stripes take from the allocatable part: per stripe a 2 MiB
  * inode table (and its replica with META_REPLICA) and a journal ring,
- * plus the allocator's state page.
+ * plus the allocator's state page and one free block (nova_format_plan()).
  */
 static uint64_t stripe_blocks(const struct mkfs_params *p)
 {
 	unsigned int tables = p->features & NOVA_FEATURE_META_REPLICA ? 2 : 1;
 
-	return (uint64_t)p->cpus * (tables * NOVA_INODE_TABLE_BLOCKS + 1) + 1;
+	return (uint64_t)p->cpus * (tables * NOVA_INODE_TABLE_BLOCKS + 1) + 2;
 }
 
 static int too_small(struct image *im, const struct mkfs_params *p)
 {
-	struct nova_layout l;
+	const struct nova_layout *l = &im->plan.layout;
 	uint64_t avail;
 
-	nova_layout_compute(im->nblocks, p->features, &l);
-	avail = l.alloc_end > l.alloc_start ? l.alloc_end - l.alloc_start : 0;
+	avail = l->alloc_end > l->alloc_start ? l->alloc_end - l->alloc_start : 0;
 	nerr_set(im->e, "%s: %llu blocks are too few for %u CPU stripes: %llu are allocatable after the fixed blocks and protection areas, the stripes' inode tables%s and journals need %llu and more (fewer stripes: -c, or less protection: -p)",
 		 im->d->path, (unsigned long long)im->nblocks, p->cpus,
 		 (unsigned long long)avail,
@@ -218,7 +63,7 @@ static int too_small(struct image *im, const struct mkfs_params *p)
 	return -ENOSPC;
 }
 
-/* nova_journal_format(): one zeroed ring per stripe. */
+/* nova_journal_format(): one zeroed ring per stripe, where planned. */
 static int make_journals(struct image *im, const struct mkfs_params *p,
 			 struct mkfs_layout *out)
 {
@@ -228,10 +73,8 @@ static int make_journals(struct image *im, const struct mkfs_params *p,
 	for (i = 0; i < p->cpus; i++) {
 		struct nova_journal_ptr *jp = fixed_at(im, NOVA_JOURNAL_PTR_BLOCK,
 						       i * sizeof(*jp));
-		uint64_t blk;
+		uint64_t blk = nova_plan_journal(&im->plan, i);
 
-		if (!sim_alloc(&im->sim, 1, false, &blk))
-			return too_small(im, p);
 		err = ndev_zero(im->d, NOVA_OFF(blk), NOVA_BLOCK_SIZE, im->e);
 		if (err)
 			return err;
@@ -266,7 +109,7 @@ static int write_table(struct image *im, unsigned int cpu, uint64_t blk,
 
 /*
  * nova_inode_tables_format(): one zeroed 2 MiB table block per stripe
- * and, with inode replicas, its replica from the high end.
+ * and, with inode replicas, its replica, where planned.
  */
 static int make_tables(struct image *im, const struct mkfs_params *p,
 		       struct mkfs_layout *out)
@@ -277,26 +120,10 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 	for (i = 0; i < p->cpus; i++) {
 		struct nova_inode_table *it = fixed_at(im,
 			NOVA_INODE_TABLE_PTR_BLOCK, i * sizeof(*it));
-		uint64_t blk, rblk = 0;
+		uint64_t blk = nova_plan_table(&im->plan, i);
+		uint64_t rblk = nova_plan_table_replica(&im->plan, i);
 
-		if (sim_alloc(&im->sim, NOVA_INODE_TABLE_BLOCKS, true, &blk) !=
-		    NOVA_INODE_TABLE_BLOCKS) {
-			if (im->sim.span > NOVA_INODE_TABLE_BLOCKS + NOVA_FIRST_ALLOC_BLOCK)
-				return too_small(im, p);
-			nerr_set(im->e, "%s: no contiguous 2 MiB for an inode table: the kernel's %u free lists (one per possible CPU) cut %llu blocks into regions of %llu",
-				 im->d->path, im->sim.nr,
-				 (unsigned long long)im->nblocks,
-				 (unsigned long long)im->sim.span);
-			return -ENOSPC;
-		}
-		if ((p->features & NOVA_FEATURE_META_REPLICA) &&
-		    sim_alloc_high(&im->sim, NOVA_INODE_TABLE_BLOCKS, &rblk) !=
-		    NOVA_INODE_TABLE_BLOCKS)
-			return too_small(im, p);
-		if (rblk)
-			err = write_table(im, i, rblk, blk);
-		else
-			err = 0;
+		err = rblk ? write_table(im, i, rblk, blk) : 0;
 		if (!err)
 			err = write_table(im, i, blk, rblk);
 		if (err)
@@ -338,101 +165,30 @@ static void make_reserved(struct image *im, const struct mkfs_params *p,
 	nova_inode_seal(pi);
 }
 
-/* One state page: a NOVA_LOG_FREE_RANGES entry of @k ranges, its tail. */
-static int write_state_page(struct image *im, const struct sim_range *r,
-			    unsigned int k, uint64_t blk, uint64_t next,
-			    uint64_t *tail)
-{
-	uint8_t page[NOVA_BLOCK_SIZE];
-	struct nova_free_ranges_entry *fr = (void *)page;
-	struct nova_log_page_tail *lt = (void *)(page + NOVA_LOG_DATA_SIZE);
-	unsigned int size = nova_free_ranges_size(k), i;
-
-	memset(page, 0, sizeof(page));
-	for (i = 0; i < k; i++) {
-		fr->fr_ranges[i].r_start = cpu64(r[i].start);
-		fr->fr_ranges[i].r_len = cpu64(r[i].end - r[i].start);
-	}
-	fr->fr_count = cpu32(k);
-	fr->hdr.e_type = NOVA_LOG_FREE_RANGES;
-	fr->hdr.e_size = cpu16((uint16_t)size);
-	fr->hdr.e_epoch_id = 0;
-	fr->hdr.e_trans_id = cpu64(++im->trans);
-	nova_entry_seal(fr);
-	lt->lt_next = cpu64(next ? NOVA_OFF(next) : 0);
-	lt->lt_valid = cpu32(1);
-	lt->lt_entries = cpu32(1);
-	lt->lt_ino = cpu64(NOVA_ALLOC_INO);
-	lt->lt_magic = cpu32(NOVA_LOG_PAGE_MAGIC);
-	nova_lt_seal(lt);
-	*tail = NOVA_OFF(blk) + size;
-	return ndev_write(im->d, NOVA_OFF(blk), page, sizeof(page), im->e);
-}
-
 /*
- * nova_save_alloc_state() at the clean unmount: the free ranges, 250 per
- * NOVA_LOG_FREE_RANGES entry, one entry per log page of NOVA_ALLOC_INO.
- * The pages are allocated first, so the ranges written exclude them.
+ * nova_save_alloc_state() at the first clean unmount: one state page (the
+ * lowest free block) holding the one free run left (uapi/nova_plan.h).
  */
 static int save_state(struct image *im, struct mkfs_layout *out)
 {
 	struct nova_inode *pi = fixed_at(im, NOVA_RESERVED_INODE_BLOCK,
 					 NOVA_ALLOC_INO * NOVA_INODE_SIZE);
-	uint64_t nr, npages, i, n = 0, tail = 0, nfree, *pages = NULL;
-	struct sim_range *all = NULL;
-	unsigned int l, j;
-	int err = 0;
+	uint8_t page[NOVA_BLOCK_SIZE];
+	uint64_t blk = nova_plan_state_page(&im->plan);
+	uint64_t start = nova_plan_saved_start(&im->plan);
+	uint64_t len = im->plan.free_end - start;
+	struct nova_range r;
+	unsigned int size;
 
-	pi->i_log_head = 0;
-	pi->i_log_tail = 0;
-	nr = sim_ranges(&im->sim, &nfree);
-	npages = (nr + NOVA_RANGES_PER_ENTRY - 1) / NOVA_RANGES_PER_ENTRY;
-	if (!npages)
-		return 0;
-	pages = calloc(npages, sizeof(*pages));
-	all = calloc(nr, sizeof(*all));
-	if (!pages || !all) {
-		err = -ENOMEM;
-		nerr_set(im->e, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < npages; i++) {
-		if (!sim_alloc(&im->sim, 1, false, &pages[i])) {
-			err = -ENOSPC;
-			nerr_set(im->e, "no room for the allocator state");
-			goto out;
-		}
-	}
-	/* Taking from the front of ranges may drop ranges, never adds any. */
-	for (l = 0; l < im->sim.nr; l++)
-		for (j = 0; j < im->sim.l[l].n; j++)
-			all[n++] = im->sim.l[l].r[j];
-	/*
-	 * If ranges were dropped, a page may be left over. The kernel frees
-	 * it after writing the state, so it is in no saved range (leaked
-	 * until the next dirty mount); mkfs keeps it in the chain with an
-	 * entry of no ranges instead, so the image has no leak.
-	 */
-	for (i = 0; i < npages; i++) {
-		uint64_t first = i * NOVA_RANGES_PER_ENTRY, k = 0;
-
-		if (first < n)
-			k = n - first < NOVA_RANGES_PER_ENTRY ? n - first :
-			    NOVA_RANGES_PER_ENTRY;
-		err = write_state_page(im, all + (first < n ? first : 0),
-				       (unsigned int)k, pages[i],
-				       i + 1 < npages ? pages[i + 1] : 0, &tail);
-		if (err)
-			goto out;
-	}
-	pi->i_log_head = cpu64(NOVA_OFF(pages[0]));
-	pi->i_log_tail = cpu64(tail);
-	out->state_pages = npages;
-	out->free_ranges = n;
-out:
-	free(pages);
-	free(all);
-	return err;
+	r.r_start = cpu64(start);
+	r.r_len = cpu64(len);
+	size = nova_state_page_fill(page, &r, 1, 0, ++im->trans, 0);
+	pi->i_log_head = cpu64(NOVA_OFF(blk));
+	pi->i_log_tail = cpu64(NOVA_OFF(blk) + size);
+	out->state_pages = 1;
+	out->free_ranges = 1;
+	out->free_blocks = len;
+	return ndev_write(im->d, NOVA_OFF(blk), page, sizeof(page), im->e);
 }
 
 static int make_super(struct image *im, const struct mkfs_params *p,
@@ -440,10 +196,8 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 {
 	struct nova_super_block *sb = fixed_at(im, NOVA_SB_BLOCK, 0);
 	uint8_t replica[NOVA_BLOCK_SIZE];
-	uint64_t nfree;
 	int err;
 
-	sim_ranges(&im->sim, &nfree);
 	memset(sb, 0, sizeof(*sb));
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
@@ -455,7 +209,7 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	sb->s_state = cpu32(NOVA_STATE_CLEAN);
 	sb->s_feature_incompat = cpu32(p->features | NOVA_FEATURE_1_5 |
 				      NOVA_FEATURE_1_6);
-	nova_layout_to_sb(sb, &im->layout);
+	nova_layout_to_sb(sb, &im->plan.layout);
 	memcpy(sb->s_uuid, p->uuid, sizeof(sb->s_uuid));
 	memcpy(sb->s_label, p->label, sizeof(sb->s_label));
 	sb->s_mkfs_time = cpu64((uint64_t)p->now);
@@ -466,22 +220,21 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	sb->s_epoch_id = 0;
 	sb->s_log_pages = 0;
 	sb->s_data_pages = 0;
-	sb->s_free_blocks = cpu64(nfree);
+	sb->s_free_blocks = cpu64(out->free_blocks);
 	nova_sb_seal(sb);
-	out->free_blocks = nfree;
 
 	/* Metadata durable, then the primary, durable, then the replica. */
 	err = 0;
-	if (im->layout.mmap)	/* the unprotected-inode list starts empty */
-		err = ndev_zero(im->d, NOVA_OFF(im->layout.mmap),
+	if (im->plan.layout.mmap)	/* the unprotected-inode list starts empty */
+		err = ndev_zero(im->d, NOVA_OFF(im->plan.layout.mmap),
 				NOVA_BLOCK_SIZE, im->e);
 	if (!err)
 		err = ndev_write(im->d, NOVA_OFF(NOVA_RESERVED_INODE_BLOCK),
 			 fixed_at(im, NOVA_RESERVED_INODE_BLOCK, 0),
 			 (NOVA_FIRST_ALLOC_BLOCK - 1) * NOVA_BLOCK_SIZE, im->e);
 	/* The reserved inodes' replicas (1.3), a copy of block 1. */
-	if (!err && im->layout.meta_replica)
-		err = ndev_write(im->d, NOVA_OFF(im->layout.meta_replica),
+	if (!err && im->plan.layout.meta_replica)
+		err = ndev_write(im->d, NOVA_OFF(im->plan.layout.meta_replica),
 			 fixed_at(im, NOVA_RESERVED_INODE_BLOCK, 0),
 			 NOVA_BLOCK_SIZE, im->e);
 	if (!err)
@@ -502,44 +255,14 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 
 uint64_t nova_mkfs_min_blocks(unsigned int cpus)
 {
-	/* fixed blocks, per stripe a table and a ring, a state page, replica */
+	/*
+	 * fixed blocks, per stripe a table and a ring, a state page, a free
+	 * block, the replica superblock
+	 */
 	uint64_t need = NOVA_FIRST_ALLOC_BLOCK +
-			(uint64_t)cpus * (NOVA_INODE_TABLE_BLOCKS + 1) + 1 + 1;
+			(uint64_t)cpus * (NOVA_INODE_TABLE_BLOCKS + 1) + 2 + 1;
 
 	return need > NOVA_MIN_BLOCKS ? need : NOVA_MIN_BLOCKS;
-}
-
-unsigned int nova_possible_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	unsigned int n = 0, a, b;
-	char sep;
-
-	if (f) {
-		/* "0-3,5,7-8" */
-		while (fscanf(f, "%u", &a) == 1) {
-			b = a;
-			if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-				if (fscanf(f, "%u", &b) != 1)
-					break;
-				if (fscanf(f, "%c", &sep) != 1)
-					sep = 0;
-			}
-			if (b > a)
-				n += b - a + 1;
-			else
-				n++;
-			if (sep != ',')
-				break;
-		}
-		fclose(f);
-	}
-	if (!n) {
-		long c = sysconf(_SC_NPROCESSORS_CONF);
-
-		n = c > 0 ? (unsigned int)c : 1;
-	}
-	return n;
 }
 
 int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
@@ -571,23 +294,15 @@ int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
 	im->e = e;
 	im->nblocks = p->size / NOVA_BLOCK_SIZE;
 	out->nblocks = im->nblocks;
-	if (im->nblocks < nova_mkfs_min_blocks(p->cpus)) {
+	if (im->nblocks < nova_mkfs_min_blocks(p->cpus) ||
+	    nova_format_plan(im->nblocks, p->cpus, p->features, &im->plan) !=
+	    NOVA_PLAN_FINE) {
+		if (im->nblocks >= NOVA_MIN_BLOCKS)
+			nova_layout_compute(im->nblocks, p->features,
+					    &im->plan.layout);
 		err = too_small(im, p);
 		goto out;
 	}
-	nova_layout_compute(im->nblocks, p->features, &im->layout);
-	if (im->layout.alloc_end < im->layout.alloc_start + NOVA_MIN_BLOCKS / 2) {
-		err = too_small(im, p);
-		goto out;
-	}
-	err = sim_init(&im->sim, im->nblocks,
-		       p->alloc_lists ? p->alloc_lists : nova_possible_cpus(),
-		       &im->layout);
-	if (err) {
-		nerr_set(e, "out of memory");
-		goto out;
-	}
-	/* The order of nova_format(): it decides where things go. */
 	err = make_journals(im, p, out);
 	if (!err)
 		err = make_tables(im, p, out);
@@ -602,7 +317,6 @@ int nova_mkfs_write(struct nova_dev *d, const struct mkfs_params *p,
 	if (!err)
 		err = make_super(im, p, out);
 out:
-	sim_free(&im->sim);
 	free(im);
 	return err;
 }

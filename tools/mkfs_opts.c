@@ -147,7 +147,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":L:U:c:fnqA:p:s:hV")) != -1) {
+	while ((c = getopt(argc, argv, ":L:U:c:fnqp:s:hV")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -158,7 +158,6 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 			o->uuid = optarg;
 			break;
 		case 'c':
-		case 'A':
 			errno = 0;
 			{
 				long v = strtol(optarg, &end, 10);
@@ -168,10 +167,7 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 						 c, optarg);
 					return -EINVAL;
 				}
-				if (c == 'c')
-					o->cpus = v;
-				else
-					o->alloc_lists = v;
+				o->cpus = v;
 			}
 			break;
 		case 'f':
@@ -251,11 +247,6 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		p->cpus = n < 1 ? 1 : n > NOVA_MAX_CPUS ? NOVA_MAX_CPUS :
 			  (unsigned int)n;
 	}
-	if (o->alloc_lists > 4096) {
-		nerr_set(e, "-A %ld: too many free lists", o->alloc_lists);
-		return -EINVAL;
-	}
-	p->alloc_lists = (unsigned int)o->alloc_lists;
 	if (!o->protection || !strcmp(o->protection, "all"))
 		p->features = NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_DATA_PARITY |
 			      NOVA_FEATURE_META_REPLICA |

@@ -22,6 +22,7 @@
 #define nova_sb_le16(x)		le16_to_cpu(x)
 #define nova_sb_le32(x)		le32_to_cpu(x)
 #define nova_sb_le64(x)		le64_to_cpu(x)
+#define nova_sb_cpu16(x)	cpu_to_le16(x)
 #define nova_sb_cpu32(x)	cpu_to_le32(x)
 #define nova_sb_cpu64(x)	cpu_to_le64(x)
 #else
@@ -31,6 +32,7 @@
 #define nova_sb_le16(x)		le16toh(x)
 #define nova_sb_le32(x)		le32toh(x)
 #define nova_sb_le64(x)		le64toh(x)
+#define nova_sb_cpu16(x)	htole16(x)
 #define nova_sb_cpu32(x)	htole32(x)
 #define nova_sb_cpu64(x)	htole64(x)
 #endif

@@ -90,7 +90,6 @@ static inline int img_make_features(struct img *im, uint64_t size,
 	memset(&p, 0, sizeof(p));
 	p.size = size;
 	p.cpus = cpus;
-	p.alloc_lists = 1;
 	p.features = features;
 	p.now = 1700000000;
 	p.uuid[0] = 0x42;
@@ -498,7 +497,9 @@ static inline void img_finish(struct img *im)
 	struct nova_inode *ai = img_inode(im, NOVA_ALLOC_INO);
 	uint64_t page = le64(ai->i_log_head), nfree = 0;
 	struct nova_free_ranges_entry *fr = img_at(im, page);
+	struct nova_log_page_tail *lt = img_at(im, page + NOVA_LOG_DATA_SIZE);
 	struct nova_super_block *sb = img_sb(im);
+	struct nova_range r[NOVA_RANGES_PER_ENTRY];
 	uint32_t i, n = 0;
 	unsigned int size;
 
@@ -515,19 +516,17 @@ static inline void img_finish(struct img *im)
 			while (b < end && !im->inuse[b])
 				b++;
 			if (b > s && n < NOVA_RANGES_PER_ENTRY) {
-				fr->fr_ranges[n].r_start = cpu64(s);
-				fr->fr_ranges[n].r_len = cpu64(b - s);
+				r[n].r_start = cpu64(s);
+				r[n].r_len = cpu64(b - s);
 				nfree += b - s;
 				n++;
 			}
 		}
 	}
-	size = nova_free_ranges_size(n);
-	fr->fr_count = cpu32(n);
-	fr->hdr.e_size = cpu16((uint16_t)size);
-	nova_entry_seal(fr);
-	if (size < NOVA_LOG_DATA_SIZE)
-		memset(img_at(im, page + size), 0, 8);
+	/* The page rebuilt by the builder the kernel and the tools share. */
+	size = nova_state_page_fill(fr, r, n, le64(fr->hdr.e_epoch_id),
+				    le64(fr->hdr.e_trans_id),
+				    NOVA_BLOCK(le64(lt->lt_next)));
 	ai->i_log_tail = cpu64(page + size);
 	sb->s_free_blocks = cpu64(nfree);
 	sb->s_log_pages = cpu64(im->log_pages);

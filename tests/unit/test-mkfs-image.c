@@ -15,10 +15,12 @@
 #include <cmocka.h>
 
 #include "test-fsck-image.h"
+#include "nova_plan.h"
 
 struct geo {
 	uint64_t size;
-	unsigned int cpus, lists;
+	unsigned int cpus;
+	uint32_t features;
 };
 
 static uint8_t *make(const struct geo *g, struct mkfs_layout *lay,
@@ -26,7 +28,7 @@ static uint8_t *make(const struct geo *g, struct mkfs_layout *lay,
 {
 	uint8_t *buf = calloc(1, g->size);
 	struct mkfs_params p = {
-		.size = g->size, .cpus = g->cpus, .alloc_lists = g->lists,
+		.size = g->size, .cpus = g->cpus, .features = g->features,
 		.now = -86400 * 365, .now_nsec = 5,	/* 1969: negative */
 		.uid = 1000, .gid = 100,
 	};
@@ -73,11 +75,21 @@ static void check_super(const uint8_t *buf, const struct geo *g,
 	assert_int_equal(le64(sb->s_free_blocks), lay->free_blocks);
 	assert_int_equal(le64(sb->s_epoch_id), 0);
 	assert_true(le64(sb->s_trans_id) > 0);
-	/* Blocks: fixed, tables, rings, state pages, replica, the rest free. */
-	assert_int_equal(lay->free_blocks,
-			 g->size / NOVA_BLOCK_SIZE - NOVA_FIRST_ALLOC_BLOCK - 1 -
-			 g->cpus * (NOVA_INODE_TABLE_BLOCKS + 1) -
-			 lay->state_pages);
+	/*
+	 * Allocatable blocks: tables (and replicas), rings, state pages, the
+	 * rest free.
+	 */
+	{
+		struct nova_layout l;
+		unsigned int copies = g->features & NOVA_FEATURE_META_REPLICA ?
+				      2 : 1;
+
+		nova_layout_compute(g->size / NOVA_BLOCK_SIZE, g->features, &l);
+		assert_int_equal(lay->free_blocks,
+				 l.alloc_end - l.alloc_start -
+				 g->cpus * (copies * NOVA_INODE_TABLE_BLOCKS + 1) -
+				 lay->state_pages);
+	}
 }
 
 static void check_structures(const uint8_t *buf, const struct geo *g,
@@ -175,24 +187,27 @@ static void check_geometry(const struct geo *g)
 	im.nblocks = g->size / NOVA_BLOCK_SIZE;
 	st = img_fsck_report(&im, FSCK_NO_CHANGES, &report);
 	if (st)
-		fail_msg("fsck of %llu bytes, %u stripes, %u lists: status %d\n%s",
-			 (unsigned long long)g->size, g->cpus, g->lists, st,
+		fail_msg("fsck of %llu bytes, %u stripes, features %#x: status %d\n%s",
+			 (unsigned long long)g->size, g->cpus, g->features, st,
 			 report);
 	free(report);
 	free(buf);
 }
 
+#define PROT	(NOVA_FEATURE_PROT_ALL)
+
 static void test_geometries(void **state)
 {
 	static const struct geo geos[] = {
-		{ 8 << 20, 1, 1 },		/* the minimum */
-		{ 8 << 20, 1, 2 },
-		{ 16 << 20, 2, 2 },
-		{ 16 << 20, 7, 1 },		/* nearly full of tables */
-		{ 64 << 20, 4, 3 },		/* regions not a power of two */
-		{ (160 << 20) + 4096 * 3, 2, 64 },	/* odd size, many lists */
-		{ 200 << 20, 64, 64 },		/* NOVA_MAX_CPUS */
-		{ 256 << 20, 3, 100 },		/* more lists than stripes */
+		{ 8 << 20, 1, 0 },		/* the minimum */
+		{ 8 << 20, 1, NOVA_FEATURE_DATA_CSUM },
+		{ 16 << 20, 2, 0 },
+		{ 16 << 20, 7, 0 },		/* nearly full of tables */
+		{ 64 << 20, 4, PROT },
+		{ (160 << 20) + 4096 * 3, 2, PROT },	/* odd size */
+		{ 200 << 20, 64, 0 },		/* NOVA_MAX_CPUS */
+		{ 300 << 20, 64, PROT },	/* with their replicas */
+		{ 256 << 20, 3, NOVA_FEATURE_DATA_CSUM | NOVA_FEATURE_META_REPLICA },
 	};
 	size_t i;
 
@@ -201,65 +216,188 @@ static void test_geometries(void **state)
 		check_geometry(&geos[i]);
 }
 
-/* Many free lists: the saved state spans several log pages. */
-static void test_state_over_pages(void **state)
+/*
+ * The format plan (uapi/nova_plan.h) that mkfs and the kernel share: the
+ * rings, tables, replicas and free space tile the allocatable blocks
+ * exactly, in the documented order.
+ */
+static void check_plan(uint64_t nblocks, unsigned int cpus, uint32_t features)
 {
-	struct geo g = { 320ULL * 1024 * NOVA_BLOCK_SIZE, 1, 320 };
-	struct mkfs_layout lay;
-	uint8_t *buf = make(&g, &lay, NULL);
-	struct img im = { .buf = buf, .size = g.size, .nblocks = g.size / 4096 };
+	struct nova_format_plan p;
+	uint64_t tables = (uint64_t)cpus * NOVA_INODE_TABLE_BLOCKS;
+	unsigned int i;
 
-	(void)state;
-	assert_int_equal(lay.state_pages, 2);
-	assert_int_equal(lay.free_ranges, 320);
-	assert_int_equal(img_fsck(&im, FSCK_NO_CHANGES, NULL), 0);
-	free(buf);
+	assert_int_equal(nova_format_plan(nblocks, cpus, features, &p),
+			 NOVA_PLAN_FINE);
+	assert_int_equal(p.journals, p.layout.alloc_start);
+	for (i = 0; i < cpus; i++) {
+		assert_int_equal(nova_plan_journal(&p, i), p.journals + i);
+		assert_int_equal(nova_plan_table(&p, i),
+				 p.journals + cpus + (uint64_t)i * NOVA_INODE_TABLE_BLOCKS);
+		if (features & NOVA_FEATURE_META_REPLICA)
+			assert_int_equal(nova_plan_table_replica(&p, i),
+					 p.layout.alloc_end -
+					 (uint64_t)(i + 1) * NOVA_INODE_TABLE_BLOCKS);
+		else
+			assert_int_equal(nova_plan_table_replica(&p, i), 0);
+	}
+	assert_int_equal(p.free_start, p.journals + cpus + tables);
+	assert_int_equal(p.free_end, p.layout.alloc_end -
+			 (features & NOVA_FEATURE_META_REPLICA ? tables : 0));
+	assert_true(p.free_end >= p.free_start + 2);
+	assert_int_equal(nova_plan_state_page(&p), p.free_start);
 }
 
-/*
- * Like the kernel, mkfs fails when the free lists cut the device into
- * regions too small for a 2 MiB inode table, and says why.
- */
-static void test_regions_too_small(void **state)
+static void test_plan(void **state)
 {
-	uint64_t size = 64 << 20;
+	struct nova_format_plan p;
+
+	(void)state;
+	check_plan(NOVA_MIN_BLOCKS, 1, 0);
+	check_plan(NOVA_MIN_BLOCKS * 2, 1, PROT);
+	check_plan(51200, 3, PROT);
+	check_plan(51200, 64, 0);
+	check_plan(1ULL << 30, 64, PROT);
+	/* too small, and why */
+	assert_int_equal(nova_format_plan(51200, 0, 0, &p), NOVA_PLAN_BAD_CPUS);
+	assert_int_equal(nova_format_plan(51200, NOVA_MAX_CPUS + 1, 0, &p),
+			 NOVA_PLAN_BAD_CPUS);
+	assert_int_equal(nova_format_plan(NOVA_MIN_BLOCKS - 1, 1, 0, &p),
+			 NOVA_PLAN_NO_AREA);
+	assert_int_equal(nova_format_plan(NOVA_MIN_BLOCKS, 2, PROT, &p),
+			 NOVA_PLAN_NO_ROOM);
+	assert_int_equal(nova_format_plan(NOVA_MIN_BLOCKS, 4, 0, &p),
+			 NOVA_PLAN_NO_ROOM);
+}
+
+/* mkfs says why a device is too small for its stripes. */
+static void test_stripes_too_small(void **state)
+{
+	uint64_t size = 16 << 20;
 	uint8_t *buf = calloc(1, size);
-	struct mkfs_params p = { .size = size, .cpus = 1, .alloc_lists = 64 };
+	struct mkfs_params p = { .size = size, .cpus = 4, .features = PROT };
 	struct nova_dev d;
 	struct nerr e;
 
 	(void)state;
 	ndev_from_buffer(&d, buf, size);
 	assert_int_equal(nova_mkfs_write(&d, &p, NULL, &e), -ENOSPC);
-	assert_non_null(strstr(e.msg, "free lists"));
+	assert_non_null(strstr(e.msg, "too few for 4 CPU stripes"));
 	free(buf);
 }
 
-/* Same parameters, same image; metadata sits where the kernel puts it. */
+/* Same parameters, same image; metadata sits where the plan puts it. */
 static void test_deterministic_layout(void **state)
 {
-	struct geo g = { 32 << 20, 2, 2 };
+	struct geo g = { 32 << 20, 2, 0 };
 	struct mkfs_layout l1, l2;
 	uint8_t *a = make(&g, &l1, NULL), *b = make(&g, &l2, NULL);
 
 	(void)state;
 	assert_memory_equal(a, b, g.size);
-	/* As nova_journal_format() then nova_inode_tables_format() on CPU 0. */
 	assert_int_equal(l1.journal[0], NOVA_FIRST_ALLOC_BLOCK);
 	assert_int_equal(l1.journal[1], NOVA_FIRST_ALLOC_BLOCK + 1);
 	assert_int_equal(l1.table[0], NOVA_FIRST_ALLOC_BLOCK + 2);
 	assert_int_equal(l1.table[1], NOVA_FIRST_ALLOC_BLOCK + 2 + NOVA_INODE_TABLE_BLOCKS);
+	assert_int_equal(l1.state_pages, 1);
+	assert_int_equal(l1.free_ranges, 1);
 	free(a);
 	free(b);
+}
+
+/*
+ * The shared state-page builder (uapi/nova_state.h): the page the kernel,
+ * mkfs and fsck write for @k ranges is a sealed entry, zeroes after it
+ * and a sealed tail linking to the next page.
+ */
+static void check_state_page(unsigned int k, uint64_t next)
+{
+	uint8_t page[NOVA_BLOCK_SIZE];
+	struct nova_range r[NOVA_RANGES_PER_ENTRY];
+	const struct nova_free_ranges_entry *fr = (const void *)page;
+	const struct nova_log_page_tail *lt = (const void *)(page +
+							     NOVA_LOG_DATA_SIZE);
+	unsigned int i, size;
+
+	for (i = 0; i < k; i++) {
+		r[i].r_start = cpu64(100 + 10 * i);
+		r[i].r_len = cpu64(i + 1);
+	}
+	memset(page, 0xa5, sizeof(page));
+	size = nova_state_page_fill(page, r, k, 7, 42, next);
+	assert_int_equal(size, nova_free_ranges_size(k));
+	assert_int_equal(nova_entry_expected_size(fr), size);
+	assert_int_equal(fr->hdr.e_type, NOVA_LOG_FREE_RANGES);
+	assert_int_equal(fr->hdr.e_flags, 0);
+	assert_int_equal(le16(fr->hdr.e_size), size);
+	assert_int_equal(le64(fr->hdr.e_epoch_id), 7);
+	assert_int_equal(le64(fr->hdr.e_trans_id), 42);
+	assert_int_equal(le32(fr->hdr.e_csum), nova_entry_csum(fr, size));
+	assert_int_equal(le32(fr->fr_count), k);
+	if (k)
+		assert_memory_equal(fr->fr_ranges, r, k * sizeof(r[0]));
+	for (i = size; i < NOVA_LOG_DATA_SIZE; i++)
+		assert_int_equal(page[i], 0);
+	assert_int_equal(le64(lt->lt_next), NOVA_OFF(next));
+	assert_int_equal(le32(lt->lt_valid), 1);
+	assert_int_equal(le32(lt->lt_entries), 1);
+	assert_int_equal(le64(lt->lt_ino), NOVA_ALLOC_INO);
+	assert_int_equal(le32(lt->lt_magic), NOVA_LOG_PAGE_MAGIC);
+	assert_int_equal(le64(lt->lt_replica), 0);
+	assert_int_equal(le32(lt->lt_csum), nova_lt_csum(lt));
+	for (i = 0; i < 3; i++)
+		assert_int_equal(lt->lt_reserved[i], 0);
+}
+
+static void test_state_page_fill(void **state)
+{
+	(void)state;
+	check_state_page(0, 0);
+	check_state_page(1, 0);
+	check_state_page(17, 5000);
+	check_state_page(NOVA_RANGES_PER_ENTRY, 123456789);
+	/* A full page: the entry fills the data area, no pad byte. */
+	assert_int_equal(nova_free_ranges_size(NOVA_RANGES_PER_ENTRY),
+			 NOVA_LOG_DATA_SIZE);
+}
+
+/* mkfs writes each state page exactly as the builder makes it. */
+static void test_state_pages_built(void **state)
+{
+	struct geo g = { 64 << 20, 2, PROT };
+	struct mkfs_layout lay;
+	uint8_t *buf = make(&g, &lay, NULL), page[NOVA_BLOCK_SIZE];
+	const struct nova_inode *ai = (const void *)(buf +
+		NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) + NOVA_ALLOC_INO * NOVA_INODE_SIZE);
+	uint64_t off = le64(ai->i_log_head), pages = 0;
+
+	(void)state;
+	while (off) {
+		const struct nova_free_ranges_entry *fr = (const void *)(buf + off);
+		const struct nova_log_page_tail *lt = (const void *)(buf + off +
+							NOVA_LOG_DATA_SIZE);
+
+		nova_state_page_fill(page, fr->fr_ranges, le32(fr->fr_count),
+				     le64(fr->hdr.e_epoch_id),
+				     le64(fr->hdr.e_trans_id),
+				     NOVA_BLOCK(le64(lt->lt_next)));
+		assert_memory_equal(buf + off, page, NOVA_BLOCK_SIZE);
+		off = le64(lt->lt_next);
+		pages++;
+	}
+	assert_int_equal(pages, lay.state_pages);
+	free(buf);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_geometries),
-		cmocka_unit_test(test_state_over_pages),
-		cmocka_unit_test(test_regions_too_small),
+		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_stripes_too_small),
 		cmocka_unit_test(test_deterministic_layout),
+		cmocka_unit_test(test_state_page_fill),
+		cmocka_unit_test(test_state_pages_built),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -269,7 +269,6 @@ static void test_size_option(void **state)
 	/* the image of a sized file system has its replica at its own end */
 	o.size = 16 << 20;
 	assert_int_equal(mkfs_check_device(&d, &o, &p, &sig, &e), 0);
-	p.alloc_lists = 1;
 	assert_int_equal(nova_mkfs_write(&d, &p, NULL, &e), 0);
 	assert_memory_equal(buf + (16 << 20) - 4096, buf, 64);
 	assert_int_equal(le64(((struct nova_super_block *)buf)->s_size), 16 << 20);
@@ -282,7 +281,7 @@ static void test_refuses_existing_nova(void **state)
 {
 	uint64_t size = 16 << 20;
 	uint8_t *buf = calloc(1, size);
-	struct mkfs_params p = { .size = size, .cpus = 1, .alloc_lists = 1 };
+	struct mkfs_params p = { .size = size, .cpus = 1 };
 	struct nova_dev d;
 	const char *sig;
 	struct nerr e;
