@@ -289,6 +289,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	u32 i, k, batch, same, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
 	void *old[NOVA_INDEX_BATCH] __uninitialized;
+	unsigned long had = ni->data_pages;
 
 	for (i = 0; i < n; i += batch) {
 		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
@@ -313,7 +314,13 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	i_size_write(inode, le64_to_cpu(fw->fw_size));
 	nova_set_mtime(inode, nova_ts_from_media(&fw->fw_mtime));
 	nova_set_ctime(inode, nova_get_mtime(inode));
-	nova_quota_charge(inode);
+	/*
+	 * The charged bytes follow data_pages (quota.c): set when the inode
+	 * is loaded, charged again after every change. An overwrite (no page
+	 * added) leaves nothing to charge: skip inode_get_bytes()'s lock.
+	 */
+	if (ni->data_pages != had)
+		nova_quota_charge(inode);
 }
 
 /* Forget the pages at and after @from; at runtime free their blocks. */
@@ -555,19 +562,14 @@ static void nova_wait_dax_page(struct inode *inode)
 	filemap_invalidate_lock(inode->i_mapping);
 }
 
-/*
- * Make [start, end] of the file unreachable through user mappings before
- * its blocks are replaced or freed. Caller holds the invalidate lock.
- */
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+/* nova_break_layouts() of a file that has DAX entries in its mapping. */
+int nova_break_mapped_layouts(struct inode *inode, loff_t start, loff_t end)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct page *page;
 	int err;
 
 	lockdep_assert_held(&mapping->invalidate_lock);
-	if (!mapping->nrpages)
-		return 0;
 	for (;;) {
 		page = dax_layout_busy_page_range(mapping, start, end);
 		if (!page)
