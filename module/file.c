@@ -56,10 +56,46 @@ static struct nova_file_write_entry *nova_fw(struct inode *inode, void *v)
 	return nova_addr(NOVA_SB(inode->i_sb), xa_to_value(v));
 }
 
+/*
+ * xa_load() of the page index, walked inline: from the head down the
+ * nodes, one slot per level, under the RCU read lock as xa_load() (nodes
+ * are freed after a grace period). The index holds value entries only,
+ * each for one page (no marks, no multi-index entries), so a walk that
+ * ends on anything else internal (a retry entry left by a node being
+ * removed, a sibling) goes through xa_load(), which knows them all. Each
+ * write looks up the page before its own (the allocation goal) and each
+ * read its page; xa_load()'s calls into xas_load(), xas_start() and
+ * xas_descend() cost that lookup several times the walk.
+ */
+static void *nova_index_load(struct xarray *xa, pgoff_t pgoff)
+{
+	struct xa_node *node;
+	void *entry;
+
+	rcu_read_lock();
+	entry = rcu_dereference(xa->xa_head);
+	if (!xa_is_node(entry)) {
+		if (pgoff)
+			entry = NULL;
+	} else if ((pgoff >> xa_to_node(entry)->shift) > XA_CHUNK_MASK) {
+		entry = NULL;
+	} else {
+		do {
+			node = xa_to_node(entry);
+			entry = rcu_dereference(node->slots[(pgoff >> node->shift) &
+							    XA_CHUNK_MASK]);
+		} while (node->shift && xa_is_node(entry));
+	}
+	rcu_read_unlock();
+	if (unlikely(xa_is_internal(entry)))
+		return xa_load(xa, pgoff);
+	return entry;
+}
+
 /* Block holding file page @pgoff, or 0 for a hole. */
 u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 {
-	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	void *v = nova_index_load(&NOVA_I(inode)->pages, pgoff);
 	struct nova_file_write_entry *fw;
 
 	if (!v)
@@ -74,7 +110,7 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
  */
 u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff)
 {
-	void *v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	void *v = nova_index_load(&NOVA_I(inode)->pages, pgoff);
 	struct nova_file_write_entry *fw;
 
 	if (!v)
@@ -158,6 +194,31 @@ static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
 #define NOVA_INDEX_BATCH	32
 
 /*
+ * The slot of page @pgoff in a leaf node of @xa, walked inline as
+ * nova_index_load() does, or NULL if the walk does not end in a leaf (a
+ * hole above the leaves, the head slot, a page past the top node's
+ * reach). xa_lock held.
+ */
+static void __rcu **nova_index_leaf_slot(struct xarray *xa, pgoff_t pgoff)
+{
+	struct xa_node *node;
+	void *entry = xa_head_locked(xa);
+
+	if (!xa_is_node(entry) ||
+	    (pgoff >> xa_to_node(entry)->shift) > XA_CHUNK_MASK)
+		return NULL;
+	for (;;) {
+		node = xa_to_node(entry);
+		if (!node->shift)
+			return &node->slots[pgoff & XA_CHUNK_MASK];
+		entry = xa_entry_locked(xa, node,
+					(pgoff >> node->shift) & XA_CHUNK_MASK);
+		if (!xa_is_node(entry))
+			return NULL;
+	}
+}
+
+/*
  * Point file pages [@pgoff, @pgoff + @n) (@n <= NOVA_INDEX_BATCH) at @val
  * with one walk of the xarray and one round of its lock, instead of one of
  * each per page as xa_store() does (a 2 MiB write is 512 pages). The
@@ -172,18 +233,32 @@ static void nova_pages_gone(struct inode *inode, void *v, pgoff_t pgoff,
  * entries) gets the new value with one slot store: that is all
  * xas_store() does for a value replacing a value there (no count, value
  * count or mark changes), without its creation walk and checks per page.
- * Anything else (a hole, the head slot, a new node) goes through
- * xas_store().
+ * A single page (a 4 KiB overwrite) is found by nova_index_leaf_slot()'s
+ * inline walk, without an xa_state. Anything else (a hole, the head slot,
+ * a new node) goes through xas_store().
  */
 static void nova_index_store(struct xarray *xa, pgoff_t pgoff,
 			     unsigned int n, void *val, void **old)
 {
 	XA_STATE(xas, xa, pgoff);
 	unsigned int i = 0;
+	void __rcu **slot;
 	void *cur;
 
-	do {
-		xas_lock(&xas);
+	xas_lock(&xas);
+	/* One overwritten page (a 4 KiB write): its slot, one store. */
+	if (n == 1) {
+		slot = nova_index_leaf_slot(xa, pgoff);
+		cur = slot ? rcu_dereference_protected(*slot,
+				lockdep_is_held(&xa->xa_lock)) : NULL;
+		if (xa_is_value(cur)) {
+			rcu_assign_pointer(*slot, val);
+			xas_unlock(&xas);
+			old[0] = cur;
+			return;
+		}
+	}
+	for (;;) {
 		cur = xas_load(&xas);
 		while (i < n) {
 			if (xa_is_value(cur) && xas_is_node(&xas) &&
@@ -200,7 +275,10 @@ static void nova_index_store(struct xarray *xa, pgoff_t pgoff,
 				cur = xas_next(&xas);
 		}
 		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_NOFS | __GFP_NOFAIL));
+		if (!xas_nomem(&xas, GFP_NOFS | __GFP_NOFAIL))
+			break;
+		xas_lock(&xas);
+	}
 }
 
 void nova_file_apply_write(struct inode *inode, u64 off,
@@ -211,6 +289,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	u32 i, k, batch, same, n = le32_to_cpu(fw->fw_num_pages);
 	struct nova_free_run run = { };
 	void *old[NOVA_INDEX_BATCH] __uninitialized;
+	unsigned long had = ni->data_pages;
 
 	for (i = 0; i < n; i += batch) {
 		batch = min_t(u32, n - i, NOVA_INDEX_BATCH);
@@ -235,7 +314,13 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	i_size_write(inode, le64_to_cpu(fw->fw_size));
 	nova_set_mtime(inode, nova_ts_from_media(&fw->fw_mtime));
 	nova_set_ctime(inode, nova_get_mtime(inode));
-	nova_quota_charge(inode);
+	/*
+	 * The charged bytes follow data_pages (quota.c): set when the inode
+	 * is loaded, charged again after every change. An overwrite (no page
+	 * added) leaves nothing to charge: skip inode_get_bytes()'s lock.
+	 */
+	if (ni->data_pages != had)
+		nova_quota_charge(inode);
 }
 
 /* Forget the pages at and after @from; at runtime free their blocks. */
@@ -477,19 +562,14 @@ static void nova_wait_dax_page(struct inode *inode)
 	filemap_invalidate_lock(inode->i_mapping);
 }
 
-/*
- * Make [start, end] of the file unreachable through user mappings before
- * its blocks are replaced or freed. Caller holds the invalidate lock.
- */
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end)
+/* nova_break_layouts() of a file that has DAX entries in its mapping. */
+int nova_break_mapped_layouts(struct inode *inode, loff_t start, loff_t end)
 {
 	struct address_space *mapping = inode->i_mapping;
 	struct page *page;
 	int err;
 
 	lockdep_assert_held(&mapping->invalidate_lock);
-	if (!mapping->nrpages)
-		return 0;
 	for (;;) {
 		page = dax_layout_busy_page_range(mapping, start, end);
 		if (!page)

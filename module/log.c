@@ -50,10 +50,22 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
 /* crc32c of an entry as nova_entry_csum() (uapi/nova_csum.h) defines it. */
 static u32 nova_entry_crc(const void *entry, unsigned int size)
 {
+	const struct nova_log_entry_header *h = entry;
 	u8 buf[NOVA_ENTRY_CRC_COPY] __uninitialized;
 
 	if (size > NOVA_ENTRY_CRC_COPY)
 		return nova_entry_csum(entry, size);
+	/*
+	 * The fields nova_entry_csum_mask() clears are clear already in an
+	 * entry being sealed for its append (nova_entry_header(), and
+	 * nova_file_write_entry_init() for fw_dead_pages): checksummed in
+	 * place, the same bytes as the masked copy.
+	 */
+	if (!h->e_flags && !h->e_csum &&
+	    (h->e_type != NOVA_LOG_FILE_WRITE ||
+	     size < sizeof(struct nova_file_write_entry) ||
+	     !((const struct nova_file_write_entry *)entry)->fw_dead_pages))
+		return nova_crc32c(NOVA_CRC_SEED, entry, size);
 	/*
 	 * A file write entry, the one appended on every write, is copied
 	 * with a constant size: inline moves, not a call to a rep movsb
@@ -131,6 +143,14 @@ void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
 {
 	u64 page = nova_log_page_of(off), m = nova_log_mirror(sbi, page);
 
+	/* Whole words at a word offset (a file write entry): inline stores. */
+	if (!((off | len | (unsigned long)src) & (sizeof(u64) - 1))) {
+		nova_pmem_memcpy_words(nova_addr(sbi, off), src, len);
+		if (m)
+			nova_pmem_memcpy_words(nova_addr(sbi, m + (off - page)),
+					       src, len);
+		return;
+	}
 	nova_pmem_memcpy(nova_addr(sbi, off), src, len);
 	if (m)
 		nova_pmem_memcpy(nova_addr(sbi, m + (off - page)), src, len);

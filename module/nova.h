@@ -595,7 +595,23 @@ ssize_t nova_file_write_kernel(struct inode *inode, const void *buf,
 /* falloc.c */
 long nova_fallocate(struct file *file, int mode, loff_t offset, loff_t len);
 void nova_file_free_index(struct inode *inode);
-int nova_break_layouts(struct inode *inode, loff_t start, loff_t end);
+int nova_break_mapped_layouts(struct inode *inode, loff_t start, loff_t end);
+
+/*
+ * Make [start, end] of the file unreachable through user mappings before
+ * its blocks are replaced or freed. Caller holds the invalidate lock. A
+ * file that was never mapped (no DAX entries in its mapping, the case of
+ * every write(2) to a file nobody maps) has nothing to break: checked
+ * here, without a call.
+ */
+static inline int nova_break_layouts(struct inode *inode, loff_t start,
+				     loff_t end)
+{
+	lockdep_assert_held(&inode->i_mapping->invalidate_lock);
+	if (!inode->i_mapping->nrpages)
+		return 0;
+	return nova_break_mapped_layouts(inode, start, end);
+}
 int nova_zero_eof_tail(struct inode *inode, loff_t size);
 void nova_file_write_entry_init(struct nova_sb_info *sbi,
 				struct nova_file_write_entry *fw, u64 trans,

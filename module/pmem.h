@@ -55,6 +55,25 @@ static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
 	nova_pmtrace_flush(dst, len);
 }
 
+/*
+ * nova_pmem_memcpy() of @len bytes, a multiple of 8, to an 8-byte aligned
+ * @dst: one non-temporal store per word, inline (memcpy_flushcache() of a
+ * constant 8 bytes is one movnti on x86), without the call into
+ * __memcpy_flushcache() and its alignment handling; for log entries.
+ * Durable after the next nova_pmem_fence().
+ */
+static inline void nova_pmem_memcpy_words(void *dst, const void *src,
+					  size_t len)
+{
+	u64 *d = dst;
+	const u64 *s = src;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(u64); i++)
+		memcpy_flushcache(d + i, s + i, sizeof(u64));
+	nova_pmtrace_flush(dst, len);
+}
+
 /* Fill PMEM; durable after the next nova_pmem_fence(). */
 static inline void nova_pmem_memset(void *dst, int c, size_t len)
 {
