@@ -97,12 +97,15 @@ check("short2", b"x" * 10 + src[4096 + 10:2 * 4096])
 # unmapped: the first block comes through the vector copy (16- or 32-byte
 # loads that straddle the buffer's pages), the second faults in it and in
 # the general-register copy, and the write returns the bytes before the
-# hole.
+# hole (the ordinary copy that finishes a faulting block may stop up to
+# 7 bytes before it: 6.12's __copy_user_nocache() does not go byte by
+# byte to the fault from an unaligned source).
 fd = os.open(os.path.join(M, "short3"), os.O_CREAT | os.O_WRONLY, 0o644)
 r = libc.write(fd, p + 10, 3 * 4096)
 os.close(fd)
-print(("PASS" if r == 2 * 4096 - 10 else "FAIL") + " unaligned buffer, short write: %d" % r)
-check("short3", src[10:2 * 4096])
+ok = 2 * 4096 - 10 - 8 < r <= 2 * 4096 - 10
+print(("PASS" if ok else "FAIL") + " unaligned buffer, short write: %d" % r)
+check("short3", src[10:10 + max(r, 0)])
 # A source not yet mapped: a fresh MAP_PRIVATE mapping of a file. The
 # vector copy runs with page faults disabled and gives up on the first
 # touch of each page; the general-register copy faults it in.
