@@ -22,16 +22,36 @@
  * parity. User faults end the copy with -EFAULT; the caller then copies
  * the block the ordinary way, which stops at the exact faulting byte as
  * before.
+ *
+ * Where the CPU has them, the same copy first runs in vector registers
+ * (AVX2, else SSE2: 32 or 16 bytes per load and per non-temporal store),
+ * in an FPU section with page faults disabled; any fault sends the block
+ * back to the general-register copy above. nova_csum_init() uses the
+ * vector copy only if it gives the same data, checksums and parity.
  */
 #include <linux/crc32c.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "nova_format.h"
 #include <asm/asm.h>
 #include <asm/cpufeature.h>
+#ifdef CONFIG_X86_64
+#include <asm/fpu/api.h>
+#include <asm/simd.h>
+#endif
 
 #include "csum.h"
 
 static bool nova_crc_fast __read_mostly;
+
+/* Which block copy nova_csum_copy_user_block() tries first. */
+enum nova_copy_kind {
+	NOVA_COPY_GPR,		/* 8 bytes per load: general registers */
+	NOVA_COPY_SSE2,		/* 16 bytes per load: xmm, in an FPU section */
+	NOVA_COPY_AVX2,		/* 32 bytes per load: ymm, in an FPU section */
+};
+
+static enum nova_copy_kind nova_copy_kind __read_mostly;
 
 #define NOVA_STRIP_WORDS	(NOVA_STRIP_SIZE / sizeof(u64))
 
@@ -165,8 +185,9 @@ static void nova_csum_strips_x86(const u64 *b, u32 *csum)
 			     : "memory", "cc");				\
 	})
 
-static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
-				   u64 *parity)
+/* The general-register copy; the caller has opened user access. */
+static __always_inline int nova_csum_copy_gpr(u64 *d, const u64 __user *s,
+					      u32 *csum, u64 *parity)
 {
 	const u8 __user *se = (const u8 __user *)s + NOVA_STRIP_SIZE;
 	u8 *de = (u8 *)d + NOVA_STRIP_SIZE;
@@ -177,18 +198,196 @@ static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
 	u64 v, p;
 
 	BUILD_BUG_ON(NOVA_STRIP_SIZE != 512 || NOVA_STRIPS != 8);
-	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
-		return -EFAULT;
 	if (parity)
 		NOVA_CSUM_BLOCK(1);
 	else
 		NOVA_CSUM_BLOCK(0);
-	user_access_end();
 	if (v)
 		return (int)v;
 	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
 	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
 	return 0;
+}
+
+/*
+ * The SIMD copies: the same block, the same order of every strip's chain,
+ * the same data and parity as nova_csum_copy_gpr(), 16 (SSE2) or 32
+ * (AVX2) bytes per load and per non-temporal store.
+ *
+ * For each column of a round (16 or 32 bytes at the same offset in every
+ * strip) and each strip s: one unaligned load of the user's bytes into a
+ * vector register, one store of that register to a slot of a stack
+ * buffer, crc32q of the slot's words into strip s's chain, one
+ * non-temporal store of the register to PMEM (aligned: @d and @parity
+ * must be 16- or 32-byte aligned) and an XOR into the column's parity
+ * register (strip 0 loads straight into it), then one store of the
+ * parity. The crc reads the stack copy, not the user's buffer again: the
+ * checksum is of exactly the bytes stored and folded into the parity,
+ * whatever another thread does to the buffer meanwhile (a second load
+ * from the user could see different bytes and leave a block whose
+ * checksum does not match its data). The index runs from -512 up to 0;
+ * a user fault (page faults are disabled, so every fault is one) resumes
+ * at label 9 with the index still negative. Per 16 bytes of a strip:
+ * SSE2 six instructions, AVX2 four, against the GPR copy's eight.
+ */
+#define NOVA_SSE2_W(S, U, X, FOLD)					\
+	"1" #S #U ":	movdqu " #S "*512+" #U "*16(%[s],%[i]), %%" X "\n" \
+	"	movdqu %%" X ", (" #U "*8+" #S ")*16(%[t])\n"		\
+	"	crc32q (" #U "*8+" #S ")*16(%[t]), %[c" #S "]\n"	\
+	"	crc32q (" #U "*8+" #S ")*16+8(%[t]), %[c" #S "]\n"	\
+	"	movntdq %%" X ", " #S "*512+" #U "*16(%[d],%[i])\n"	\
+	FOLD								\
+	_ASM_EXTABLE_TYPE(1##S##U##b, 9f, EX_TYPE_UACCESS)
+
+/* Column @U of an SSE2 round (two 16-byte columns), parity in @P. */
+#define NOVA_SSE2_COL(U, P)						\
+	NOVA_SSE2_W(0, U, P, "")					\
+	NOVA_SSE2_W(1, U, "xmm1", "	pxor %%xmm1, %%" P "\n")	\
+	NOVA_SSE2_W(2, U, "xmm2", "	pxor %%xmm2, %%" P "\n")	\
+	NOVA_SSE2_W(3, U, "xmm3", "	pxor %%xmm3, %%" P "\n")	\
+	NOVA_SSE2_W(4, U, "xmm4", "	pxor %%xmm4, %%" P "\n")	\
+	NOVA_SSE2_W(5, U, "xmm5", "	pxor %%xmm5, %%" P "\n")	\
+	NOVA_SSE2_W(6, U, "xmm6", "	pxor %%xmm6, %%" P "\n")	\
+	NOVA_SSE2_W(7, U, "xmm7", "	pxor %%xmm7, %%" P "\n")	\
+	"	.if %c[par_on]\n"					\
+	"	movntdq %%" P ", " #U "*16(%[par],%[i])\n"		\
+	"	.endif\n"
+
+/* Strip @S of an AVX2 round (one 32-byte column), parity in ymm8. */
+#define NOVA_AVX2_W(S, Y, FOLD)						\
+	"1" #S "2:	vmovdqu " #S "*512(%[s],%[i]), %%" Y "\n"	\
+	"	vmovdqu %%" Y ", " #S "*32(%[t])\n"			\
+	"	crc32q " #S "*32(%[t]), %[c" #S "]\n"			\
+	"	crc32q " #S "*32+8(%[t]), %[c" #S "]\n"			\
+	"	crc32q " #S "*32+16(%[t]), %[c" #S "]\n"		\
+	"	crc32q " #S "*32+24(%[t]), %[c" #S "]\n"		\
+	"	vmovntdq %%" Y ", " #S "*512(%[d],%[i])\n"		\
+	FOLD								\
+	_ASM_EXTABLE_TYPE(1##S##2b, 9f, EX_TYPE_UACCESS)
+
+#define NOVA_AVX2_X(S)	"	vpxor %%ymm" #S ", %%ymm8, %%ymm8\n"
+
+/* AVX2: one 32-byte column a round. */
+#define NOVA_AVX2_ROUND							\
+	NOVA_AVX2_W(0, "ymm8", "")					\
+	NOVA_AVX2_W(1, "ymm1", NOVA_AVX2_X(1))				\
+	NOVA_AVX2_W(2, "ymm2", NOVA_AVX2_X(2))				\
+	NOVA_AVX2_W(3, "ymm3", NOVA_AVX2_X(3))				\
+	NOVA_AVX2_W(4, "ymm4", NOVA_AVX2_X(4))				\
+	NOVA_AVX2_W(5, "ymm5", NOVA_AVX2_X(5))				\
+	NOVA_AVX2_W(6, "ymm6", NOVA_AVX2_X(6))				\
+	NOVA_AVX2_W(7, "ymm7", NOVA_AVX2_X(7))				\
+	"	.if %c[par_on]\n"					\
+	"	vmovntdq %%ymm8, (%[par],%[i])\n"			\
+	"	.endif\n"
+
+/*
+ * The whole block: rounds of @ROUND until the index reaches 0, then @END
+ * (vzeroupper after AVX2), also where a fault resumes.
+ */
+#define NOVA_SIMD_BLOCK(ROUND, END, PAR_ON)				\
+	({								\
+		asm volatile("8:\n"					\
+			     ROUND					\
+			     "	addq $32, %[i]\n"			\
+			     "	jnz 8b\n"				\
+			     "9:\n"					\
+			     END					\
+			     : [i] "+r" (i),				\
+			       [c0] "+r" (c0), [c1] "+r" (c1),		\
+			       [c2] "+r" (c2), [c3] "+r" (c3),		\
+			       [c4] "+r" (c4), [c5] "+r" (c5),		\
+			       [c6] "+r" (c6), [c7] "+r" (c7)		\
+			     : [s] "r" (se), [d] "r" (de), [par] "r" (pe), \
+			       [t] "r" (tmp), [par_on] "i" (PAR_ON)	\
+			     : "memory", "cc");				\
+	})
+
+/*
+ * The SIMD copy of @kind; the caller holds the FPU (kernel_fpu_begin()),
+ * has opened user access and disabled page faults. Returns 0 or -EFAULT
+ * (@d then holds part of the block; @csum and @parity are not valid).
+ */
+static __always_inline int nova_csum_copy_simd(enum nova_copy_kind kind,
+					       u64 *d, const u64 __user *s,
+					       u32 *csum, u64 *parity)
+{
+	const u8 __user *se = (const u8 __user *)s + NOVA_STRIP_SIZE;
+	u8 *de = (u8 *)d + NOVA_STRIP_SIZE;
+	u8 *pe = (u8 *)(parity ? parity : d) + NOVA_STRIP_SIZE;
+	u64 c0 = ~0U, c1 = ~0U, c2 = ~0U, c3 = ~0U;
+	u64 c4 = ~0U, c5 = ~0U, c6 = ~0U, c7 = ~0U;
+	long i = -(long)NOVA_STRIP_SIZE;
+	u64 tmp[32] __uninitialized;	/* the crc's copy of a round */
+
+	if (kind == NOVA_COPY_AVX2) {
+		if (parity)
+			NOVA_SIMD_BLOCK(NOVA_AVX2_ROUND, "	vzeroupper\n", 1);
+		else
+			NOVA_SIMD_BLOCK(NOVA_AVX2_ROUND, "	vzeroupper\n", 0);
+	} else {
+		if (parity)
+			NOVA_SIMD_BLOCK(NOVA_SSE2_COL(0, "xmm8")
+					NOVA_SSE2_COL(1, "xmm9"), "", 1);
+		else
+			NOVA_SIMD_BLOCK(NOVA_SSE2_COL(0, "xmm8")
+					NOVA_SSE2_COL(1, "xmm9"), "", 0);
+	}
+	if (i)
+		return -EFAULT;
+	csum[0] = c0; csum[1] = c1; csum[2] = c2; csum[3] = c3;
+	csum[4] = c4; csum[5] = c5; csum[6] = c6; csum[7] = c7;
+	return 0;
+}
+
+/* The vector stores need @d and @parity aligned to the vector size. */
+static bool nova_csum_simd_aligned(enum nova_copy_kind kind, const void *d,
+				   const void *parity)
+{
+	unsigned long mask = kind == NOVA_COPY_AVX2 ? 31 : 15;
+
+	return !(((unsigned long)d | (unsigned long)parity) & mask);
+}
+
+/*
+ * The block through the SIMD copy, in an FPU section with page faults
+ * disabled (preemption is off there, so a fault cannot be waited for):
+ * any fault, a user page not yet mapped as much as one that never will
+ * be, ends it with -EFAULT and the caller redoes the block with the
+ * general-register copy, whose faults are handled as usual.
+ */
+static int nova_csum_copy_user_simd(u64 *d, const u64 __user *s, u32 *csum,
+				    u64 *parity)
+{
+	enum nova_copy_kind kind = nova_copy_kind;
+	int err = -EFAULT;
+
+	if (!nova_csum_simd_aligned(kind, d, parity) || !may_use_simd())
+		return -EFAULT;
+	kernel_fpu_begin();
+	pagefault_disable();
+	if (user_access_begin(s, NOVA_BLOCK_SIZE)) {
+		err = nova_csum_copy_simd(kind, d, s, csum, parity);
+		user_access_end();
+	}
+	pagefault_enable();
+	kernel_fpu_end();
+	return err;
+}
+
+static int nova_csum_copy_user_x86(u64 *d, const u64 __user *s, u32 *csum,
+				   u64 *parity)
+{
+	int err;
+
+	if (nova_copy_kind != NOVA_COPY_GPR &&
+	    !nova_csum_copy_user_simd(d, s, csum, parity))
+		return 0;
+	if (!user_access_begin(s, NOVA_BLOCK_SIZE))
+		return -EFAULT;
+	err = nova_csum_copy_gpr(d, s, csum, parity);
+	user_access_end();
+	return err;
 }
 
 /*
@@ -311,10 +510,96 @@ void nova_csum_strips(const void *block, u32 *csum)
 				 NOVA_STRIP_SIZE);
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * The copy of @kind against the general-register copy and crc32c() on the
+ * test block at @src (unaligned on purpose), with and without parity:
+ * the same data, the same strip checksums, the same parity, and those
+ * equal to crc32c() and the XOR of the strips. @scratch holds two block
+ * copies and two parity strips.
+ */
+static bool nova_csum_copy_agrees(enum nova_copy_kind kind, const u8 *src,
+				  u8 *scratch)
+{
+	const u64 __user *us = (__force const u64 __user *)src;
+	u64 *d1 = (u64 *)scratch, *d2 = d1 + NOVA_BLOCK_SIZE / 8;
+	u64 *p1 = d2 + NOVA_BLOCK_SIZE / 8, *p2 = p1 + NOVA_STRIP_SIZE / 8;
+	u32 c1[NOVA_STRIPS], c2[NOVA_STRIPS];
+	unsigned int i, w, par;
+	int e1, e2;
+
+	for (par = 0; par < 2; par++) {
+		memset(scratch, 0, 2 * NOVA_BLOCK_SIZE + 2 * NOVA_STRIP_SIZE);
+		e1 = nova_csum_copy_gpr(d1, us, c1, par ? p1 : NULL);
+		if (kind == NOVA_COPY_GPR) {
+			e2 = nova_csum_copy_gpr(d2, us, c2, par ? p2 : NULL);
+		} else {
+			kernel_fpu_begin();
+			e2 = nova_csum_copy_simd(kind, d2, us, c2,
+						 par ? p2 : NULL);
+			kernel_fpu_end();
+		}
+		wmb();	/* the non-temporal stores, before reading back */
+		if (e1 || e2 || memcmp(d1, src, NOVA_BLOCK_SIZE) ||
+		    memcmp(d1, d2, NOVA_BLOCK_SIZE) ||
+		    memcmp(c1, c2, sizeof(c1)) ||
+		    memcmp(p1, p2, NOVA_STRIP_SIZE))
+			return false;
+		for (i = 0; i < NOVA_STRIPS; i++)
+			if (c1[i] != crc32c(~0U, src + i * NOVA_STRIP_SIZE,
+					    NOVA_STRIP_SIZE))
+				return false;
+		for (w = 0; par && w < NOVA_STRIP_WORDS; w++) {
+			u64 x = 0;
+
+			for (i = 0; i < NOVA_STRIPS; i++)
+				x ^= d1[i * NOVA_STRIP_WORDS + w];
+			if (p1[w] != x)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The fastest block copy this CPU has that agrees with the GPR copy. */
+static void nova_csum_copy_choose(const u8 *pattern)
+{
+	enum nova_copy_kind kind = NOVA_COPY_SSE2;
+	u8 *scratch;
+
+	if (boot_cpu_has(X86_FEATURE_AVX2) &&
+	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
+		kind = NOVA_COPY_AVX2;
+	/* Room for the source at an odd offset, 2 blocks, 2 parity strips. */
+	scratch = kmalloc(4 * NOVA_BLOCK_SIZE + 2 * NOVA_STRIP_SIZE,
+			  GFP_KERNEL);
+	if (!scratch)
+		return;
+	memcpy(scratch + 3, pattern, NOVA_BLOCK_SIZE);
+	if (!nova_csum_copy_agrees(NOVA_COPY_GPR, scratch + 3,
+				   scratch + 2 * NOVA_BLOCK_SIZE)) {
+		pr_warn("nova: the crc32q block copy disagrees with crc32c(); using crc32c()\n");
+		nova_crc_fast = false;
+	} else if (!nova_csum_copy_agrees(kind, scratch + 3,
+					  scratch + 2 * NOVA_BLOCK_SIZE)) {
+		pr_warn("nova: the %s block copy disagrees with the general-register copy; not using it\n",
+			kind == NOVA_COPY_AVX2 ? "AVX2" : "SSE2");
+	} else {
+		nova_copy_kind = kind;
+		pr_info("nova: data block copy: %s, %d bytes a load\n",
+			kind == NOVA_COPY_AVX2 ? "AVX2" : "SSE2",
+			kind == NOVA_COPY_AVX2 ? 32 : 16);
+	}
+	kfree(scratch);
+}
+#endif /* CONFIG_X86_64 */
+
 /*
  * Module load: use crc32q if the CPU has SSE4.2 and it agrees with
  * crc32c() on a test pattern (every length and alignment the helpers
- * handle: head bytes, words, tail bytes, and the strip loop).
+ * handle: head bytes, words, tail bytes, and the strip loop); then the
+ * block copy: the general-register one must agree with crc32c() too, and
+ * the SSE2 or AVX2 one (nova_csum_copy_choose()) with it.
  */
 void nova_csum_init(void)
 {
@@ -342,5 +627,6 @@ void nova_csum_init(void)
 		return;
 	}
 	nova_crc_fast = true;
+	nova_csum_copy_choose(b);
 #endif
 }

@@ -18,7 +18,8 @@
  *  - nova_csum_copy_user_block(): copy one 4 KiB block from user memory
  *    to PMEM with non-temporal stores, computing its 8 strip checksums
  *    and its XOR parity strip on the way (one pass; parity stored with
- *    non-temporal stores too). Durable after the caller's next fence.
+ *    non-temporal stores too; AVX2 or SSE2 registers where the CPU has
+ *    them). Durable after the caller's next fence.
  *  - nova_csum_strips(): the 8 strip checksums of a block in memory.
  *  - nova_csum_copy_mc_strip_to_user(): copy one 512-byte strip from PMEM
  *    to user memory with machine-check-safe loads, computing its checksum
