@@ -882,11 +882,12 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 		/*
 		 * Fragments from every list before breaking a chunk in any:
 		 * a list without fragments makes some by breaking one.
-		 * Metadata (the journals at format, the allocator state at
-		 * unmount) takes the lowest free blocks instead, wherever the
-		 * device's 2 MiB boundaries fall: so placed, it is where
-		 * mkfs.NOVA, which cannot see those boundaries, puts it, and
-		 * both write the same image (tools/mkfs_image.c).
+		 * Metadata (inode-table growth, contiguous runs) takes the
+		 * lowest free blocks instead, wherever the device's 2 MiB
+		 * boundaries fall. A fresh file system's structures and the
+		 * allocator-state pages do not come through here: they are
+		 * placed by the format plan (uapi/nova_plan.h) and by
+		 * nova_alloc_state_page().
 		 * A kept single block (fl->one) is a fragment too: a single
 		 * block takes it before any other; for metadata, and for
 		 * more than one block, it is the last resort.
