@@ -142,14 +142,12 @@ fsck_clean "fsck.NOVA -f -n clean with project ids"
 t_diag "$(tail -n 2 "$T/fsck.out")"
 
 # --- a crash right after a chattr -p and a create ---
-# Every NOVA operation is durable when it returns: an image of the device
-# taken now is what a power cut would leave.
+# Every NOVA operation is durable when it returns: a shutdown now, then
+# the unmount, leaves what a power cut would.
 t_ok "mount" nova_mount
 t_ok "chattr -p 77 on a new directory with +P, a file in it" sh -c "mkdir $M/c && chattr +P -p 77 $M/c && echo c > $M/c/f"
 ids > "$T/before"
-t_ok "image the device as a power cut now would leave it" sh -c "dd if=$D bs=1M iflag=direct status=none | gzip -1 > $T/img.gz"
-t_ok "unmount" nova_umount
-t_ok "put the image back" sh -c "gunzip -c $T/img.gz | dd of=$D bs=1M oflag=direct status=none"
+t_ok "a power cut (shut down, unmount)" nova_powercut
 dmesg -C
 t_ok "mount after the crash" nova_mount
 t_ok "the kernel recovered" sh -c "dmesg | grep -q 'recovered in'"
@@ -243,10 +241,8 @@ t_is "limits survived the unmount" "$(limits 100)" "512 1024 3 6"
 t_is "usage survived the unmount" "$(usage 100)" "512 6"
 t_ok "sync" sync
 t_ok "write 256 KiB more in pq" dd if=/dev/zero of="$M/pq/late" bs=64k count=4 status=none
-t_ok "image the device as a power cut now would leave it" sh -c "dd if=$D bs=1M iflag=direct status=none | gzip -1 > $T/img2.gz"
 t_is "usage before the crash" "$(usage 100)" "768 7"
-t_ok "unmount" nova_umount
-t_ok "put the image back" sh -c "gunzip -c $T/img2.gz | dd of=$D bs=1M oflag=direct status=none"
+t_ok "a power cut (shut down, unmount)" nova_powercut
 dmesg -C
 t_ok "mount after the crash" nova_mount prjquota
 t_ok "the kernel recovered and recounted quota usage" sh -c "dmesg | grep -q 'quota usage counted from the inodes (crash recovery)'"
