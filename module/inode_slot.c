@@ -22,9 +22,10 @@
  * (nova_pi_resolve_words()) and copies the primary's commit words over
  * the replica's (nova_pi_sync_words()).
  *
- * Locking (nova.h): stores to an inode's commit words are serialised by
- * its log_lock (or the journal, or the inode being loaded); finding a
- * slot takes no lock.
+ * Locking (nova.h): callers serialise stores to one commit word (the
+ * inode's log_lock, the journal, or the inode being loaded: see each
+ * function); finding a slot or its replica takes no lock (itable.c
+ * publishes a stripe's blocks in order).
  */
 #include <linux/nova_genl.h>
 

@@ -12,13 +12,14 @@
  * Crash behaviour: a new table block and its replica are zeroed, their
  * tails written and made durable before one 8-byte store to the previous
  * block's itt_next links the primary in; a crash before that store leaves
- * an unreferenced block, free again at the next mount. Allocating or
- * freeing an inode number changes DRAM only: a slot is in use once its
- * i_valid word is committed (inode.c, namei.c).
+ * an unreferenced block, free again at the next mount. Taking or giving
+ * back an inode number otherwise changes DRAM only: a slot is in use once
+ * its i_valid word is committed (inode.c, namei.c).
  *
  * Locking (nova.h): a stripe's nova_inode_map.lock, then the allocator's
- * leaf locks. nova_get_pinode() and nova_replica_of() read a stripe's
- * blocks without it (nova_extend_table() publishes them in order).
+ * leaf locks. nova_get_pinode() and nova_replica_of() (inode_slot.c) read
+ * a stripe's blocks without it (nova_extend_table() publishes them in
+ * order).
  */
 #include <linux/slab.h>
 
