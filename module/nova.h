@@ -176,7 +176,7 @@ struct nova_sb_info {
 	/* log garbage collection (gc.c) */
 	struct nova_gc_info *gc;
 
-	/* inode tables (inode.c) and journals (journal.c) */
+	/* inode tables (itable.c) and journals (journal.c) */
 	struct nova_inode_map *imaps;
 	struct nova_journal *journals;
 	/* words recovery rolled back, for their inode replicas (journal.c) */
@@ -459,25 +459,29 @@ void nova_log_invalidate(struct inode *inode, u64 entry_off);
 void nova_lock_logs(struct inode **inodes, int n);
 void nova_unlock_logs(struct inode **inodes, int n);
 
-/* inode.c */
-extern const struct inode_operations nova_special_inode_operations;
-struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino);
-struct inode *nova_iget(struct super_block *sb, u64 ino);
-struct inode *nova_iget_reserved(struct super_block *sb, u64 ino);
-int nova_read_inode(struct inode *inode, u64 ino, u64 epoch);
-struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
-			     umode_t mode, dev_t rdev, u64 *trans);
-void nova_commit_new_inode(struct inode *inode);
-void nova_discard_inode(struct inode *inode);
+/* itable.c */
 int nova_inode_tables_format(struct super_block *sb,
 			     const struct nova_format_plan *plan);
 int nova_inode_tables_load(struct super_block *sb, bool slots);
+void nova_inode_tables_destroy(struct super_block *sb);
 int nova_imap_mark_used(struct super_block *sb, unsigned int cpu,
 			unsigned int idx);
 int nova_imap_mark_ino(struct super_block *sb, u64 ino);
+void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
+int nova_alloc_ino(struct super_block *sb, u64 *ino);
 void nova_free_ino(struct super_block *sb, u64 ino);
+
+/* inode_slot.c */
+static inline bool nova_replicas(struct nova_sb_info *sbi)
+{
+	return sbi->prot & NOVA_FEATURE_META_REPLICA;
+}
+
+struct nova_inode *nova_get_pinode(struct super_block *sb, u64 ino);
 struct nova_inode *nova_replica_pi(struct nova_sb_info *sbi, const void *pi);
 __le64 *nova_replica_word(struct nova_sb_info *sbi, __le64 *word);
+void nova_write_slot(struct nova_sb_info *sbi, struct nova_inode *pi,
+		     const struct nova_inode *tmp);
 void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val);
 void nova_pi_commit_tail(struct nova_sb_info *sbi, struct nova_inode *pi,
 			 u64 tail);
@@ -502,9 +506,26 @@ enum nova_slot_state nova_inode_check(struct super_block *sb,
 enum nova_slot_state nova_inode_check_replica(struct super_block *sb,
 					      struct nova_inode *pi, u64 ino,
 					      bool repair);
-void nova_inode_tables_destroy(struct super_block *sb);
-void nova_inode_counts(struct super_block *sb, u64 *total, u64 *free);
+
+/* iget.c */
+struct inode *nova_iget(struct super_block *sb, u64 ino);
+struct inode *nova_iget_reserved(struct super_block *sb, u64 ino);
+int nova_read_inode(struct inode *inode, u64 ino, u64 epoch);
+void nova_set_ops(struct inode *inode);
+void nova_init_ni(struct nova_inode_info *ni);
+int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
+
+/* inode.c */
+struct inode *nova_new_inode(nova_idmap_t *idmap, struct inode *dir,
+			     umode_t mode, dev_t rdev, u64 *trans);
+void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
+			    size_t len);
+void nova_commit_new_inode(struct inode *inode);
+void nova_discard_inode(struct inode *inode);
 void nova_evict_inode(struct inode *inode);
+
+/* attr.c */
+extern const struct inode_operations nova_special_inode_operations;
 int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 int nova_getattr(nova_idmap_t *idmap, const struct path *path,
@@ -514,9 +535,6 @@ void nova_setattr_entry(struct inode *inode, struct nova_setattr_entry *sa,
 			u32 mask, u64 trans);
 int nova_link_change_entry(struct inode *inode, unsigned int links,
 			   u64 trans, u64 *tail);
-int nova_apply_entry(struct inode *inode, u64 off, void *entry, void *arg);
-void nova_rewrite_new_inode(struct inode *inode, u32 flags, const void *inl,
-			    size_t len);
 
 /* quota.c: user, group and project quotas (NOVA_FEATURE_QUOTA) */
 #define NOVA_QUOTA_TYPES	3	/* USRQUOTA, GRPQUOTA, PRJQUOTA */

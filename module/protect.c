@@ -711,7 +711,7 @@ int nova_verify_inode(struct super_block *sb, u64 ino, bool kept, bool repair,
 		return -ENOENT;
 	res->checked++;
 	/*
-	 * A bad primary is rewritten from a good replica (inode.c; the slot
+	 * A bad primary is rewritten from a good replica (inode_slot.c; the slot
 	 * is live, so only its commit words may change meanwhile, and those
 	 * are not copied).
 	 */

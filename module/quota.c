@@ -45,6 +45,7 @@
 #include <linux/uio.h>
 
 #include "nova.h"
+#include "nova_reserved.h"
 #include "pmem.h"
 
 /* Quota file of each type, NOVA_QUOTA_TYPES of them. */
@@ -240,21 +241,18 @@ static int nova_quota_create(struct super_block *sb, u64 ino)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_inode *pi = nova_get_pinode(sb, ino);
-	struct nova_inode t = { };
+	struct nova_reserved_attrs a = { .mode = S_IFREG | 0600, .nlink = 1 };
+	struct nova_inode t;
 	struct timespec64 now;
 
 	if (le64_to_cpu(READ_ONCE(pi->i_valid)))
 		return 0;
 	ktime_get_real_ts64(&now);
-	t.i_ino = cpu_to_le64(ino);
-	t.i_mode = cpu_to_le16(S_IFREG | 0600);
-	t.i_nlink = cpu_to_le32(1);
-	t.i_create_trans = cpu_to_le64(nova_next_trans(sbi));
-	nova_ts_to_media(&t.i_atime, &now);
-	nova_ts_to_media(&t.i_mtime, &now);
-	nova_ts_to_media(&t.i_ctime, &now);
-	nova_ts_to_media(&t.i_crtime, &now);
-	t.i_csum = cpu_to_le32(nova_inode_csum(&t));
+	a.sec = now.tv_sec;
+	a.nsec = now.tv_nsec;
+	a.create_trans = nova_next_trans(sbi);
+	/* Not live (i_valid 0) until the commit below. */
+	nova_reserved_inode_fill(&t, ino, &a);
 	nova_pmem_memcpy(pi, &t, sizeof(t));
 	if (sbi->layout.meta_replica)
 		nova_pmem_memcpy(nova_replica_pi(sbi, pi), &t, sizeof(t));

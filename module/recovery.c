@@ -55,7 +55,7 @@
  * mapped writable (protect.c) and, with inode replicas (1.3), the
  * replicas' commit words, set to the primary's (which win: they are
  * stored first), and damaged primary slots rewritten from a good replica
- * (inode.c); with log mirrors (1.4), the walk (log.c) likewise sets a
+ * (inode_slot.c); with log mirrors (1.4), the walk (log.c) likewise sets a
  * mirror's lt_next to its primary's and rewrites a damaged copy of a log
  * entry or page tail from the good one; nothing it rebuilds is written back: the next
  * clean unmount saves the rebuilt allocator as usual.

@@ -690,7 +690,7 @@ static void nova_scrub_slot(struct nova_scrub *s, u64 ino, bool kept)
 
 /*
  * The log head and tail in both slot copies against the ones the loaded
- * inode uses (inode.c). Snapshot views show an older state: not checked.
+ * inode uses (inode_slot.c). Snapshot views show an older state: not checked.
  */
 static void nova_scrub_log_words(struct nova_scrub *s, struct inode *inode)
 {

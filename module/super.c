@@ -32,6 +32,7 @@
 #include "csum.h"
 #include "health.h"
 #include "nova.h"
+#include "nova_reserved.h"
 #include "nova_sb.h"
 #include "xattr.h"
 #include "pmem.h"
@@ -476,22 +477,19 @@ static void nova_reserved_inode(struct nova_sb_info *sbi, u64 ino,
 {
 	struct nova_inode *pi = nova_block(sbi, NOVA_RESERVED_INODE_BLOCK) +
 				ino * NOVA_INODE_SIZE;
+	struct nova_reserved_attrs a = {
+		.mode = mode, .nlink = nlink, .parent = ino, .live = 1,
+		.uid = from_kuid(&init_user_ns, current_fsuid()),
+		.gid = from_kgid(&init_user_ns, current_fsgid()),
+	};
 	struct timespec64 now;
-	struct nova_inode t = { };
+	struct nova_inode t;
 
 	ktime_get_real_ts64(&now);
-	t.i_valid = cpu_to_le64(1);
-	t.i_ino = cpu_to_le64(ino);
-	t.i_mode = cpu_to_le16(mode);
-	t.i_uid = cpu_to_le32(from_kuid(&init_user_ns, current_fsuid()));
-	t.i_gid = cpu_to_le32(from_kgid(&init_user_ns, current_fsgid()));
-	t.i_nlink = cpu_to_le32(nlink);
-	t.i_parent = cpu_to_le64(ino);
-	nova_ts_to_media(&t.i_atime, &now);
-	nova_ts_to_media(&t.i_mtime, &now);
-	nova_ts_to_media(&t.i_ctime, &now);
-	nova_ts_to_media(&t.i_crtime, &now);
-	t.i_csum = cpu_to_le32(nova_inode_csum(&t));
+	a.sec = now.tv_sec;
+	a.nsec = now.tv_nsec;
+	/* The slot mkfs.NOVA writes too (uapi/nova_reserved.h). */
+	nova_reserved_inode_fill(&t, ino, &a);
 	/* Both copies are durable before the superblock makes them live. */
 	nova_pmem_memcpy(pi, &t, sizeof(t));
 	if (sbi->layout.meta_replica)

@@ -16,7 +16,7 @@ extern const struct xattr_handler *nova_xattr_handlers[];
 
 ssize_t nova_listxattr(struct dentry *dentry, char *buf, size_t size);
 
-/* Log replay (inode.c) and DRAM index lifetime. */
+/* Log replay (iget.c) and DRAM index lifetime. */
 int nova_xattr_replay(struct inode *inode, u64 off,
 		      const struct nova_xattr_entry *xe);
 int nova_xattr_replay_done(struct inode *inode);

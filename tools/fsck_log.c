@@ -618,7 +618,7 @@ static bool replay_setattr(struct replay *r, uint64_t off,
 		uint64_t size = le64(sa->sa_size);
 
 		/*
-		 * As module/inode.c: drop the pages past the new end, unless
+		 * As module/iget.c: drop the pages past the new end, unless
 		 * the size grew (NOVA_ATTR_GROW keeps preallocated pages).
 		 */
 		if (S_ISREG(r->in->mode) && (mask & NOVA_ATTR_GROW)) {

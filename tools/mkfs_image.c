@@ -4,8 +4,9 @@
  * followed by a clean unmount. Both place every structure where the
  * shared format plan says (uapi/nova_plan.h: journal rings, inode tables
  * and their replicas, the free space) and write the allocator state with
- * the shared page builder (uapi/nova_state.h), so the two images hold the
- * same structures in the same blocks. Left as it was never mounted: mount
+ * the shared page builder (uapi/nova_state.h) and the reserved inodes
+ * with the shared slot builder (uapi/nova_reserved.h), so the two images
+ * hold the same structures in the same blocks. Left as it was never mounted: mount
  * time and count are 0, where "mount -o init" + umount leaves 1.
  *
  * Write order: everything reachable only through the superblock first,
@@ -19,6 +20,7 @@
 #include "le.h"
 #include "mkfs.h"
 #include "nova_plan.h"
+#include "nova_reserved.h"
 #include "nova_state.h"
 
 /* ---- the image ---- */
@@ -139,30 +141,21 @@ static int make_tables(struct image *im, const struct mkfs_params *p,
 /*
  * nova_reserved_inode() at init: the root directory (empty, no log yet),
  * the allocator-state inode and the snapshot-table inode. Valid, owned by
- * the caller, parent = itself, generation and creating transaction 0.
+ * the caller, parent = itself, generation and creating transaction 0:
+ * the slot the kernel builds, with the same builder (uapi/nova_reserved.h).
  */
 static void make_reserved(struct image *im, const struct mkfs_params *p,
 			  uint64_t ino, uint16_t mode, uint32_t nlink)
 {
 	struct nova_inode *pi = fixed_at(im, NOVA_RESERVED_INODE_BLOCK,
 					 ino * NOVA_INODE_SIZE);
-	struct nova_timespec ts = {
-		.sec = cpu64((uint64_t)p->now), .nsec = cpu32(p->now_nsec),
+	const struct nova_reserved_attrs a = {
+		.mode = mode, .nlink = nlink, .uid = p->uid, .gid = p->gid,
+		.parent = ino, .sec = (uint64_t)p->now, .nsec = p->now_nsec,
+		.live = 1,
 	};
 
-	memset(pi, 0, sizeof(*pi));
-	pi->i_valid = cpu64(1);
-	pi->i_ino = cpu64(ino);
-	pi->i_mode = cpu16(mode);
-	pi->i_uid = cpu32(p->uid);
-	pi->i_gid = cpu32(p->gid);
-	pi->i_nlink = cpu32(nlink);
-	pi->i_parent = cpu64(ino);
-	pi->i_atime = ts;
-	pi->i_mtime = ts;
-	pi->i_ctime = ts;
-	pi->i_crtime = ts;
-	nova_inode_seal(pi);
+	nova_reserved_inode_fill(pi, ino, &a);
 }
 
 /*

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Truncating a file down to the middle of a page zeroes the rest of that
-# page (module/inode.c, nova_setattr): a MAP_SHARED mapping of the last
+# page (module/attr.c, nova_setattr): a MAP_SHARED mapping of the last
 # page shows the bytes past the end of file, and they must read as zeroes,
 # as on ext4 (fstests generic/075, fsx: "Mapped Read: non-zero data past
 # EOF"). Checked through a new mapping, through a mapping made before the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Commit words verified, not trusted. An inode slot's log head and tail are
 # outside its checksum; a copy that disagrees with the other is judged by
-# the log it leads to (inode.c, nova_pi_resolve_words()): a primary tail
+# the log it leads to (inode_slot.c, nova_pi_resolve_words()): a primary tail
 # rolled back by a few entries, or a primary head pointing nowhere, is
 # repaired from the replica when the inode is loaded (read-only mounts
 # use the replica without writing), a bad replica from the primary, and

@@ -16,6 +16,7 @@
 
 #include "test-fsck-image.h"
 #include "nova_plan.h"
+#include "nova_reserved.h"
 
 struct geo {
 	uint64_t size;
@@ -389,6 +390,166 @@ static void test_state_pages_built(void **state)
 	free(buf);
 }
 
+/*
+ * The shared reserved-inode builder (uapi/nova_reserved.h) against the
+ * three layouts it replaced, copied here field by field as they were:
+ * the kernel's nova_reserved_inode() (format), its nova_quota_create()
+ * and mkfs.NOVA's make_reserved(). Same bytes, checksum included.
+ */
+struct old_inputs {
+	uint64_t ino;
+	uint16_t mode;
+	uint32_t nlink, uid, gid;
+	int64_t sec;
+	uint32_t nsec;
+	uint64_t trans;
+};
+
+/* module/super.c nova_reserved_inode(), cpu_to_le*() being htole*(). */
+static void old_kernel_format(struct nova_inode *t, const struct old_inputs *in)
+{
+	memset(t, 0, sizeof(*t));
+	t->i_valid = cpu64(1);
+	t->i_ino = cpu64(in->ino);
+	t->i_mode = cpu16(in->mode);
+	t->i_uid = cpu32(in->uid);
+	t->i_gid = cpu32(in->gid);
+	t->i_nlink = cpu32(in->nlink);
+	t->i_parent = cpu64(in->ino);
+	/* nova_ts_to_media() */
+	t->i_atime.sec = cpu64((uint64_t)in->sec);
+	t->i_atime.nsec = cpu32(in->nsec);
+	t->i_mtime = t->i_atime;
+	t->i_ctime = t->i_atime;
+	t->i_crtime = t->i_atime;
+	t->i_csum = cpu32(nova_inode_csum(t));
+}
+
+/* module/quota.c nova_quota_create(). */
+static void old_kernel_quota(struct nova_inode *t, const struct old_inputs *in)
+{
+	memset(t, 0, sizeof(*t));
+	t->i_ino = cpu64(in->ino);
+	t->i_mode = cpu16(S_IFREG | 0600);
+	t->i_nlink = cpu32(1);
+	t->i_create_trans = cpu64(in->trans);
+	t->i_atime.sec = cpu64((uint64_t)in->sec);
+	t->i_atime.nsec = cpu32(in->nsec);
+	t->i_mtime = t->i_atime;
+	t->i_ctime = t->i_atime;
+	t->i_crtime = t->i_atime;
+	t->i_csum = cpu32(nova_inode_csum(t));
+}
+
+/* tools/mkfs_image.c make_reserved(). */
+static void old_mkfs(struct nova_inode *pi, const struct old_inputs *in)
+{
+	struct nova_timespec ts = {
+		.sec = cpu64((uint64_t)in->sec), .nsec = cpu32(in->nsec),
+	};
+
+	memset(pi, 0, sizeof(*pi));
+	pi->i_valid = cpu64(1);
+	pi->i_ino = cpu64(in->ino);
+	pi->i_mode = cpu16(in->mode);
+	pi->i_uid = cpu32(in->uid);
+	pi->i_gid = cpu32(in->gid);
+	pi->i_nlink = cpu32(in->nlink);
+	pi->i_parent = cpu64(in->ino);
+	pi->i_atime = ts;
+	pi->i_mtime = ts;
+	pi->i_ctime = ts;
+	pi->i_crtime = ts;
+	nova_inode_seal(pi);
+}
+
+static void test_reserved_inode_fill(void **state)
+{
+	static const struct old_inputs ins[] = {
+		{ NOVA_ROOT_INO, S_IFDIR | 0755, 2, 0, 0, 1733000000, 123456789, 0 },
+		{ NOVA_ALLOC_INO, S_IFREG | 0600, 1, 1000, 100, -86400 * 365, 5, 0 },
+		{ NOVA_SNAPSHOT_INO, S_IFREG | 0600, 1, 4294967294u, 65534, 0, 999999999, 0 },
+		{ NOVA_USR_QUOTA_INO, S_IFREG | 0600, 1, 0, 0, 1733000001, 1, 77 },
+		{ NOVA_GRP_QUOTA_INO, S_IFREG | 0600, 1, 0, 0, -1, 0, 1ULL << 40 },
+	};
+	struct nova_inode old, built, fresh;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sizeof(old), NOVA_INODE_SIZE);
+	for (i = 0; i < sizeof(ins) / sizeof(ins[0]); i++) {
+		const struct old_inputs *in = &ins[i];
+		struct nova_reserved_attrs fmt = {
+			.mode = in->mode, .nlink = in->nlink, .uid = in->uid,
+			.gid = in->gid, .parent = in->ino,
+			.sec = (uint64_t)in->sec, .nsec = in->nsec, .live = 1,
+		};
+		struct nova_reserved_attrs quota = {
+			.mode = S_IFREG | 0600, .nlink = 1,
+			.create_trans = in->trans,
+			.sec = (uint64_t)in->sec, .nsec = in->nsec,
+		};
+
+		/* Whatever the buffer held before, the builder sets it all. */
+		memset(&built, 0xa5, sizeof(built));
+		nova_reserved_inode_fill(&built, in->ino, &fmt);
+		old_kernel_format(&old, in);
+		assert_memory_equal(&built, &old, NOVA_INODE_SIZE);
+		old_mkfs(&old, in);
+		assert_memory_equal(&built, &old, NOVA_INODE_SIZE);
+		assert_int_equal(le32(built.i_csum), nova_inode_csum(&built));
+
+		memset(&built, 0x5a, sizeof(built));
+		nova_reserved_inode_fill(&built, in->ino, &quota);
+		old_kernel_quota(&old, in);
+		assert_memory_equal(&built, &old, NOVA_INODE_SIZE);
+		assert_int_equal(le64(built.i_valid), 0);
+		/* The checksum does not cover i_valid: publishing keeps it. */
+		fresh = built;
+		fresh.i_valid = cpu64(1);
+		assert_int_equal(le32(fresh.i_csum), nova_inode_csum(&fresh));
+	}
+}
+
+/* mkfs writes the reserved inodes exactly as the builder makes them. */
+static void test_reserved_inodes_built(void **state)
+{
+	static const struct { uint64_t ino; uint16_t mode; uint32_t nlink; }
+	want[] = {
+		{ NOVA_ROOT_INO, S_IFDIR | 0755, 2 },
+		{ NOVA_ALLOC_INO, S_IFREG | 0600, 1 },
+		{ NOVA_SNAPSHOT_INO, S_IFREG | 0600, 1 },
+	};
+	struct geo g = { 64 << 20, 2, PROT };
+	struct mkfs_layout lay;
+	struct mkfs_params p;
+	uint8_t *buf = make(&g, &lay, &p);
+	struct nova_inode slot;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct nova_inode *pi = (const void *)(buf +
+			NOVA_OFF(NOVA_RESERVED_INODE_BLOCK) +
+			want[i].ino * NOVA_INODE_SIZE);
+		struct nova_reserved_attrs a = {
+			.mode = want[i].mode, .nlink = want[i].nlink,
+			.uid = p.uid, .gid = p.gid, .parent = want[i].ino,
+			.sec = (uint64_t)p.now, .nsec = p.now_nsec, .live = 1,
+		};
+
+		nova_reserved_inode_fill(&slot, want[i].ino, &a);
+		/* The saved allocator state is the one later change. */
+		if (want[i].ino == NOVA_ALLOC_INO) {
+			slot.i_log_head = pi->i_log_head;
+			slot.i_log_tail = pi->i_log_tail;
+			assert_int_not_equal(le64(slot.i_log_head), 0);
+		}
+		assert_memory_equal(pi, &slot, NOVA_INODE_SIZE);
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +559,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic_layout),
 		cmocka_unit_test(test_state_page_fill),
 		cmocka_unit_test(test_state_pages_built),
+		cmocka_unit_test(test_reserved_inode_fill),
+		cmocka_unit_test(test_reserved_inodes_built),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
