@@ -5,12 +5,13 @@
  *
  * The driver keeps a list of bad 512-byte sectors per disk
  * (gendisk->bb; for tests writable through /sys/block/pmemN/badblocks).
- * In 6.1 it affects NOVA twice:
+ * It affects NOVA twice:
  *
- *  - dax_direct_access() in DAX_ACCESS mode fails with -EIO for any range
- *    that contains a listed sector (drivers/nvdimm/pmem.c,
- *    __pmem_direct_access()), so mapping the whole device at once fails
- *    and with it the mount. nova_bb_map_device() maps it piece by piece
+ *  - dax_direct_access() in DAX_ACCESS mode fails for any range that
+ *    contains a listed sector (drivers/nvdimm/pmem.c,
+ *    __pmem_direct_access(); -EIO in 6.1, -EHWPOISON since 6.4:
+ *    nova_dax_range_bad() in compat.h), so mapping the whole device at
+ *    once fails and with it the mount. nova_bb_map_device() maps it piece by piece
  *    instead: good runs with DAX_ACCESS, a bad page with
  *    DAX_RECOVERY_WRITE (which hands out the address of a page with
  *    listed sectors, for writing it), and checks that the pieces form the
@@ -81,7 +82,7 @@ long nova_bb_map_device(struct nova_sb_info *sbi)
 
 	n = dax_direct_access(sbi->dax_dev, base, sbi->nblocks, DAX_ACCESS,
 			      &sbi->virt, NULL);
-	if (n != -EIO)
+	if (!nova_dax_range_bad(n))
 		return n;
 	/* Listed bad sectors: map around them, page by page where bad. */
 	while (done < sbi->nblocks) {
@@ -89,7 +90,7 @@ long nova_bb_map_device(struct nova_sb_info *sbi)
 
 		n = dax_direct_access(sbi->dax_dev, base + done, left,
 				      DAX_ACCESS, &kaddr, NULL);
-		if (n == -EIO)
+		if (nova_dax_range_bad(n))
 			n = dax_direct_access(sbi->dax_dev, base + done, left,
 					      DAX_RECOVERY_WRITE, &kaddr, NULL);
 		if (n <= 0)

@@ -30,7 +30,9 @@
  *  - __uninitialized (a stack variable left out of
  *    CONFIG_INIT_STACK_ALL_ZERO's zeroing) is not in 6.1's
  *    compiler_attributes.h; defined here the way later kernels do;
- *  - get_dquots returns RCU-annotated pointers since 6.8 (nova_dquot_t).
+ *  - get_dquots returns RCU-annotated pointers since 6.8 (nova_dquot_t);
+ *  - dax_direct_access() of a range holding a listed bad sector fails
+ *    with -EIO; 6.4 made it -EHWPOISON (nova_dax_range_bad).
  */
 #ifndef _NOVA_COMPAT_H
 #define _NOVA_COMPAT_H
@@ -67,6 +69,18 @@
 #else
 #define nova_dquot_t	struct dquot
 #endif
+
+/*
+ * 6.4 ("dax: enable dax fault handler to report VM_FAULT_HWPOISON"): the
+ * pmem driver refuses a DAX_ACCESS mapping of a range with a listed bad
+ * sector with -EHWPOISON instead of -EIO. Whether @err from
+ * dax_direct_access() says that (the range may then be mapped around the
+ * bad pages, badblocks.c).
+ */
+static inline bool nova_dax_range_bad(long err)
+{
+	return err == (NOVA_KERNEL_AT_LEAST(6, 4) ? -EHWPOISON : -EIO);
+}
 
 /* 6.3: the idmapped-mount argument of inode operations is a mnt_idmap. */
 #if NOVA_KERNEL_AT_LEAST(6, 3)
