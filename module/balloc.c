@@ -10,9 +10,10 @@
  *
  * The hot paths do not allocate or sum: each list keeps one spare range
  * node (a node that a take or a merge empties is kept there, and a free
- * that needs a new node uses it), and the free total is also kept in a
- * per-CPU counter (free_blocks) that the data reserve check reads; the
- * exact per-list sum is taken only near the reserve.
+ * that needs a new node uses it), and the free total is also kept as a
+ * per-CPU delta folded into a shared figure every NOVA_FREE_BATCH blocks
+ * (nova_free_count_add()), which the data reserve check reads; the exact
+ * per-list sum is taken only near the reserve.
  *
  * One free block per list may be kept out of its tree (fl->one): a single
  * block freed at runtime that touches no free range. A copy-on-write
@@ -20,13 +21,22 @@
  * the freed block kept there, the next such overwrite takes it back
  * without changing the tree (no node, no rebalancing, no subtree figures
  * to bring up to date). The block is free in every other sense: counted
- * in fl->free and free_blocks, found by a goal probe, taken before any
+ * in fl->free and the free count, found by a goal probe, taken before any
  * whole chunk is broken and as a last resort by any request, folded back
  * into the tree when a neighbour is freed, and written with the tree to
  * the saved state. Since it touches no free range, its 2 MiB chunk is not
  * whole (one of its neighbours is in use in the same chunk), so keeping
  * it out of the tree hides no chunk. A free still checks it against the
  * tree and against fl->one (a double free is reported, not cached).
+ *
+ * One gap between free ranges per list is remembered (fl->gap_lo,
+ * fl->gap_hi: blocks no range of the tree holds), as the last lookup that
+ * found nothing saw it. Takes only shrink ranges, so it stays true until
+ * a free grows the tree, which forgets it. A goal probe inside it needs no
+ * walk of the tree, nor does a single block freed inside it with its two
+ * neighbours (it touches no range: fl->one if that is empty). In a random
+ * overwrite of a file laid out in one piece, the goals and the freed
+ * blocks are mostly in one such gap.
  *
  * Huge extents: free space is seen in 2 MiB chunks aligned on physical
  * addresses (NOVA_HUGE_BLOCKS, sbi->huge_skew), the unit of a PMD
@@ -190,6 +200,32 @@ static unsigned int nova_list_of(struct nova_sb_info *sbi, unsigned long blk)
 	return min_t(unsigned long, l, sbi->nr_lists - 1);
 }
 
+/* Whether no range of @fl's tree holds a block of [@lo, @hi). Lock held. */
+static bool nova_gap_has(const struct nova_free_list *fl, unsigned long lo,
+			 unsigned long hi)
+{
+	return fl->gap_lo <= lo && hi <= fl->gap_hi;
+}
+
+/*
+ * A lookup found no range between @prev and @next (either NULL at an end
+ * of the tree): remember the gap. Lock held.
+ */
+static void nova_gap_set(struct nova_free_list *fl,
+			 const struct nova_range_node *prev,
+			 const struct nova_range_node *next)
+{
+	fl->gap_lo = prev ? prev->end : 0;
+	fl->gap_hi = next ? next->start : ULONG_MAX;
+}
+
+/* The tree is about to gain blocks: forget the gap. Lock held. */
+static void nova_gap_forget(struct nova_free_list *fl)
+{
+	fl->gap_lo = 0;
+	fl->gap_hi = 0;
+}
+
 /* A range node no longer in @fl's tree: kept as the spare or freed. */
 static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
 {
@@ -199,13 +235,48 @@ static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
 		kfree(r);
 }
 
+/*
+ * The free count over all lists: sbi->free_folded plus each CPU's
+ * sbi->free_delta, which this CPU folds in once it reaches
+ * NOVA_FREE_BATCH either way. So free_folded is within nr_cpu_ids *
+ * NOVA_FREE_BATCH of the sum of the lists' fl->free. A percpu_counter
+ * with its batch, inline: every take and free changes it, and a 4 KiB
+ * overwrite does one of each (percpu_counter_add() is a call with its
+ * own preemption toggle; here preemption is off already, under a list's
+ * lock).
+ */
+#define NOVA_FREE_BATCH		32
+
+static void nova_free_count_add(struct nova_sb_info *sbi, long n)
+{
+	long v = __this_cpu_read(*sbi->free_delta) + n;
+
+	if (v >= NOVA_FREE_BATCH || v <= -NOVA_FREE_BATCH) {
+		atomic_long_add(v, &sbi->free_folded);
+		v = 0;
+	}
+	__this_cpu_write(*sbi->free_delta, v);
+}
+
+/*
+ * Whether more than @need blocks are free for certain, by the folded
+ * count alone; false says only that the exact sum must decide.
+ */
+static bool nova_free_surely_above(struct nova_sb_info *sbi,
+				   unsigned long need)
+{
+	long slack = (long)nr_cpu_ids * NOVA_FREE_BATCH;
+
+	return atomic_long_read(&sbi->free_folded) - slack > (long)need;
+}
+
 /* @n blocks more (or fewer, negative) are free in @fl. Lock held. */
 static void nova_list_free_add(struct nova_sb_info *sbi,
 			       struct nova_free_list *fl, long n)
 {
 	lockdep_assert_held(&fl->lock);
 	fl->free += n;
-	percpu_counter_add(&sbi->free_blocks, n);
+	nova_free_count_add(sbi, n);
 }
 
 /*
@@ -215,14 +286,22 @@ static void nova_list_free_add(struct nova_sb_info *sbi,
  * that touches no free range becomes fl->one if that is empty, and needs
  * no node. Lock held.
  */
-static int nova_insert_range(struct nova_sb_info *sbi,
-			     struct nova_free_list *fl, unsigned long start,
-			     unsigned long end, bool keep)
+static __always_inline int nova_insert_range(struct nova_sb_info *sbi,
+					     struct nova_free_list *fl,
+					     unsigned long start,
+					     unsigned long end, bool keep)
 {
 	struct rb_node **link = &fl->root.rb_node, *parent = NULL;
 	struct nova_range_node *prev = NULL, *next = NULL, *r;
 
 	lockdep_assert_held(&fl->lock);
+	/* In the gap with both neighbours: no range to find or to touch. */
+	if (keep && end - start == 1 && !fl->one &&
+	    nova_gap_has(fl, start - 1, end + 1)) {
+		WRITE_ONCE(fl->one, start);
+		nova_list_free_add(sbi, fl, 1);
+		return 0;
+	}
 	while (*link) {
 		r = rb_entry(*link, struct nova_range_node, node);
 		parent = *link;
@@ -262,9 +341,11 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 	    !(prev && prev->end == start) && !(next && next->start == end)) {
 		WRITE_ONCE(fl->one, start);
 		nova_list_free_add(sbi, fl, 1);
+		nova_gap_set(fl, prev, next);
 		return 0;
 	}
 
+	nova_gap_forget(fl);
 	if (prev && prev->end == start && next && next->start == end) {
 		unsigned long hi = next->end;
 
@@ -294,6 +375,33 @@ static int nova_insert_range(struct nova_sb_info *sbi,
 }
 
 /*
+ * nova_free_in_list() when the range needs a node and the list had no
+ * spare: allocate one unlocked and try again.
+ */
+static noinline int nova_free_in_list_node(struct nova_sb_info *sbi,
+					   struct nova_free_list *fl,
+					   unsigned long start, unsigned long n,
+					   bool keep)
+{
+	struct nova_range_node *node = NULL;
+	int err;
+
+	do {
+		kfree(node);
+		node = kmalloc(sizeof(*node), GFP_NOFS | __GFP_NOFAIL);
+		spin_lock(&fl->lock);
+		if (!fl->spare) {
+			fl->spare = node;
+			node = NULL;
+		}
+		err = nova_insert_range(sbi, fl, start, start + n, keep);
+		spin_unlock(&fl->lock);
+	} while (err == -ENOMEM);
+	kfree(node);
+	return err;
+}
+
+/*
  * Free [start, start + n) that lies within one list's region (@keep: a
  * single block may become the list's fl->one). Allocates only when the
  * range needs a node and the list has no spare.
@@ -302,23 +410,13 @@ static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
 			     unsigned long start, unsigned long n, bool keep)
 {
 	struct nova_free_list *fl = &sbi->free_lists[l];
-	struct nova_range_node *node = NULL;
 	int err;
 
-	for (;;) {
-		spin_lock(&fl->lock);
-		if (node && !fl->spare) {
-			fl->spare = node;
-			node = NULL;
-		}
-		err = nova_insert_range(sbi, fl, start, start + n, keep);
-		spin_unlock(&fl->lock);
-		if (err != -ENOMEM)
-			break;
-		kfree(node);
-		node = kmalloc(sizeof(*node), GFP_NOFS | __GFP_NOFAIL);
-	}
-	kfree(node);
+	spin_lock(&fl->lock);
+	err = nova_insert_range(sbi, fl, start, start + n, keep);
+	spin_unlock(&fl->lock);
+	if (unlikely(err == -ENOMEM))
+		err = nova_free_in_list_node(sbi, fl, start, n, keep);
 	return err;
 }
 
@@ -327,9 +425,14 @@ static int nova_free_in_list(struct nova_sb_info *sbi, unsigned int l,
  * @keep: at runtime, where a single block may be kept out of the tree
  * (not while the free space is being rebuilt at mount, in any order).
  */
-static int nova_free_range(struct nova_sb_info *sbi, unsigned long blk,
-			   unsigned long n, bool keep)
+static __always_inline int nova_free_range(struct nova_sb_info *sbi,
+					   unsigned long blk, unsigned long n,
+					   bool keep)
 {
+	/* One block (the page an overwrite replaced) is in one region. */
+	if (n == 1)
+		return nova_free_in_list(sbi, nova_list_of(sbi, blk), blk, 1,
+					 keep);
 	while (n) {
 		unsigned int l = nova_list_of(sbi, blk);
 		unsigned long lim = (l == sbi->nr_lists - 1) ? blk + n :
@@ -434,18 +537,24 @@ static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
 					     unsigned long blk)
 {
 	struct rb_node *p = fl->root.rb_node;
-	struct nova_range_node *r;
+	struct nova_range_node *r, *prev = NULL, *next = NULL;
 
 	lockdep_assert_held(&fl->lock);
+	if (nova_gap_has(fl, blk, blk + 1))
+		return NULL;
 	while (p) {
 		r = rb_entry(p, struct nova_range_node, node);
-		if (blk < r->start)
+		if (blk < r->start) {
+			next = r;
 			p = p->rb_left;
-		else if (blk >= r->end)
+		} else if (blk >= r->end) {
+			prev = r;
 			p = p->rb_right;
-		else
+		} else {
 			return r;
+		}
 	}
+	nova_gap_set(fl, prev, next);
 	return NULL;
 }
 
@@ -847,12 +956,11 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 	if (!want)
 		return -EINVAL;
 	/*
-	 * Far from the reserve the per-CPU estimate decides (its error is
-	 * bounded by the counter's batch per CPU); near it, the exact sum.
+	 * Far from the reserve the folded count decides (its error is
+	 * bounded by the batch per CPU); near it, the exact sum.
 	 */
 	if (kind == NOVA_BLOCK_DATA &&
-	    percpu_counter_compare(&sbi->free_blocks,
-				   sbi->reserve + want) <= 0) {
+	    !nova_free_surely_above(sbi, sbi->reserve + want)) {
 		unsigned long free = nova_count_free(sb);
 
 		if (free <= sbi->reserve)
@@ -977,7 +1085,9 @@ int nova_balloc_init(struct super_block *sb)
 				  GFP_KERNEL);
 	if (!sbi->free_lists)
 		return -ENOMEM;
-	if (percpu_counter_init(&sbi->free_blocks, 0, GFP_KERNEL)) {
+	atomic_long_set(&sbi->free_folded, 0);
+	sbi->free_delta = alloc_percpu(long);
+	if (!sbi->free_delta) {
 		kfree(sbi->free_lists);
 		sbi->free_lists = NULL;
 		return -ENOMEM;
@@ -1012,7 +1122,8 @@ void nova_balloc_destroy(struct super_block *sb)
 			kfree(r);
 		kfree(sbi->free_lists[i].spare);
 	}
-	percpu_counter_destroy(&sbi->free_blocks);
+	free_percpu(sbi->free_delta);
+	sbi->free_delta = NULL;
 	kfree(sbi->free_lists);
 	sbi->free_lists = NULL;
 	kfree(sbi->state_pages);

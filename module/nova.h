@@ -60,7 +60,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
-#include <linux/percpu_counter.h>
+#include <linux/percpu.h>
 #include <linux/ktime.h>
 #include <linux/sched/clock.h>
 #include <linux/jump_label.h>
@@ -112,6 +112,8 @@ struct nova_free_list {
 	unsigned long nr_ranges;
 	struct nova_range_node *spare;	/* a node kept for the next insert */
 	unsigned long one;		/* a free block kept out of the tree */
+	unsigned long gap_lo;		/* [gap_lo, gap_hi): no tree range */
+	unsigned long gap_hi;		/* there (balloc.c nova_gap_*()) */
 };
 
 /* One stripe of the inode tables. */
@@ -166,7 +168,12 @@ struct nova_sb_info {
 	unsigned long reserve;		/* blocks only log pages may use */
 	unsigned long managed;		/* blocks the allocator manages */
 	unsigned long huge_skew;	/* pfn of block 0, mod NOVA_HUGE_BLOCKS */
-	struct percpu_counter free_blocks;	/* sum of the lists' free */
+	/*
+	 * The sum of the lists' free, within nr_cpu_ids * NOVA_FREE_BATCH:
+	 * free_folded plus each CPU's free_delta (balloc.c).
+	 */
+	atomic_long_t free_folded;
+	long __percpu *free_delta;
 	atomic_long_t log_pages;
 	atomic_long_t data_pages;
 	atomic_long_t meta_blocks;
