@@ -244,25 +244,6 @@ int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page)
 }
 
 /*
- * Make mirror @mirror a copy of the written log page @page (thorough GC,
- * snapshot log compaction: the page was filled before anything reaches
- * it): the entries, then a tail naming @page. Durable after the next
- * fence.
- */
-void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror)
-{
-	struct nova_log_page_tail t = *nova_log_page_tail(sbi, page);
-
-	nova_pmem_memcpy(nova_addr(sbi, mirror), nova_addr(sbi, page),
-			 NOVA_LOG_DATA_SIZE);
-	t.lt_valid = 0;
-	t.lt_entries = 0;
-	t.lt_replica = cpu_to_le64(page);
-	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
-	nova_pmem_memcpy(nova_log_page_tail(sbi, mirror), &t, sizeof(t));
-}
-
-/*
  * Free log page @page and its mirror. The caller has taken the page out
  * of every chain; its tail is still intact (it names the mirror).
  */

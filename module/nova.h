@@ -447,7 +447,6 @@ int nova_log_alloc_mirror(struct super_block *sb, u64 ino, u64 *mirror);
 void nova_log_init_page(struct nova_sb_info *sbi, u64 ino, u64 page,
 			u64 mirror);
 int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page);
-void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror);
 void nova_log_free_page(struct super_block *sb, u64 page);
 
 /* The tail of log page @page (a block offset). */
