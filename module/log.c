@@ -6,6 +6,9 @@
  * committed tail without being visible; nova_log_commit() publishes all of
  * them with one 8-byte store to the inode's i_log_tail. Operations on
  * several inodes publish their tails through the lite journal instead.
+ * One writer lays entries out in the pages of every log: file and
+ * directory logs (nova_log_append()), the snapshot log and thorough GC's
+ * new logs (nova_log_begin(), nova_log_put(), nova_log_end(); nova.h).
  *
  * Format 1.4 (NOVA_FEATURE_LOG_REPLICA): every page has a mirror page
  * holding the same entries at the same offsets (uapi/nova_format.h,
@@ -16,7 +19,8 @@
  *
  * Locking (nova.h): the caller holds nova_inode_info.log_lock of every
  * inode whose log it appends to (nova_lock_logs() takes several, in inode
- * number order).
+ * number order); a writer of the snapshot log the snapshot table lock
+ * (nova_log_begin() asserts the lock it is given).
  */
 #include <linux/sort.h>
 

@@ -487,11 +487,15 @@ static inline bool nova_log_fits(u64 pos, unsigned int size)
  * page tail hints (lt_entries, lt_valid) are plain stores in the primary
  * only, never written back (nova_log_invalidate()).
  *
- * How the log grows is the caller's policy, @extend, called only when
- * the log has no page yet (@page 0) or an entry does not fit in the rest
- * of a full page @page whose lt_next is 0: it returns in *@next an empty
- * page, durable and reachable as the log's next one (or, for a chain
- * nothing reaches yet, about to be). NULL: nova_log_grow_page().
+ * How the log grows is the caller's policy, @extend, called (out of line,
+ * never on the common path) only when the log has no page yet (@page 0)
+ * or an entry does not fit in the rest of page @page and its lt_next is
+ * 0. It returns in *@next an empty initialised page (nova_log_init_page())
+ * attached to the head slot or linked after @page. A log that others can
+ * reach gets the page durable before the store that reaches it (the file
+ * log: nova_gc_extend_log(); NULL: nova_log_grow_page()); a chain nothing
+ * reaches yet (thorough GC) may link first and fence once before its
+ * switch.
  */
 struct nova_log_writer;
 typedef int (*nova_log_extend_fn)(struct nova_log_writer *lw, u64 page,
