@@ -6,7 +6,7 @@
  * forever or a directory with churn would eat the device. Entries that a
  * later entry makes irrelevant are marked invalid as they are superseded
  * (the e_flags hint and the page tail's lt_valid count, see log.c and the
- * supersession rules in file.c, inode.c and below) and two collectors
+ * supersession rules in file.c, iget.c and below) and two collectors
  * reclaim them:
  *
  *  - Fast GC runs when a log needs a new page (nova_gc_extend_log()). It
