@@ -69,7 +69,13 @@ sleep 2
 r3=$(novactl scrub status --json "$M")
 t_ok "resumed: run_ns grows again" test "$(sj "$r3" run_ns)" -gt "$(sj "$p2" run_ns)"
 t_ok "resumed: eta again ($(sj "$r3" eta_sec))" test "$(sj "$r3" eta_sec)" != null
-t_ok "stop" novactl scrub stop "$M"
+# The resumed pass may have finished by now on a fast or lightly loaded
+# guest; then stop says so, and either way nothing runs at the unmount.
+stop_or_done() {
+	local out
+	out=$(novactl scrub stop "$M" 2>&1) || grep -q "the last one finished" <<< "$out"
+}
+t_ok "stop (or the pass finished already)" stop_or_done
 t_ok "umount" nova_umount
 rm -rf "$T"
 t_done
