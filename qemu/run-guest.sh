@@ -107,6 +107,11 @@ esac
 	[ "$module" = module/nova.ko ] && nova_die "module/nova.ko is not built: run 'make'"
 	nova_die "$module is not built: run 'make module-test'"
 }
+# A module built for the other kernel would only fail inside the guest,
+# after the boot: say so now.
+built_for=$(modinfo -F vermagic "$nova_top/$module" 2>/dev/null | cut -d' ' -f1)
+[ -z "$built_for" ] || [ "$built_for" = "$kver" ] ||
+	nova_die "$module is built for $built_for, the guest runs $kver: run 'make all module-test' with the same KERNEL/KVER"
 if [ "${KERNEL:-}" = debug ]; then
 	rootfs=$("$nova_top/qemu/debug-rootfs.sh")
 else
