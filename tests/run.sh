@@ -15,6 +15,9 @@
 # The guest loads build/module-test/nova.ko, the test build (make
 # module-test), unless NOVA_GUEST_MODULE names another.
 #
+# Boots run two at a time on a machine with two CPUs or more, one at a time
+# with NOVA_TEST_JOBS=1 or when NOVA_QEMU_LOCK_FILE is set (docs/testing.md).
+#
 # Every guest test's kernel log is scanned (tests/lib/klog-scan.sh); a
 # problem there fails the test. The last line is the summary
 # "N passed, N failed[, N skipped]"; the exit status is 1 on any failure.
@@ -24,6 +27,10 @@ set -uo pipefail
 cd "$nova_top" || exit 1
 
 build=$(nova_build_dir)
+case ${NOVA_TEST_JOBS:-1} in
+[1-9]) ;;
+*) nova_die "NOVA_TEST_JOBS must be a number from 1 to 9, not '$NOVA_TEST_JOBS'" ;;
+esac
 # Every guest of the suite, also those tests/boot scripts start, loads the
 # test build of the module (make module-test: crash points, injector).
 export NOVA_GUEST_MODULE=${NOVA_GUEST_MODULE:-build/module-test/nova.ko}
@@ -166,25 +173,6 @@ $hits
 }last console lines:"$'\n'"$(tail -n 15 "$out/console.log" 2>/dev/null)"$'\n'
 	fi
 }
-run_guest_tests() {
-	local t a i=0 groups=()
-	declare -A seen=()
-	for t in "${guest_tests[@]}"; do
-		a=$(guest_args "$t")
-		if [ -z "${seen[x$a]+set}" ]; then
-			seen[x$a]=1
-			groups+=("$a")
-		fi
-	done
-	for a in "${groups[@]}"; do
-		local members=()
-		for t in "${guest_tests[@]}"; do
-			[ "$(guest_args "$t")" = "$a" ] && members+=("$t")
-		done
-		i=$((i + 1))
-		run_guest_boot "$results/guest$i" "$a" "${members[@]}"
-	done
-}
 # A guest test may need something built on the host first, which "make
 # all" does not build (e.g. fstests): it names the command with a line
 # "# nova-host-prep: CMD" (run from the top directory, once per boot set).
@@ -210,14 +198,149 @@ host_prep() {
 	guest_tests=(${kept[@]+"${kept[@]}"})
 }
 [ ${#guest_tests[@]} -eq 0 ] || host_prep
-[ ${#guest_tests[@]} -eq 0 ] || run_guest_tests
 
-if [ ${#boot_tests[@]} -gt 0 ]; then
-	note "multi-boot tests:"
-fi
-for t in "${boot_tests[@]}"; do
-	run_tap "$t" "$results/boot-$(basename "$t" .sh)" env NOVA_RESULTS="$results" bash "$t"
-done
+# What boots a guest, in units: one per set of guest options (a boot with
+# all its tests; when boots run side by side, a set of more than
+# $boot_max tests is split into boots of about equal size so that the
+# lanes end together), then one per tests/boot script (which boots by
+# itself). units[N] is "guest ARGS" or "boot SCRIPT"; a guest unit's tests
+# are in unit_tests[N].
+units=() unit_tests=()
+boot_max=20
+plan_units() {
+	local t a k n chunks size members=() groups=()
+	declare -A seen=()
+	for t in "${guest_tests[@]}"; do
+		a=$(guest_args "$t")
+		[ -n "${seen[x$a]+set}" ] || groups+=("$a")
+		seen[x$a]=1
+	done
+	for a in "${groups[@]}"; do
+		members=()
+		for t in "${guest_tests[@]}"; do
+			[ "$(guest_args "$t")" = "$a" ] && members+=("$t")
+		done
+		n=${#members[@]} chunks=1
+		[ "$jobs" -eq 1 ] || chunks=$(( (n + boot_max - 1) / boot_max ))
+		size=$(( (n + chunks - 1) / chunks ))
+		for ((k = 0; k < n; k += size)); do
+			units+=("guest $a")
+			unit_tests+=("${members[*]:k:size}")
+		done
+	done
+	for t in "${boot_tests[@]}"; do
+		units+=("boot $t")
+		unit_tests+=("")
+	done
+}
+
+# run_unit N: what unit N does, accounted as it goes.
+run_unit() {
+	local n=$1 kind=${units[$1]%% *} rest=${units[$1]#* } tests
+	case $kind in
+	guest)
+		read -r -a tests <<< "${unit_tests[$n]}"
+		run_guest_boot "$results/guest$((n + 1))" "$rest" "${tests[@]}"
+		;;
+	boot)
+		note "multi-boot test:"
+		run_tap "$rest" "$results/boot-$(basename "$rest" .sh)" \
+			env NOVA_RESULTS="$results" bash "$rest"
+		;;
+	esac
+}
+
+# Units run $jobs at a time, each guest with its own QEMU lock ("lane"):
+# the lock NOVA_QEMU_LOCK_FILE names (default build/qemu.lock) for the
+# first, that name with ".N" for lane N. A unit's lines are printed when it
+# ends; its counts are added then. NOVA_TEST_JOBS sets how many at once;
+# the default is 2 on a machine with 2 or more CPUs, 1 if NOVA_QEMU_LOCK_FILE
+# is set (the machine's guests are being shared out by hand) or in a run
+# nested in another (NOVA_RESULTS_DIR).
+test_jobs() {
+	if [ -n "${NOVA_TEST_JOBS:-}" ]; then
+		echo "$NOVA_TEST_JOBS"
+	elif [ -n "${NOVA_QEMU_LOCK_FILE:-}" ] || [ -n "${NOVA_RESULTS_DIR:-}" ] ||
+	     [ "$(nproc)" -lt 2 ]; then
+		echo 1
+	else
+		echo 2
+	fi
+}
+
+# unit_start N LANE: unit N in the background on LANE; its output and
+# counts go to files.
+unit_start() {
+	local n=$1 lane=$2 lock=${NOVA_QEMU_LOCK_FILE:-$build/qemu.lock}
+	[ "$lane" -eq 0 ] || lock=$lock.$lane
+	(
+		pass=0 fail=0 skip=0 failures=()
+		export NOVA_QEMU_LOCK_FILE=$lock
+		run_unit "$n" > "$results/unit-$n.out" 2>&1
+		printf '%s %s %s\n%s\n' "$pass" "$fail" "$skip" \
+			"${failures[*]}" > "$results/unit-$n.sum"
+	) &
+	unit_pid[$n]=$!
+	unit_lane[$n]=$lane
+}
+
+# unit_end N: print unit N's lines and add its counts.
+unit_end() {
+	local n=$1 p=0 f=0 s=0 failed=""
+	cat "$results/unit-$n.out"
+	if [ -f "$results/unit-$n.sum" ]; then
+		{ read -r p f s; read -r failed; } < "$results/unit-$n.sum"
+		# shellcheck disable=SC2206
+		[ -z "$failed" ] || failures+=($failed)
+	else
+		note "  FAIL ${units[$n]}: ended without counts"
+		f=1
+		failures+=("${units[$n]}")
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+}
+
+run_units() {
+	local n=0 k pid lane running=0
+	declare -A lane_busy=()
+	declare -a unit_pid=() unit_lane=()
+	if [ "$jobs" -eq 1 ]; then
+		for k in "${!units[@]}"; do run_unit "$k"; done
+		return
+	fi
+	# A guest's first boot may build the rootfs: build it once, first.
+	if [ ${#units[@]} -gt 1 ]; then
+		if [ "${KERNEL:-}" = debug ]; then
+			qemu/debug-rootfs.sh > /dev/null
+		else
+			qemu/build-rootfs.sh > /dev/null
+		fi || nova_die "cannot build the guest rootfs"
+	fi
+	note "guests: ${#units[@]} units, $jobs at a time (NOVA_TEST_JOBS)"
+	# Interrupted: the units' guests go too.
+	trap 'trap - INT TERM; kill -TERM 0 2> /dev/null; exit 130' INT TERM
+	while [ "$n" -lt ${#units[@]} ] || [ "$running" -gt 0 ]; do
+		if [ "$n" -lt ${#units[@]} ] && [ "$running" -lt "$jobs" ]; then
+			for ((lane = 0; lane < jobs; lane++)); do
+				[ -n "${lane_busy[$lane]:-}" ] || break
+			done
+			lane_busy[$lane]=$n
+			unit_start "$n" "$lane"
+			n=$((n + 1)) running=$((running + 1))
+			continue
+		fi
+		wait -n -p pid
+		for k in "${!unit_pid[@]}"; do
+			[ "${unit_pid[$k]}" = "$pid" ] || continue
+			unset "lane_busy[${unit_lane[$k]}]" "unit_pid[$k]"
+			unit_end "$k"
+			running=$((running - 1))
+		done
+	done
+}
+jobs=$(test_jobs)
+plan_units
+[ ${#units[@]} -eq 0 ] || run_units
 
 note ""
 note "results: $results"
