@@ -185,6 +185,9 @@ t_from_py() {
 # to FILE and its messages to FILE.err, its pid in $mon (the caller kills
 # and waits for it). Returns once it listens; fails after 10 s.
 monitor_start() {
+	# A previous monitor's "Monitoring" line must not be taken for this
+	# one's: the background shell may not have truncated the file yet.
+	rm -f "$1" "$1.err"
 	novactl monitor --json > "$1" 2> "$1.err" &
 	mon=$!
 	wait_for 10 grep -q Monitoring "$1.err"

@@ -57,7 +57,10 @@ got = {(e["corruption"]["inode"], e["corruption"]["kind"],
        for e in ev if e["event"] == "corruption"}
 ino = int(sys.argv[2])
 need = {eval(t, {"INO": ino}) for t in sys.argv[3:]}
-sys.exit(0 if need <= got else "missing %s; got %s" % (need - got, got))
+if not need <= got:
+    err = open(sys.argv[1] + ".err").read().strip().replace("\n", " | ")
+    sys.exit("missing %s; got %s; %d events in all; monitor's stderr: %s"
+             % (need - got, got, len(ev), err))
 EOF
 }
 klog_new() { dmesg | tail -n +$(($(wc -l < "$tmp/klog.before") + 1)); }
