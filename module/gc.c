@@ -104,17 +104,6 @@ struct nova_gc_wait {
 	u64 off[];
 };
 
-static u64 nova_gc_page(u64 off)
-{
-	return off & ~((u64)NOVA_BLOCK_SIZE - 1);
-}
-
-static struct nova_log_page_tail *nova_gc_lt(struct nova_sb_info *sbi,
-					     u64 page)
-{
-	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
-}
-
 static bool nova_gc_page_ok(struct nova_sb_info *sbi, u64 page)
 {
 	return !(page & (NOVA_BLOCK_SIZE - 1)) &&
@@ -249,9 +238,9 @@ void nova_gc_dentry(struct inode *dir, u64 off, struct nova_dentry_entry *de,
 			ni->last_dentry_cancels = true;
 			if (!(de->hdr.e_flags & NOVA_ENTRY_INVALID))
 				ni->gc_removals++;
-		} else if (n && nova_gc_page(n->entry) != nova_gc_page(off)) {
+		} else if (n && nova_log_page_of(n->entry) != nova_log_page_of(off)) {
 			/* Sharing a page, the two would be freed together. */
-			nova_gc_wait_for(dir, nova_gc_page(n->entry), off);
+			nova_gc_wait_for(dir, nova_log_page_of(n->entry), off);
 			ni->last_dentry_cancels = true;
 			ni->gc_removals++;
 		}
@@ -359,7 +348,7 @@ static unsigned long nova_gc_unlink(struct inode *inode, u64 link_page,
 	}
 	while (page != to) {
 		/* Read the link before the page can be reused. */
-		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
+		next = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_next));
 		if (S_ISDIR(inode->i_mode))
 			nova_gc_page_gone(inode, page);
 		/* The page and its mirror. */
@@ -391,7 +380,7 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	*live = 1;
 	if (!page)
 		return 0;
-	stop = ni->log_tail ? nova_gc_page(ni->log_tail) : page;
+	stop = ni->log_tail ? nova_log_page_of(ni->log_tail) : page;
 	/*
 	 * ni->log_pages is exact, not a hint: nova_iget() counts every page
 	 * of the chain (past the tail page too), and every change to the
@@ -401,7 +390,7 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	 * sees more than that has met a loop or a corrupted link.
 	 */
 	while (page != stop) {
-		lt = nova_gc_lt(sbi, page);
+		lt = nova_log_page_tail(sbi, page);
 		next = le64_to_cpu(READ_ONCE(lt->lt_next));
 		if (++seen > pages || !nova_gc_page_ok(sbi, next)) {
 			nova_err(sb, "inode %lu: log chain broken at %llu, not collecting it",
@@ -474,9 +463,9 @@ static void nova_gc_link_new(struct nova_sb_info *sbi, u64 page, u64 next)
 {
 	u64 m = nova_log_mirror(sbi, page);
 
-	nova_pmem_store64(&nova_gc_lt(sbi, page)->lt_next, next);
+	nova_pmem_store64(&nova_log_page_tail(sbi, page)->lt_next, next);
 	if (m)
-		nova_pmem_store64(&nova_gc_lt(sbi, m)->lt_next, next);
+		nova_pmem_store64(&nova_log_page_tail(sbi, m)->lt_next, next);
 }
 
 /*
@@ -587,74 +576,59 @@ struct nova_gc_out {
 	u64 *mirrors;			/* their mirrors, 0: none */
 	unsigned long nr_pages;		/* used so far */
 	unsigned long max_pages;	/* allocated (writing) */
-	u64 pos, end;			/* free space in the current page */
-	u32 valid, entries;		/* hints of the current page */
+	u64 pos;			/* planning: in the current page; the tail */
+	struct nova_log_writer lw;	/* writing */
 	struct nova_gc_move *moves;
 	unsigned long nr_moves, max_moves;
 	unsigned long copied;		/* entries written */
 	u64 last_size, last_link, last_dentry, last_dotdot;
 };
 
-/* Close the current page: pad, then its tail with the hints. */
-static void nova_gc_out_close(struct nova_gc_out *o, u64 next)
+/*
+ * Thorough GC's growth policy: the new log grows into the pages allocated
+ * for it, each made an empty log page (both copies) and linked after the
+ * previous one without a fence: nothing reaches the chain until the
+ * journal switches to it, after a fence (nova_gc_thorough()). Out of the
+ * planned pages is a bug.
+ */
+static int nova_gc_out_extend(struct nova_log_writer *lw, u64 page, u64 *next)
 {
-	struct nova_sb_info *sbi = NOVA_SB(o->inode->i_sb);
-	struct nova_log_page_tail t = {
-		.lt_next = cpu_to_le64(next),
-		.lt_valid = cpu_to_le32(o->valid),
-		.lt_entries = cpu_to_le32(o->entries),
-		.lt_ino = cpu_to_le64(o->inode->i_ino),
-		.lt_magic = cpu_to_le32(NOVA_LOG_PAGE_MAGIC),
-	};
-	u64 page;
+	struct nova_gc_out *o = lw->arg;
 
-	if (!o->write || !o->nr_pages)
-		return;
-	page = o->pages[o->nr_pages - 1];
-	/* Its mirror is written from it once the whole log is written. */
-	t.lt_replica = cpu_to_le64(o->mirrors[o->nr_pages - 1]);
-	if (o->pos < o->end)
-		nova_pmem_memset(nova_addr(sbi, o->pos), NOVA_LOG_PAD, 1);
-	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
-	nova_pmem_memcpy(nova_gc_lt(sbi, page), &t, sizeof(t));
+	if (o->nr_pages >= o->max_pages)
+		return -EIO;
+	*next = o->pages[o->nr_pages];
+	nova_log_init_page(lw->sbi, lw->ino, *next, o->mirrors[o->nr_pages]);
+	if (page)
+		nova_gc_link_new(lw->sbi, page, *next);
+	o->nr_pages++;
+	return 0;
 }
 
 /*
- * Append @size bytes of @entry to the new log; @valid is its hint, @from
- * its old offset (0: a new entry). Returns the new offset, 0 when out of
- * the planned pages (a bug).
+ * Append @size bytes of @entry (sealed) to the new log; @valid is its
+ * hint, @from its old offset (0: a new entry). Planning counts the pages
+ * by the writer's layout rule; writing puts the entry through the writer.
+ * Returns the new offset (nonzero when planning), 0 when out of the
+ * planned pages (a bug).
  */
 static u64 nova_gc_emit(struct nova_gc_out *o, const void *entry,
 			unsigned int size, bool valid, u64 from)
 {
-	struct nova_sb_info *sbi = NOVA_SB(o->inode->i_sb);
-	struct nova_log_entry_header *h;
 	u64 at;
 
-	if (!o->nr_pages || o->pos + size > o->end) {
-		u64 page = 0;
-
-		if (o->write) {
-			if (o->nr_pages >= o->max_pages)
-				return 0;
-			page = o->pages[o->nr_pages];
-			nova_gc_out_close(o, page);
-		}
-		o->nr_pages++;
-		o->pos = page;
-		o->end = page + NOVA_LOG_DATA_SIZE;
-		o->valid = 0;
-		o->entries = 0;
-	}
-	at = o->pos;
-	o->pos += size;
-	o->entries++;
-	o->valid += valid;
 	o->copied++;
-	if (!o->write)
-		return at ? at : 1;
-	h = nova_addr(sbi, at);
-	nova_pmem_memcpy(h, entry, size);
+	if (!o->write) {
+		if (!o->nr_pages || !nova_log_fits(o->pos, size)) {
+			o->nr_pages++;
+			o->pos = 0;
+		}
+		o->pos += size;
+		return 1;
+	}
+	if (nova_log_put_sealed(&o->lw, entry, valid))
+		return 0;
+	at = o->lw.last;
 	if (from && o->nr_moves < o->max_moves) {
 		o->moves[o->nr_moves].from = from;
 		o->moves[o->nr_moves].to = at;
@@ -836,6 +810,12 @@ static int nova_gc_pass(struct nova_gc_out *o, u64 *attr_off)
 	u64 at;
 	int err;
 
+	/* The new log: its pages are reachable only once it is complete. */
+	if (o->write) {
+		nova_log_begin(&o->lw, sbi, inode->i_ino, &ni->log_lock, NULL, 0);
+		o->lw.extend = nova_gc_out_extend;
+		o->lw.arg = o;
+	}
 	err = nova_log_walk_raw(inode->i_sb, inode->i_ino, ni->log_head,
 				ni->log_tail, nova_gc_copy_entry, NULL, o);
 	if (err)
@@ -845,7 +825,8 @@ static int nova_gc_pass(struct nova_gc_out *o, u64 *attr_off)
 	if (!at)
 		return -EIO;
 	*attr_off = at;
-	nova_gc_out_close(o, 0);
+	if (o->write)
+		o->pos = nova_log_end(&o->lw);
 	return 0;
 }
 
@@ -917,7 +898,7 @@ static void nova_gc_free_chain(struct inode *inode, u64 page,
 	u64 next;
 
 	while (page && max--) {
-		next = le64_to_cpu(READ_ONCE(nova_gc_lt(sbi, page)->lt_next));
+		next = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_next));
 		nova_log_free_page(sb, page);
 		page = nova_gc_page_ok(sbi, next) ? next : 0;
 	}
@@ -1010,12 +991,6 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 		ret = err ?: -EIO;
 		goto out;
 	}
-	/* Each page is complete (entries, pad, tail): copy it to its mirror. */
-	for (n = 0; n < o.nr_pages; n++)
-		if (o.mirrors[n])
-			nova_log_mirror_page(NOVA_SB(sb), o.pages[n],
-					     o.mirrors[n]);
-
 	/*
 	 * Every new page and mirror, entry and tail is durable before the
 	 * switch; then head and tail change together (lite journal: a crash
@@ -1147,7 +1122,7 @@ static bool nova_gc_worth(struct nova_sb_info *sbi, struct nova_inode *pi)
 	if (le64_to_cpu(READ_ONCE(pi->i_valid)) != 1 ||
 	    !nova_gc_page_ok(sbi, head))
 		return false;
-	return READ_ONCE(nova_gc_lt(sbi, head)->lt_next);
+	return READ_ONCE(nova_log_page_tail(sbi, head)->lt_next);
 }
 
 static int nova_gc_one(struct super_block *sb, u64 ino,

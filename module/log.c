@@ -6,6 +6,9 @@
  * committed tail without being visible; nova_log_commit() publishes all of
  * them with one 8-byte store to the inode's i_log_tail. Operations on
  * several inodes publish their tails through the lite journal instead.
+ * One writer lays entries out in the pages of every log: file and
+ * directory logs (nova_log_append()), the snapshot log and thorough GC's
+ * new logs (nova_log_begin(), nova_log_put(), nova_log_end(); nova.h).
  *
  * Format 1.4 (NOVA_FEATURE_LOG_REPLICA): every page has a mirror page
  * holding the same entries at the same offsets (uapi/nova_format.h,
@@ -16,7 +19,8 @@
  *
  * Locking (nova.h): the caller holds nova_inode_info.log_lock of every
  * inode whose log it appends to (nova_lock_logs() takes several, in inode
- * number order).
+ * number order); a writer of the snapshot log the snapshot table lock
+ * (nova_log_begin() asserts the lock it is given).
  */
 #include <linux/sort.h>
 
@@ -86,17 +90,6 @@ void nova_entry_seal(void *entry)
 	h->e_csum = cpu_to_le32(nova_entry_crc(entry, le16_to_cpu(h->e_size)));
 }
 
-static struct nova_log_page_tail *nova_page_tail(struct nova_sb_info *sbi,
-						 u64 page)
-{
-	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
-}
-
-static u64 nova_log_page_of(u64 off)
-{
-	return off & ~((u64)NOVA_BLOCK_SIZE - 1);
-}
-
 /* ---- mirrors (1.4, NOVA_FEATURE_LOG_REPLICA) ---- */
 
 /* Do the pages of @ino's log have mirrors? Not the allocator state's. */
@@ -124,9 +117,9 @@ u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
 
 	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
 		return 0;
-	m = le64_to_cpu(READ_ONCE(nova_page_tail(sbi, page)->lt_replica));
+	m = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_replica));
 	if (!m || m == page || !nova_log_page_in_range(sbi, m) ||
-	    le64_to_cpu(READ_ONCE(nova_page_tail(sbi, m)->lt_replica)) != page)
+	    le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, m)->lt_replica)) != page)
 		return 0;
 	return m;
 }
@@ -174,9 +167,9 @@ void nova_log_link(struct nova_sb_info *sbi, u64 page, u64 next)
 {
 	u64 m = nova_log_mirror(sbi, page);
 
-	nova_pmem_commit64(&nova_page_tail(sbi, page)->lt_next, next);
+	nova_pmem_commit64(&nova_log_page_tail(sbi, page)->lt_next, next);
 	if (m)
-		nova_pmem_store64(&nova_page_tail(sbi, m)->lt_next, next);
+		nova_pmem_store64(&nova_log_page_tail(sbi, m)->lt_next, next);
 }
 
 /* The tail of a fresh page: owner, magic, the other copy, checksum. */
@@ -222,12 +215,12 @@ void nova_log_init_page(struct nova_sb_info *sbi, u64 ino, u64 page,
 
 	nova_log_fresh_tail(&t, ino, mirror);
 	nova_pmem_memset(nova_addr(sbi, page), NOVA_LOG_PAD, 8);
-	nova_pmem_memcpy(nova_page_tail(sbi, page), &t, sizeof(t));
+	nova_pmem_memcpy(nova_log_page_tail(sbi, page), &t, sizeof(t));
 	if (!mirror)
 		return;
 	nova_log_fresh_tail(&t, ino, page);
 	nova_pmem_memset(nova_addr(sbi, mirror), NOVA_LOG_PAD, 8);
-	nova_pmem_memcpy(nova_page_tail(sbi, mirror), &t, sizeof(t));
+	nova_pmem_memcpy(nova_log_page_tail(sbi, mirror), &t, sizeof(t));
 }
 
 /*
@@ -252,25 +245,6 @@ int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page)
 	nova_log_init_page(NOVA_SB(sb), ino, *page, mirror);
 	nova_pmem_fence();
 	return 0;
-}
-
-/*
- * Make mirror @mirror a copy of the written log page @page (thorough GC,
- * snapshot log compaction: the page was filled before anything reaches
- * it): the entries, then a tail naming @page. Durable after the next
- * fence.
- */
-void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror)
-{
-	struct nova_log_page_tail t = *nova_page_tail(sbi, page);
-
-	nova_pmem_memcpy(nova_addr(sbi, mirror), nova_addr(sbi, page),
-			 NOVA_LOG_DATA_SIZE);
-	t.lt_valid = 0;
-	t.lt_entries = 0;
-	t.lt_replica = cpu_to_le64(page);
-	t.lt_csum = cpu_to_le32(nova_lt_csum(&t));
-	nova_pmem_memcpy(nova_page_tail(sbi, mirror), &t, sizeof(t));
 }
 
 /*
@@ -343,7 +317,7 @@ static bool nova_walk_read_tail(struct nova_walk *w, u64 page, u64 of,
 {
 	u64 r;
 
-	if (nova_pmem_read(t, nova_page_tail(w->sbi, page), sizeof(*t)))
+	if (nova_pmem_read(t, nova_log_page_tail(w->sbi, page), sizeof(*t)))
 		return false;
 	if (le32_to_cpu(t->lt_magic) != NOVA_LOG_PAGE_MAGIC ||
 	    le64_to_cpu(t->lt_ino) != w->ino ||
@@ -383,7 +357,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	/* A damaged primary tail: its lt_replica is still our only lead. */
 	if (pok)
 		m = le64_to_cpu(t->lt_replica);
-	else if (!nova_pmem_read(&r, &nova_page_tail(sbi, page)->lt_replica,
+	else if (!nova_pmem_read(&r, &nova_log_page_tail(sbi, page)->lt_replica,
 				 sizeof(r)))
 		m = le64_to_cpu(r);
 	else
@@ -395,7 +369,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	*mirror = m;
 	if (pok && mok) {
 		if (w->repair && mt.lt_next != t->lt_next)
-			nova_pmem_store64(&nova_page_tail(sbi, m)->lt_next,
+			nova_pmem_store64(&nova_log_page_tail(sbi, m)->lt_next,
 					  le64_to_cpu(t->lt_next));
 		return 0;
 	}
@@ -407,7 +381,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 			fix.lt_entries = 0;
 			fix.lt_replica = cpu_to_le64(page);
 			fix.lt_csum = cpu_to_le32(nova_lt_csum(&fix));
-			nova_pmem_memcpy(nova_page_tail(sbi, m), &fix,
+			nova_pmem_memcpy(nova_log_page_tail(sbi, m), &fix,
 					 sizeof(fix));
 			nova_pmem_fence();
 		}
@@ -420,7 +394,7 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	 * if the primary's lt_next is unusable, the mirror's copy of it. The
 	 * hints stay as they are.
 	 */
-	if (nova_pmem_read(&fix, nova_page_tail(sbi, page), sizeof(fix)))
+	if (nova_pmem_read(&fix, nova_log_page_tail(sbi, page), sizeof(fix)))
 		fix = mt;
 	fix.lt_ino = mt.lt_ino;
 	fix.lt_magic = mt.lt_magic;
@@ -434,11 +408,11 @@ static int nova_walk_tail(struct nova_walk *w, u64 page,
 	fix.lt_csum = cpu_to_le32(nova_lt_csum(&fix));
 	if (w->repair) {
 		/* Everything after lt_next (not a commit word): one copy. */
-		nova_pmem_memcpy(&nova_page_tail(sbi, page)->lt_valid,
+		nova_pmem_memcpy(&nova_log_page_tail(sbi, page)->lt_valid,
 				 &fix.lt_valid, sizeof(fix) - sizeof(fix.lt_next));
 		nova_pmem_fence();
-		if (fix.lt_next != nova_page_tail(sbi, page)->lt_next)
-			nova_pmem_commit64(&nova_page_tail(sbi, page)->lt_next,
+		if (fix.lt_next != nova_log_page_tail(sbi, page)->lt_next)
+			nova_pmem_commit64(&nova_log_page_tail(sbi, page)->lt_next,
 					   le64_to_cpu(fix.lt_next));
 	}
 	*t = fix;
@@ -702,14 +676,141 @@ int nova_log_walk_raw(struct super_block *sb, u64 ino, u64 head, u64 tail,
 	return nova_log_walk(sb, ino, head, tail, efn, pfn, arg, 0);
 }
 
-/* Allocate and initialise an empty log page; durable on return. */
-static int nova_inode_new_log_page(struct inode *inode, u64 *page)
-{
-	int err = nova_log_new_page(inode->i_sb, inode->i_ino, page);
+/* ---- writing a log ---- */
 
-	if (!err)
-		NOVA_I(inode)->log_pages++;
-	return err;
+/*
+ * The default way a log grows: an empty page (and mirror), durable, then
+ * the 8-byte store that reaches it: the head slot for the log's first
+ * page (0 -> page, once), else @page's lt_next (nova_log_link()).
+ */
+int nova_log_grow_page(struct nova_log_writer *lw, u64 page, u64 *next)
+{
+	int err = nova_log_new_page(lw->sbi->sb, lw->ino, next);
+
+	if (err)
+		return err;
+	if (page)
+		nova_log_link(lw->sbi, page, *next);
+	else
+		nova_pi_commit64(lw->sbi, lw->head, *next);
+	return 0;
+}
+
+/*
+ * The writer has no page yet, or the next entry does not fit in the rest
+ * of the current one: move to the next page, padding the rest
+ * of this one, and growing the log if nothing follows it. Out of line:
+ * once per page, the only place the policy is called (indirectly).
+ */
+static noinline int nova_log_cross(struct nova_log_writer *lw)
+{
+	struct nova_sb_info *sbi = lw->sbi;
+	u64 pos = lw->pos, page = nova_log_page_of(pos), next;
+	int err;
+
+	if (pos) {
+		/*
+		 * Mark the rest of this page unused before leaving it, in
+		 * both copies: durable with the entry, before the commit.
+		 */
+		if (pos < page + NOVA_LOG_DATA_SIZE)
+			nova_log_pad(sbi, pos);
+		/* A page already linked (left by a failed operation). */
+		next = le64_to_cpu(nova_log_page_tail(sbi, page)->lt_next);
+		if (next)
+			goto out;
+	}
+	err = lw->extend ? lw->extend(lw, page, &next) :
+			   nova_log_grow_page(lw, page, &next);
+	if (err)
+		return err;
+out:
+	lw->pos = next;
+	return 0;
+}
+
+/*
+ * Put @entry (header filled by nova_entry_header(); sealed here if @seal)
+ * at the writer's position, moving to the next page first if it does not
+ * fit; @valid is its lt_valid hint. Inline in the callers in this file:
+ * nova_log_append() is on every write's path, and the common case (no
+ * page crossing) is a seal, two stores and two hint increments.
+ */
+static __always_inline int __nova_log_put(struct nova_log_writer *lw,
+					  void *entry, bool seal, bool valid)
+{
+	struct nova_log_entry_header *h = entry;
+	unsigned int size = le16_to_cpu(h->e_size);
+	struct nova_log_page_tail *lt;
+	u64 pos = lw->pos;
+	int err;
+
+	if (unlikely(!pos || !nova_log_fits(pos, size))) {
+		err = nova_log_cross(lw);
+		if (err)
+			return err;
+		pos = lw->pos;
+	}
+	if (seal)
+		nova_entry_seal(entry);
+	/*
+	 * The entry in the page and in its mirror; both durable at the fence
+	 * of the commit that publishes it, not before: nothing reads past
+	 * the committed tail.
+	 */
+	nova_log_store(lw->sbi, pos, entry, size);
+	/*
+	 * Garbage-collection hints, in the primary only, plain stores that
+	 * are never flushed (see nova_log_invalidate()).
+	 */
+	lt = nova_log_page_tail(lw->sbi, nova_log_page_of(pos));
+	le32_add_cpu(&lt->lt_entries, 1);
+	if (valid)
+		le32_add_cpu(&lt->lt_valid, 1);
+	lw->last = pos;
+	lw->pos = pos + size;
+	return 0;
+}
+
+/* Seal @entry and put it (a new entry: valid). */
+int nova_log_put(struct nova_log_writer *lw, void *entry)
+{
+	return __nova_log_put(lw, entry, true, true);
+}
+
+/*
+ * Put a copy of @entry as it is (sealed already: an entry moved by
+ * thorough GC, its hints included); @valid is its lt_valid hint.
+ */
+int nova_log_put_sealed(struct nova_log_writer *lw, const void *entry,
+			bool valid)
+{
+	return __nova_log_put(lw, (void *)entry, false, valid);
+}
+
+/*
+ * The file and directory logs' growth policy: the first page is attached
+ * to the inode's i_log_head, later ones come from nova_gc_extend_log()
+ * (fast GC, then a new chain linked after @page). ni->log_head and
+ * ni->log_pages follow.
+ */
+static int nova_inode_log_extend(struct nova_log_writer *lw, u64 page,
+				 u64 *next)
+{
+	struct inode *inode = lw->arg;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	int err;
+
+	if (page)
+		return nova_gc_extend_log(inode, page, next);
+	/* The page is durable; attach it (0 -> page, once). */
+	lw->head = &nova_pi(inode)->i_log_head;
+	err = nova_log_grow_page(lw, 0, next);
+	if (err)
+		return err;
+	ni->log_pages++;
+	ni->log_head = *next;
+	return 0;
 }
 
 /*
@@ -721,65 +822,23 @@ static int nova_inode_new_log_page(struct inode *inode, u64 *page)
 int nova_log_append(struct inode *inode, void *entry, u64 *tail)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
-	struct nova_log_entry_header *h = entry;
-	unsigned int size = le16_to_cpu(h->e_size);
-	struct nova_log_page_tail *lt;
-	u64 pos = *tail ? *tail : ni->log_tail, page;
+	/* Filled in by nova_log_begin(): no zeroing on every write. */
+	struct nova_log_writer lw __uninitialized;
 	int err;
 
-	lockdep_assert_held(&ni->log_lock);
 	/* Every change of a file, directory or attribute appends first. */
 	if (nova_is_shutdown(inode->i_sb))
 		return -EIO;
-	if (!pos) {
-		if (!ni->log_head) {
-			err = nova_inode_new_log_page(inode, &page);
-			if (err)
-				return err;
-			/* The page is durable; attach it (0 -> page, once). */
-			nova_pi_commit64(sbi, &nova_pi(inode)->i_log_head, page);
-			ni->log_head = page;
-		}
-		pos = ni->log_head;
-	}
-
-	page = pos & ~((u64)NOVA_BLOCK_SIZE - 1);
-	if (pos + size > page + NOVA_LOG_DATA_SIZE) {
-		lt = nova_page_tail(sbi, page);
-		/*
-		 * Mark the rest of this page unused before leaving it, in
-		 * both copies: durable with the entry, before the commit.
-		 */
-		if (pos < page + NOVA_LOG_DATA_SIZE)
-			nova_log_pad(sbi, pos);
-		page = le64_to_cpu(lt->lt_next);
-		if (!page) {
-			/* Fast GC, then a durable extension, then its link. */
-			err = nova_gc_extend_log(inode, pos & ~((u64)NOVA_BLOCK_SIZE - 1),
-						 &page);
-			if (err)
-				return err;
-		}
-		pos = page;
-	}
-
-	nova_entry_seal(entry);
-	/*
-	 * The entry in the page and in its mirror; both durable at the fence
-	 * of the commit that publishes it (nova_log_commit()), not before:
-	 * nothing reads past the committed tail.
-	 */
-	nova_log_store(sbi, pos, entry, size);
-	/*
-	 * Garbage-collection hints, in the primary only, plain stores that
-	 * are never flushed (see nova_log_invalidate()).
-	 */
-	lt = nova_page_tail(sbi, page);
-	le32_add_cpu(&lt->lt_entries, 1);
-	le32_add_cpu(&lt->lt_valid, 1);
-	ni->last_append = pos;
-	*tail = pos + size;
+	/* The head slot is found only if the log needs its first page. */
+	nova_log_begin(&lw, NOVA_SB(inode->i_sb), inode->i_ino, &ni->log_lock,
+		       NULL, *tail ?: ni->log_tail ?: ni->log_head);
+	lw.extend = nova_inode_log_extend;
+	lw.arg = inode;
+	err = __nova_log_put(&lw, entry, true, true);
+	if (err)
+		return err;
+	ni->last_append = lw.last;
+	*tail = nova_log_end(&lw);
 	return 0;
 }
 
@@ -822,7 +881,7 @@ void nova_log_invalidate(struct inode *inode, u64 entry_off)
 	if (h->e_flags & NOVA_ENTRY_INVALID)
 		return;
 	h->e_flags |= NOVA_ENTRY_INVALID;
-	lt = nova_page_tail(sbi, entry_off & ~((u64)NOVA_BLOCK_SIZE - 1));
+	lt = nova_log_page_tail(sbi, entry_off & ~((u64)NOVA_BLOCK_SIZE - 1));
 	if (le32_to_cpu(lt->lt_valid))
 		le32_add_cpu(&lt->lt_valid, -1);
 }
@@ -845,7 +904,7 @@ void nova_log_apply_range_arg(struct inode *inode, u64 from, u64 to,
 
 		if (page + NOVA_LOG_DATA_SIZE - pos < sizeof(*h) ||
 		    h->e_type == NOVA_LOG_PAD) {
-			pos = le64_to_cpu(nova_page_tail(sbi, page)->lt_next);
+			pos = le64_to_cpu(nova_log_page_tail(sbi, page)->lt_next);
 			if (WARN_ON_ONCE(!pos))
 				return;
 			continue;

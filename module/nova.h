@@ -454,8 +454,99 @@ int nova_log_alloc_mirror(struct super_block *sb, u64 ino, u64 *mirror);
 void nova_log_init_page(struct nova_sb_info *sbi, u64 ino, u64 page,
 			u64 mirror);
 int nova_log_new_page(struct super_block *sb, u64 ino, u64 *page);
-void nova_log_mirror_page(struct nova_sb_info *sbi, u64 page, u64 mirror);
 void nova_log_free_page(struct super_block *sb, u64 page);
+
+/* The tail of log page @page (a block offset). */
+static inline struct nova_log_page_tail *
+nova_log_page_tail(struct nova_sb_info *sbi, u64 page)
+{
+	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
+}
+
+/* The log page holding offset @off. */
+static inline u64 nova_log_page_of(u64 off)
+{
+	return off & ~((u64)NOVA_BLOCK_SIZE - 1);
+}
+
+/*
+ * The layout rule of every log: an entry of @size bytes goes at @pos if it
+ * ends within the data area of @pos's page, else at the start of the next
+ * page (the rest of this one padded).
+ */
+static inline bool nova_log_fits(u64 pos, unsigned int size)
+{
+	return pos + size <= nova_log_page_of(pos) + NOVA_LOG_DATA_SIZE;
+}
+
+/*
+ * The log writer: the one place that lays entries out in log pages, for
+ * file and directory logs (nova_log_append()), the snapshot log and
+ * thorough GC's new logs. It needs no VFS inode:
+ *
+ *	nova_log_begin(&lw, sbi, ino, lock, head, pos);
+ *	err = nova_log_put(&lw, entry);		(as often as needed)
+ *	tail = nova_log_end(&lw);		(the tail to commit)
+ *
+ * Each entry put is durable after the next fence, in the page and in its
+ * mirror, and visible once a commit publishes a tail at or past it; the
+ * commit fences first (nova_pmem_commit64(), nova_journal_commit()). The
+ * page tail hints (lt_entries, lt_valid) are plain stores in the primary
+ * only, never written back (nova_log_invalidate()).
+ *
+ * How the log grows is the caller's policy, @extend, called (out of line,
+ * never on the common path) only when the log has no page yet (@page 0)
+ * or an entry does not fit in the rest of page @page and its lt_next is
+ * 0. It returns in *@next an empty initialised page (nova_log_init_page())
+ * attached to the head slot or linked after @page. A log that others can
+ * reach gets the page durable before the store that reaches it (the file
+ * log: nova_gc_extend_log(); NULL: nova_log_grow_page()); a chain nothing
+ * reaches yet (thorough GC) may link first and fence once before its
+ * switch.
+ */
+struct nova_log_writer;
+typedef int (*nova_log_extend_fn)(struct nova_log_writer *lw, u64 page,
+				  u64 *next);
+
+struct nova_log_writer {
+	struct nova_sb_info *sbi;
+	u64 ino;			/* the log's owner (page tails, mirrors) */
+	u64 pos;			/* where the next entry goes, 0: no page */
+	u64 last;			/* the last entry put (set by each put) */
+	__le64 *head;			/* the head slot, for nova_log_grow_page() */
+	nova_log_extend_fn extend;
+	void *arg;			/* for @extend */
+};
+
+/*
+ * Start writing the log of inode @ino at @pos: its committed tail, or its
+ * head if it has no tail, or 0 if it has no page. The caller holds @lock,
+ * the lock of that log (nova.h), until it has committed or given up.
+ */
+static inline void nova_log_begin(struct nova_log_writer *lw,
+				  struct nova_sb_info *sbi, u64 ino,
+				  struct mutex *lock, __le64 *head, u64 pos)
+{
+	lockdep_assert_held(lock);
+	lw->sbi = sbi;
+	lw->ino = ino;
+	lw->pos = pos;
+	lw->head = head;
+	lw->extend = NULL;
+	lw->arg = NULL;
+}
+
+int nova_log_put(struct nova_log_writer *lw, void *entry);
+int nova_log_put_sealed(struct nova_log_writer *lw, const void *entry,
+			bool valid);
+int nova_log_grow_page(struct nova_log_writer *lw, u64 page, u64 *next);
+
+/* The tail to commit: past the last entry put. */
+static inline u64 nova_log_end(const struct nova_log_writer *lw)
+{
+	return lw->pos;
+}
+
 int nova_log_append(struct inode *inode, void *entry, u64 *tail);
 void nova_log_commit(struct inode *inode, u64 tail);
 void nova_log_free(struct inode *inode);

@@ -167,89 +167,49 @@ static void nova_snap_del_record(struct nova_sb_info *sbi,
 	sd->sd_epoch = cpu_to_le64(s->epoch);
 }
 
-static struct nova_log_page_tail *nova_snap_lt(struct nova_sb_info *sbi,
-					       u64 page)
-{
-	return nova_addr(sbi, page + NOVA_LOG_DATA_SIZE);
-}
-
-/* A new, empty, durable page (and mirror) for the snapshot log. */
-static int nova_snap_new_page(struct super_block *sb, u64 *page)
-{
-	return nova_log_new_page(sb, NOVA_SNAPSHOT_INO, page);
-}
-
 /*
- * Write @entry (header filled, not sealed) to the snapshot log at *@pos
- * (0: the committed tail) and advance *@pos past it. The entry is durable
- * on return but not visible until the log tail reaches *@pos. Table lock
- * held (nobody else writes past the tail meanwhile).
+ * Start writing the snapshot log after its committed tail (its head if it
+ * has no tail yet; with no page, the writer makes the first one and
+ * attaches it to the head slot). The log grows by one page at a time
+ * (nova_log_grow_page()): it holds a few records per snapshot operation.
+ * Table lock held (nobody else writes past the tail meanwhile).
  */
-static int nova_snap_write(struct super_block *sb, void *entry, u64 *pos)
+static void nova_snap_begin(struct super_block *sb,
+			    struct nova_log_writer *lw)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	struct nova_snap_table *t = sbi->snaps;
 	struct nova_inode *pi = nova_snap_pi(sbi);
-	struct nova_log_entry_header *h = entry;
-	unsigned int size = le16_to_cpu(h->e_size);
-	struct nova_log_page_tail *lt;
-	u64 at = *pos ? *pos : t->tail, page;
-	int err;
 
-	lockdep_assert_held(&t->lock);
-	if (!at) {
-		at = le64_to_cpu(pi->i_log_head);
-		if (!at) {
-			err = nova_snap_new_page(sb, &at);
-			if (err)
-				return err;
-			/* Page durable, then the head that reaches it. */
-			nova_pi_commit64(sbi, &pi->i_log_head, at);
-		}
-	}
-	page = at & ~((u64)NOVA_BLOCK_SIZE - 1);
-	if (at + size > page + NOVA_LOG_DATA_SIZE) {
-		lt = nova_snap_lt(sbi, page);
-		if (at < page + NOVA_LOG_DATA_SIZE)
-			nova_log_pad(sbi, at);
-		page = le64_to_cpu(lt->lt_next);
-		if (!page) {
-			err = nova_snap_new_page(sb, &page);
-			if (err)
-				return err;
-			/* New page durable, then the link to it (both copies). */
-			nova_log_link(sbi, at & ~((u64)NOVA_BLOCK_SIZE - 1),
-				      page);
-		}
-		at = page;
-	}
-	nova_entry_seal(entry);
-	/* Page and mirror; durable at the tail commit's fence. */
-	nova_log_store(sbi, at, entry, size);
-	lt = nova_snap_lt(sbi, page);
-	le32_add_cpu(&lt->lt_entries, 1);
-	le32_add_cpu(&lt->lt_valid, 1);
-	nova_pmem_flush(lt, 16);
-	*pos = at + size;
-	return 0;
+	nova_log_begin(lw, sbi, NOVA_SNAPSHOT_INO, &t->lock, &pi->i_log_head,
+		       t->tail ?: le64_to_cpu(pi->i_log_head));
 }
 
 /*
- * Append @entry to the snapshot log and commit it: the entry is durable
- * and visible on return. Table lock held.
+ * Append @entry (header filled, not sealed) to the snapshot log and
+ * commit it: the entry is durable and visible on return. Table lock held.
+ *
+ * Like every log's, the page tail hints are not written back. Before the
+ * one writer, this log flushed them; nothing needs that: the only reader
+ * of a snapshot log page's hints is nova_snap_compact(), which skips a
+ * one-page log of at most two entries (a stale count only decides
+ * whether a one-page log is rewritten as one page). snap_reclaim.c,
+ * recovery, the scrub and fsck.NOVA do not read them.
  */
 static int nova_snap_append(struct super_block *sb, void *entry)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
-	u64 pos = 0;
+	struct nova_log_writer lw;
 	int err;
 
-	err = nova_snap_write(sb, entry, &pos);
+	nova_snap_begin(sb, &lw);
+	err = nova_log_put(&lw, entry);
 	if (err)
 		return err;
 	/* Entry durable (fence inside), then the tail that publishes it. */
-	nova_pi_commit64(sbi, &nova_snap_pi(sbi)->i_log_tail, pos);
-	sbi->snaps->tail = pos;
+	nova_pi_commit64(sbi, &nova_snap_pi(sbi)->i_log_tail,
+			 nova_log_end(&lw));
+	sbi->snaps->tail = nova_log_end(&lw);
 	return 0;
 }
 
@@ -284,47 +244,45 @@ static void nova_snap_compact(struct super_block *sb, struct nova_snapshot *last
 	struct nova_snapshot_entry sn;
 	struct nova_snapshot_del_entry sd;
 	struct nova_log_page_tail *lt;
+	struct nova_log_writer lw;
 	struct nova_snap_keep *k, *tmp;
 	struct nova_jword w[2];
 	LIST_HEAD(old);
 	u64 page, head = le64_to_cpu(pi->i_log_head);
-	void *addr;
 	int err;
 
 	lockdep_assert_held(&t->lock);
 	if (!head)
 		return;
 	/* One page is as small as the log gets: nothing to gain. */
-	lt = nova_snap_lt(sbi, head);
+	lt = nova_log_page_tail(sbi, head);
 	if (!lt->lt_next && le32_to_cpu(lt->lt_entries) <= 2)
 		return;
 	err = nova_log_walk_raw(sb, NOVA_SNAPSHOT_INO, head, t->tail, NULL,
 				nova_snap_page_cb, &old);
 	if (!err)
-		err = nova_snap_new_page(sb, &page);
+		err = nova_log_new_page(sb, NOVA_SNAPSHOT_INO, &page);
 	if (err)
 		goto out;
 
+	/*
+	 * The new log: its one page (and mirror), which nothing reaches
+	 * until the switch, holds both records.
+	 */
+	BUILD_BUG_ON(sizeof(sn) + sizeof(sd) > NOVA_LOG_DATA_SIZE);
+	nova_log_begin(&lw, sbi, NOVA_SNAPSHOT_INO, &t->lock, NULL, page);
 	nova_snap_record(sbi, &sn, last, nova_next_trans(sbi));
-	nova_entry_seal(&sn);
 	nova_snap_del_record(sbi, &sd, last);
-	nova_entry_seal(&sd);
-
-	addr = nova_addr(sbi, page);
-	nova_pmem_memcpy(addr, &sn, sizeof(sn));
-	nova_pmem_memcpy(addr + sizeof(sn), &sd, sizeof(sd));
-	nova_pmem_memset(addr + sizeof(sn) + sizeof(sd), NOVA_LOG_PAD, 8);
-	lt = nova_snap_lt(sbi, page);
-	lt->lt_entries = cpu_to_le32(2);
-	lt->lt_valid = cpu_to_le32(2);
-	nova_pmem_flush(lt, 16);
-	if (nova_log_mirror(sbi, page))
-		nova_log_mirror_page(sbi, page, nova_log_mirror(sbi, page));
+	err = nova_log_put(&lw, &sn) ?: nova_log_put(&lw, &sd);
+	if (err) {
+		nova_log_free_page(sb, page);
+		goto out;
+	}
 	/* The new log is durable (the journal fences first); switch to it. */
 	w[0].word = &pi->i_log_head;
 	w[0].val = page;
 	w[1].word = &pi->i_log_tail;
-	w[1].val = page + sizeof(sn) + sizeof(sd);
+	w[1].val = nova_log_end(&lw);
 	nova_journal_commit(sb, w, 2);
 	t->tail = w[1].val;
 	list_for_each_entry(k, &old, list)
@@ -1380,14 +1338,15 @@ int nova_snapshot_stage_commit(struct inode *inode, struct nova_snap_stage *st,
 	struct nova_snap_table *t = sbi->snaps;
 	struct nova_snapshot_keep_entry sk;
 	struct nova_snap_keep *k, *tmp, *last;
+	struct nova_log_writer lw;
 	struct nova_jword w[2];
-	u64 pos = 0;
 	int err;
 
 	if (list_empty(&st->runs)) {
 		nova_log_commit(inode, tail);
 		goto out;
 	}
+	nova_snap_begin(sb, &lw);
 	list_for_each_entry(k, &st->runs, list) {
 		memset(&sk, 0, sizeof(sk));
 		nova_entry_header(sbi, &sk, NOVA_LOG_SNAPSHOT_KEEP, sizeof(sk),
@@ -1396,7 +1355,7 @@ int nova_snapshot_stage_commit(struct inode *inode, struct nova_snap_stage *st,
 		sk.sk_count = cpu_to_le32(k->count);
 		sk.sk_born = cpu_to_le64(k->born);
 		sk.sk_dead = cpu_to_le64(k->dead);
-		err = nova_snap_write(sb, &sk, &pos);
+		err = nova_log_put(&lw, &sk);
 		if (err)
 			return err;
 	}
@@ -1404,10 +1363,10 @@ int nova_snapshot_stage_commit(struct inode *inode, struct nova_snap_stage *st,
 	w[0].word = &nova_pi(inode)->i_log_tail;
 	w[0].val = tail;
 	w[1].word = &nova_snap_pi(sbi)->i_log_tail;
-	w[1].val = pos;
+	w[1].val = nova_log_end(&lw);
 	nova_journal_commit(sb, w, 2);
 	NOVA_I(inode)->log_tail = tail;
-	t->tail = pos;
+	t->tail = w[1].val;
 	list_for_each_entry_safe(k, tmp, &st->runs, list) {
 		struct nova_snapshot *s = k->owner;
 
