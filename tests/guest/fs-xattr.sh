@@ -37,14 +37,6 @@ dump() {	# every attribute under a directory, or of a file
 		getfattr -h -d -m - -e hex "$1" 2>/dev/null
 	fi
 }
-gc_stat() {	# FIELD of the "gc" object of novactl stats --json
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
-}
-gc_field() {	# JSON FIELD of novactl gc --json output in $1
-	python3 -c "import json, sys; print(json.loads(sys.argv[1])['gc']['$2'])" "$1"
-}
 layout() {
 	python3 "$NOVA_TOP/tests/guest/protect-media.py" layout "$D" |
 		python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"

@@ -20,14 +20,6 @@ used_blocks() {
 dir_log_pages() {	# a directory has no data pages: st_blocks is its log
 	echo $(( $(stat -c %b "$1") / 8 ))
 }
-gc_stat() {	# FIELD of the "gc" object of novactl stats --json
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
-}
-gc_field() {	# JSON FIELD of novactl gc --json output in $1
-	python3 -c "import json, sys; print(json.loads(sys.argv[1])['gc']['$2'])" "$1"
-}
 
 t_ok "format and mount" nova_mount_init
 # Log pages come with a mirror each (format 1.4, NOVA_FEATURE_LOG_REPLICA).

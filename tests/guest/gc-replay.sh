@@ -17,11 +17,6 @@ G=$NOVA_TOP/tests/guest/genl-client.py
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 state() { python3 "$NOVA_TOP/tests/guest/gc-state.py" "$1"; }
 jget() { python3 -c "import json, sys; d = json.loads(sys.argv[1]); print($2)" "$1"; }
-gc_stat() {
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
-}
 
 # The tree is built with noatime: reading it to compare must not change it.
 t_ok "format and mount (noatime)" nova_mount_init noatime

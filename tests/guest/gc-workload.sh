@@ -10,11 +10,6 @@
 M=$NOVA_MNT
 W=/tmp/gc-workload
 cfs() { NOVA_CONSOLE=/dev/null python3 "$NOVA_TOP/tests/crash/crashfs.py" "$@"; }
-gc_stat() {	# FIELD of the gc object of novactl stats --json
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
-}
 
 rm -rf "$W"
 mkdir -p "$W"

@@ -181,6 +181,20 @@ t_from_py() {
 	done
 }
 
+# gc_stat FIELD: that field of the "gc" object of 'novactl stats --json'
+# for the file system at $NOVA_MNT.
+gc_stat() {
+	novactl stats --json "$NOVA_MNT" | python3 -c "
+import json, sys
+print(json.load(sys.stdin)['filesystems'][0]['gc']['$1'])"
+}
+
+# gc_field JSON FIELD: that field of the "gc" object of 'novactl gc --json'
+# output JSON.
+gc_field() {
+	python3 -c "import json, sys; print(json.loads(sys.argv[1])['gc']['$2'])" "$1"
+}
+
 # monitor_start FILE: 'novactl monitor --json' in the background, events
 # to FILE and its messages to FILE.err, its pid in $mon (the caller kills
 # and waits for it). Returns once it listens; fails after 10 s.
