@@ -111,6 +111,16 @@ nova_timeout_scale() {
 	fi
 }
 
+# The guest's root image for this kernel (built and cached on first use):
+# prints its path.
+nova_rootfs() {
+	if [ "${KERNEL:-}" = debug ]; then
+		"$nova_top/qemu/debug-rootfs.sh"
+	else
+		"$nova_top/qemu/build-rootfs.sh"
+	fi
+}
+
 nova_die() {
 	echo "nova: $*" >&2
 	exit 1

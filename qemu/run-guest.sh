@@ -112,11 +112,7 @@ esac
 built_for=$(modinfo -F vermagic "$nova_top/$module" 2>/dev/null | cut -d' ' -f1)
 [ -z "$built_for" ] || [ "$built_for" = "$kver" ] ||
 	nova_die "$module is built for $built_for, the guest runs $kver: run 'make all module-test' with the same KERNEL/KVER"
-if [ "${KERNEL:-}" = debug ]; then
-	rootfs=$("$nova_top/qemu/debug-rootfs.sh")
-else
-	rootfs=$("$nova_top/qemu/build-rootfs.sh")
-fi
+rootfs=$(nova_rootfs)
 root_drive="file=$rootfs,if=virtio,format=raw,snapshot=on"
 if [ -n "$root_overlay" ]; then
 	# The overlay names its backing image; one made over an older image

@@ -310,11 +310,7 @@ run_units() {
 	fi
 	# A guest's first boot may build the rootfs: build it once, first.
 	if [ ${#units[@]} -gt 1 ]; then
-		if [ "${KERNEL:-}" = debug ]; then
-			qemu/debug-rootfs.sh > /dev/null
-		else
-			qemu/build-rootfs.sh > /dev/null
-		fi || nova_die "cannot build the guest rootfs"
+		nova_rootfs > /dev/null || nova_die "cannot build the guest rootfs"
 	fi
 	note "guests: ${#units[@]} units, $jobs at a time (NOVA_TEST_JOBS)"
 	# Interrupted: the units' guests go too.
