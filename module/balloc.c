@@ -237,25 +237,29 @@ static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
 
 /*
  * The free count over all lists: sbi->free_folded plus each CPU's
- * sbi->free_delta, which this CPU folds in once it reaches
- * NOVA_FREE_BATCH either way. So free_folded is within nr_cpu_ids *
- * NOVA_FREE_BATCH of the sum of the lists' fl->free. A percpu_counter
- * with its batch, inline: every take and free changes it, and a 4 KiB
- * overwrite does one of each (percpu_counter_add() is a call with its
- * own preemption toggle; here preemption is off already, under a list's
- * lock).
+ * sbi->free_delta, which is folded in once it reaches NOVA_FREE_BATCH
+ * either way. So free_folded is within nr_cpu_ids * NOVA_FREE_BATCH of
+ * the sum of the lists' fl->free, plus whatever changes are in flight.
+ * A percpu_counter with its batch, inline: every take and free changes
+ * it, and a 4 KiB overwrite does one of each.
+ *
+ * The list lock does not make a read-modify-write of the delta safe: on
+ * PREEMPT_RT a spinlock_t only disables migration, and a task taking
+ * another list's lock on this CPU may run in between. Hence one
+ * this_cpu_add_return() (a single xadd on x86) and, to fold, a
+ * this_cpu_sub() of what was seen; the sum stays exact whatever runs in
+ * between.
  */
 #define NOVA_FREE_BATCH		32
 
 static void nova_free_count_add(struct nova_sb_info *sbi, long n)
 {
-	long v = __this_cpu_read(*sbi->free_delta) + n;
+	long v = this_cpu_add_return(*sbi->free_delta, n);
 
-	if (v >= NOVA_FREE_BATCH || v <= -NOVA_FREE_BATCH) {
+	if (unlikely(v >= NOVA_FREE_BATCH || v <= -NOVA_FREE_BATCH)) {
+		this_cpu_sub(*sbi->free_delta, v);
 		atomic_long_add(v, &sbi->free_folded);
-		v = 0;
 	}
-	__this_cpu_write(*sbi->free_delta, v);
 }
 
 /*
