@@ -65,15 +65,15 @@ static struct nova_file_write_entry *nova_fw(struct inode *inode, void *v)
  * removed, a sibling) goes through xa_load(), which knows them all. Each
  * write looks up the page before its own (the allocation goal) and each
  * read its page; xa_load()'s calls into xas_load(), xas_start() and
- * xas_descend() cost that lookup several times the walk.
+ * xas_descend() cost that lookup several times the walk. *@leaf is the
+ * last node walked (NULL if the entry is the head). RCU read lock held.
  */
-static void *nova_index_load(struct xarray *xa, pgoff_t pgoff)
+static __always_inline void *nova_index_walk(struct xarray *xa, pgoff_t pgoff,
+					     struct xa_node **leaf)
 {
-	struct xa_node *node;
-	void *entry;
+	struct xa_node *node = NULL;
+	void *entry = rcu_dereference(xa->xa_head);
 
-	rcu_read_lock();
-	entry = rcu_dereference(xa->xa_head);
 	if (!xa_is_node(entry)) {
 		if (pgoff)
 			entry = NULL;
@@ -86,22 +86,65 @@ static void *nova_index_load(struct xarray *xa, pgoff_t pgoff)
 							    XA_CHUNK_MASK]);
 		} while (node->shift && xa_is_node(entry));
 	}
+	*leaf = node;
+	return entry;
+}
+
+static void *nova_index_load(struct xarray *xa, pgoff_t pgoff)
+{
+	struct xa_node *leaf;
+	void *entry;
+
+	rcu_read_lock();
+	entry = nova_index_walk(xa, pgoff, &leaf);
 	rcu_read_unlock();
 	if (unlikely(xa_is_internal(entry)))
 		return xa_load(xa, pgoff);
 	return entry;
 }
 
+static u64 nova_fw_block(struct inode *inode, void *v, pgoff_t pgoff)
+{
+	struct nova_file_write_entry *fw = nova_fw(inode, v);
+
+	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+}
+
 /* Block holding file page @pgoff, or 0 for a hole. */
 u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 {
 	void *v = nova_index_load(&NOVA_I(inode)->pages, pgoff);
-	struct nova_file_write_entry *fw;
 
-	if (!v)
-		return 0;
-	fw = nova_fw(inode, v);
-	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+	return v ? nova_fw_block(inode, v, pgoff) : 0;
+}
+
+/*
+ * nova_file_block() of @pgoff, and in *@run (at most its value on entry,
+ * at least 1) how many pages from @pgoff on the same entry maps, so to
+ * consecutive blocks: the slots after @pgoff's in its index leaf that
+ * hold the same value. A read copies such a run with one call instead of
+ * one per page (a 2 MiB write is one entry, 512 slots in eight leaves).
+ * The caller keeps the index from changing (i_rwsem).
+ */
+u64 nova_file_block_run(struct inode *inode, pgoff_t pgoff,
+			unsigned long *run)
+{
+	unsigned int slot = pgoff & XA_CHUNK_MASK;
+	unsigned long max = min_t(unsigned long, *run, XA_CHUNK_SIZE - slot);
+	unsigned long n = 1;
+	struct xa_node *leaf;
+	void *v;
+
+	rcu_read_lock();
+	v = nova_index_walk(&NOVA_I(inode)->pages, pgoff, &leaf);
+	if (v && !xa_is_internal(v) && leaf && !leaf->shift)
+		while (n < max && rcu_access_pointer(leaf->slots[slot + n]) == v)
+			n++;
+	rcu_read_unlock();
+	*run = n;
+	if (unlikely(xa_is_internal(v)))
+		v = xa_load(&NOVA_I(inode)->pages, pgoff);
+	return v ? nova_fw_block(inode, v, pgoff) : 0;
 }
 
 /*
@@ -111,14 +154,11 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
 u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff)
 {
 	void *v = nova_index_load(&NOVA_I(inode)->pages, pgoff);
-	struct nova_file_write_entry *fw;
 
-	if (!v)
+	if (!v || !nova_snapshot_shows(inode->i_sb,
+				       le64_to_cpu(nova_fw(inode, v)->hdr.e_epoch_id)))
 		return 0;
-	fw = nova_fw(inode, v);
-	if (!nova_snapshot_shows(inode->i_sb, le64_to_cpu(fw->hdr.e_epoch_id)))
-		return 0;
-	return le64_to_cpu(fw->fw_block) + (pgoff - le64_to_cpu(fw->fw_pgoff));
+	return nova_fw_block(inode, v, pgoff);
 }
 
 /* Collects freed blocks into runs, so each run is freed with one call. */
@@ -816,8 +856,9 @@ out:
  * With verification, each page goes through nova_read_iter_verified(),
  * which reads PMEM once and checks each strip as the user gets it;
  * only a page that fails the check goes through a DRAM page buffer, where
- * nova_read_verified() repairs it. Without, pages are copied straight
- * from PMEM (copy_mc: poison fails the read, no machine check).
+ * nova_read_verified() repairs it. Without, the pages one entry maps are
+ * copied straight from PMEM with one call (copy_mc: poison ends the read
+ * short, no machine check).
  */
 static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -843,11 +884,13 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	size = i_size_read(inode);
 	while (iov_iter_count(to) && pos < size) {
 		unsigned int off = pos & (PAGE_SIZE - 1);
-		size_t n = min_t(loff_t, PAGE_SIZE - off, size - pos);
-		u64 blk = nova_file_block(inode, pos >> PAGE_SHIFT);
+		size_t n = min_t(loff_t, iov_iter_count(to), size - pos);
+		/* Verified a page at a time, else as far as the entry goes. */
+		unsigned long run = verify ? 1 : DIV_ROUND_UP(off + n, PAGE_SIZE);
+		u64 blk = nova_file_block_run(inode, pos >> PAGE_SHIFT, &run);
 		size_t copied;
 
-		n = min(n, iov_iter_count(to));
+		n = min_t(size_t, n, run * PAGE_SIZE - off);
 		err = 0;
 		if (blk && verify) {
 			copied = nova_read_iter_verified(inode, blk,

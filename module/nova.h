@@ -736,6 +736,8 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 		       u64 old);
 u64 nova_file_shown_block(struct inode *inode, pgoff_t pgoff);
 u64 nova_file_block(struct inode *inode, pgoff_t pgoff);
+u64 nova_file_block_run(struct inode *inode, pgoff_t pgoff,
+			unsigned long *run);
 
 /* dax.c */
 extern const struct address_space_operations nova_dax_aops;
