@@ -19,3 +19,4 @@ for opts in protection=off ""; do
 	t_ok "$what: reads match after the index is rebuilt" python3 "$R" check "$M/f"
 	t_ok "$what: umount" nova_umount
 done
+t_done
