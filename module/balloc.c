@@ -252,7 +252,8 @@ static void nova_drop_node(struct nova_free_list *fl, struct nova_range_node *r)
  */
 #define NOVA_FREE_BATCH		32
 
-static void nova_free_count_add(struct nova_sb_info *sbi, long n)
+static __always_inline void nova_free_count_add(struct nova_sb_info *sbi,
+						long n)
 {
 	long v = this_cpu_add_return(*sbi->free_delta, n);
 
