@@ -885,11 +885,17 @@ static ssize_t nova_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	while (iov_iter_count(to) && pos < size) {
 		unsigned int off = pos & (PAGE_SIZE - 1);
 		size_t n = min_t(loff_t, iov_iter_count(to), size - pos);
-		/* Verified a page at a time, else as far as the entry goes. */
-		unsigned long run = verify ? 1 : DIV_ROUND_UP(off + n, PAGE_SIZE);
-		u64 blk = nova_file_block_run(inode, pos >> PAGE_SHIFT, &run);
+		unsigned long run = 1;
 		size_t copied;
+		u64 blk;
 
+		/* Verified a page at a time, else as far as the entry goes. */
+		if (!verify && off + n > PAGE_SIZE) {
+			run = DIV_ROUND_UP(off + n, PAGE_SIZE);
+			blk = nova_file_block_run(inode, pos >> PAGE_SHIFT, &run);
+		} else {
+			blk = nova_file_block(inode, pos >> PAGE_SHIFT);
+		}
 		n = min_t(size_t, n, run * PAGE_SIZE - off);
 		err = 0;
 		if (blk && verify) {
