@@ -276,8 +276,8 @@ static bool nova_free_surely_above(struct nova_sb_info *sbi,
 }
 
 /* @n blocks more (or fewer, negative) are free in @fl. Lock held. */
-static void nova_list_free_add(struct nova_sb_info *sbi,
-			       struct nova_free_list *fl, long n)
+static __always_inline void nova_list_free_add(struct nova_sb_info *sbi,
+					       struct nova_free_list *fl, long n)
 {
 	lockdep_assert_held(&fl->lock);
 	fl->free += n;
