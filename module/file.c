@@ -124,7 +124,9 @@ u64 nova_file_block(struct inode *inode, pgoff_t pgoff)
  * consecutive blocks: the slots after @pgoff's in its index leaf that
  * hold the same value. A read copies such a run with one call instead of
  * one per page (a 2 MiB write is one entry, 512 slots in eight leaves).
- * The caller keeps the index from changing (i_rwsem).
+ * The caller holds i_rwsem, so no write, truncate or fallocate changes
+ * the run; a fault may fill a hole or copy a page a snapshot shows, and
+ * neither frees a block the run maps (as for nova_file_block()).
  */
 u64 nova_file_block_run(struct inode *inode, pgoff_t pgoff,
 			unsigned long *run)
