@@ -257,9 +257,10 @@ static __always_inline void nova_free_count_add(struct nova_sb_info *sbi,
 {
 	long v = this_cpu_add_return(*sbi->free_delta, n);
 
+	/* As percpu_counter_add_batch(): the shared figure first. */
 	if (unlikely(v >= NOVA_FREE_BATCH || v <= -NOVA_FREE_BATCH)) {
-		this_cpu_sub(*sbi->free_delta, v);
 		atomic_long_add(v, &sbi->free_folded);
+		this_cpu_sub(*sbi->free_delta, v);
 	}
 }
 
