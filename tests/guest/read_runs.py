@@ -7,7 +7,8 @@ build lays FILE out as one 2 MiB write, single pages overwritten inside it
 (3, 63, 64 and 130: each its own entry, 63 and 64 on both sides of an
 index leaf boundary), a short write inside page 200, a hole from 2 MiB to
 3 MiB, a short write after the hole and an extension by truncate; the
-expected contents go to FILE.model beside it (in /tmp). check reads FILE
+expected contents go to /tmp/BASENAME.model (not on the file system under
+test). check reads FILE
 with pread and preadv at the boundaries and at seeded random places and
 compares every byte with the model. A read that ran on past the entry a
 page belongs to would return the old contents of an overwritten page.
