@@ -55,6 +55,30 @@ t_ok "a declared nova error line is tolerated" "$scan" "$tmp/expected" "$tmp/exp
 printf 'nova (pmem0): error: other\n' >> "$tmp/expected"
 t_fail "an undeclared one next to it is not" "$scan" "$tmp/expected" "$tmp/expect"
 
+# The kmemleak filter of the guest teardown (qemu/guest/main.sh): nova's
+# unreferenced objects are flagged, other subsystems' are not.
+leaks=tests/lib/kmemleak-nova.sh
+printf '%s\n' "unreferenced object 0xffff888104a2d000 (size 128):" \
+	'  comm "swapper/0", pid 1, jiffies 4294893020 (age 21.312s)' "  backtrace:" \
+	"    [<ffffffff8130a1b2>] __kmalloc+0x42/0x180" \
+	"    [<ffffffff81500000>] virtnet_probe+0x10/0x20" > "$tmp/leak-other"
+t_ok "kmemleak: another subsystem's leak is not nova's" "$leaks" "$tmp/leak-other"
+t_ok "kmemleak: an empty report passes" "$leaks" /dev/null
+{ cat "$tmp/leak-other"
+  printf '%s\n' "unreferenced object 0xffff888104a2c000 (size 64):" \
+	'  comm "mount", pid 312, jiffies 4294893020 (age 21.312s)' "  backtrace:" \
+	"    [<ffffffff8130a1b2>] __kmalloc+0x42/0x180" \
+	"    [<ffffffffc0412345>] nova_fill_super+0x1a5/0x9c0 [nova]"; } > "$tmp/leak-nova"
+t_fail "kmemleak: nova's leak is flagged" "$leaks" "$tmp/leak-nova"
+"$leaks" "$tmp/leak-nova" > "$tmp/leak-lines"
+t_is "kmemleak: one line, naming the nova frame" \
+	"$(grep -c 'allocated at nova_fill_super+0x1a5/0x9c0$' "$tmp/leak-lines")" 1
+t_fail "kmemleak: the line is one the watchdog flags" "$scan" "$tmp/leak-lines"
+printf '%s\n' "unreferenced object 0xffff888104a2e000 (size 32):" \
+	'  comm "kworker/0:1", pid 40, jiffies 4294893020' "  backtrace (crc 1234abcd):" \
+	"    kmemleak_alloc+0x4a/0x80" "    nova_gc_work+0x10/0x60 [nova]" > "$tmp/leak-612"
+t_fail "kmemleak: 6.12's backtrace form (no addresses) is read too" "$leaks" "$tmp/leak-612"
+
 printf 'ok 1 - a\nok 2 - b # SKIP no\nnot ok 3 - c\n#   why\n1..3\n' > "$tmp/t1"
 t_is "TAP counts pass/fail/skip" "$("$count" "$tmp/t1" | head -n1)" "1 1 1"
 t_ok "TAP failure keeps its diagnostic" sh -c "'$count' '$tmp/t1' | grep -q '#   why'"
