@@ -741,18 +741,26 @@ static struct inode *nova_alloc_inode(struct super_block *sb)
 	ni = alloc_inode_sb(sb, nova_inode_cachep, GFP_NOFS);
 	if (!ni)
 		return NULL;
+	/*
+	 * Every field the constructor does not set, before anything can
+	 * evict the inode: nova_read_inode() may fail before it gets to
+	 * nova_init_ni(), and dquot_drop() reads i_dquot on every eviction.
+	 * Kernels booted with init_on_alloc=1 (Debian's default) hide a
+	 * field missed here; the debug kernel does not (docs/testing.md).
+	 */
+	nova_init_ni(ni);
 	ni->pi_off = 0;
-	ni->log_head = 0;
-	ni->log_tail = 0;
-	ni->view_epoch = NOVA_EPOCH_LIVE;
+	ni->last_append = 0;
+	ni->crtime = (struct timespec64){};
+	ni->snap_born = 0;
+	ni->snap_dead = 0;
 	ni->view_id = 0;
 	ni->view_ino = 0;
 	ni->view_live = NULL;
 	ni->view_counted = false;
-	ni->view_pins = 0;
-	INIT_LIST_HEAD(&ni->xattrs);
-	ni->xattr_bytes = 0;
-	ni->xattr_pending = NULL;
+	atomic_set(&ni->wmaps, 0);
+	memset(ni->i_dquot, 0, sizeof(ni->i_dquot));
+	ni->quota_rsv = 0;
 	return &ni->vfs_inode;
 }
 
