@@ -31,19 +31,6 @@
 #include "scrub.h"
 #include "xattr.h"
 
-void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
-		       unsigned int size, u64 trans)
-{
-	struct nova_log_entry_header *h = entry;
-
-	h->e_type = type;
-	h->e_flags = 0;
-	h->e_size = cpu_to_le16(size);
-	h->e_csum = 0;
-	h->e_epoch_id = cpu_to_le64(sbi->epoch_id);
-	h->e_trans_id = cpu_to_le64(trans);
-}
-
 /*
  * Entries up to this size (every file write entry) are checksummed as one
  * copy on the stack with the excluded fields cleared: one crc call
