@@ -116,18 +116,16 @@ static bool nova_log_page_in_range(struct nova_sb_info *sbi, u64 page)
 }
 
 /*
- * The mirror of log page @page, for writers: the page its tail names,
- * provided that page names @page back; 0 if there is none (a log without
- * mirrors, or a damaged pair, which a walk reports and repairs). Writers
- * hold the log's lock; the tail they read was verified when the log was
+ * nova_log_mirror() of a file system whose logs have mirrors: the page
+ * @page's tail names, provided that page names @page back; 0 if there is
+ * none (a damaged pair, which a walk reports and repairs). Writers hold
+ * the log's lock; the tail they read was verified when the log was
  * loaded, or written by them.
  */
-u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
+u64 nova_log_mirror_of(struct nova_sb_info *sbi, u64 page)
 {
 	u64 m;
 
-	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
-		return 0;
 	m = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_replica));
 	if (!m || m == page || !nova_log_page_in_range(sbi, m) ||
 	    le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, m)->lt_replica)) != page)

@@ -461,7 +461,19 @@ int nova_log_walk_with(struct nova_walk *w, struct super_block *sb, u64 ino,
 		       u64 head, u64 tail, nova_entry_fn efn, nova_page_fn pfn,
 		       void *arg, unsigned int flags);
 bool nova_log_mirrored(struct nova_sb_info *sbi, u64 ino);
-u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page);
+u64 nova_log_mirror_of(struct nova_sb_info *sbi, u64 page);
+
+/*
+ * The mirror of log page @page, for writers, or 0 if there is none (a
+ * log without mirrors, or a damaged pair: nova_log_mirror_of()). The
+ * feature test inline: every log store asks, protection off or not.
+ */
+static inline u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
+{
+	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
+		return 0;
+	return nova_log_mirror_of(sbi, page);
+}
 void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
 		    unsigned int len);
 void nova_log_pad(struct nova_sb_info *sbi, u64 off);
