@@ -36,6 +36,7 @@
 #include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
+#include "snapshot.h"
 
 /*
  * Extents written by one write() batch, published together. The array is

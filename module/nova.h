@@ -789,8 +789,6 @@ int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
 			 u64 id, const char *name);
 unsigned int nova_snapshot_count(struct super_block *sb);
 bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
-bool nova_snapshot_may_keep(struct inode *inode);
-bool nova_snapshot_none(struct super_block *sb);
 bool nova_snapshot_shows(struct super_block *sb, u64 born);
 bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
 int nova_snapshot_view_get(struct super_block *sb, u64 id, u64 *epoch);
