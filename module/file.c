@@ -652,7 +652,8 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	unsigned int head = pos & (PAGE_SIZE - 1);
 	unsigned int tail_off = end & (PAGE_SIZE - 1);
 	struct nova_file_write_entry fw __uninitialized;
-	struct nova_snap_stage st;
+	/* Set up only when a snapshot exists (staged): not zeroed first. */
+	struct nova_snap_stage st __uninitialized;
 	int i, j, err, err2 = 0;
 	bool staged;
 
