@@ -538,8 +538,12 @@ static void nova_range_split(struct nova_sb_info *sbi,
 	fl->nr_ranges++;
 }
 
-/* The free range of @fl that holds @blk, or NULL. Lock held. */
-static struct nova_range_node *nova_range_at(struct nova_free_list *fl,
+/*
+ * The free range of @fl that holds @blk, or NULL. Lock held. Inline: the
+ * goal probe of every single-page overwrite asks it, and mostly the gap
+ * answers with two compares.
+ */
+static __always_inline struct nova_range_node *nova_range_at(struct nova_free_list *fl,
 					     unsigned long blk)
 {
 	struct rb_node *p = fl->root.rb_node;
@@ -667,8 +671,11 @@ static bool nova_take_at(struct nova_sb_info *sbi, struct nova_free_list *fl,
 	return true;
 }
 
-/* Take fl->one if it is set (and is @goal, when that is not 0). Lock held. */
-static bool nova_take_one(struct nova_sb_info *sbi, struct nova_free_list *fl,
+/*
+ * Take fl->one if it is set (and is @goal, when that is not 0). Lock held.
+ * Inline: a single-page overwrite asks twice (the goal, then any).
+ */
+static __always_inline bool nova_take_one(struct nova_sb_info *sbi, struct nova_free_list *fl,
 			  unsigned long goal, unsigned long *blk)
 {
 	lockdep_assert_held(&fl->lock);
@@ -677,6 +684,27 @@ static bool nova_take_one(struct nova_sb_info *sbi, struct nova_free_list *fl,
 	*blk = fl->one;
 	WRITE_ONCE(fl->one, 0);
 	nova_list_free_add(sbi, fl, -1);
+	return true;
+}
+
+/*
+ * nova_pick() for NOVA_FIT_GOAL: up to @want blocks from @goal on, if
+ * @goal is free. Inline: the probe of every single-page overwrite (which
+ * the remembered gap mostly answers with two compares).
+ */
+static __always_inline bool nova_pick_goal(struct nova_free_list *fl,
+					   unsigned long want,
+					   unsigned long goal,
+					   struct nova_range_node **rp,
+					   unsigned long *lo, unsigned long *hi)
+{
+	struct nova_range_node *r = nova_range_at(fl, goal);
+
+	if (!r)
+		return false;
+	*lo = goal;
+	*hi = goal + min(want, r->end - goal);
+	*rp = r;
 	return true;
 }
 
@@ -729,12 +757,7 @@ static bool nova_pick(struct nova_free_list *fl, unsigned long want,
 					     r->start));
 		break;
 	case NOVA_FIT_GOAL:
-		r = nova_range_at(fl, goal);
-		if (!r)
-			return false;
-		*lo = goal;
-		*hi = goal + min(want, r->end - goal);
-		break;
+		return nova_pick_goal(fl, want, goal, rp, lo, hi);
 	case NOVA_FIT_ANY:
 	case NOVA_FIT_CONTIG:
 		for (p = rb_first(&fl->root); p; p = rb_next(p)) {
@@ -815,7 +838,7 @@ static unsigned long nova_take_goal_frag(struct nova_sb_info *sbi,
 	spin_lock(&fl->lock);
 	if (nova_take_one(sbi, fl, goal, blk)) {
 		got = 1;
-	} else if (nova_pick(fl, want, NOVA_FIT_GOAL, goal, &r, &lo, &hi)) {
+	} else if (nova_pick_goal(fl, want, goal, &r, &lo, &hi)) {
 		if (nova_take_at(sbi, fl, r, lo, hi)) {
 			*blk = lo;
 			got = hi - lo;

@@ -42,7 +42,7 @@
 
 #include "csum.h"
 
-static bool nova_crc_fast __read_mostly;
+bool nova_crc_fast __read_mostly;
 
 /* Which block copy nova_csum_copy_user_block() tries first. */
 enum nova_copy_kind {
@@ -56,13 +56,6 @@ static enum nova_copy_kind nova_copy_kind __read_mostly;
 #define NOVA_STRIP_WORDS	(NOVA_STRIP_SIZE / sizeof(u64))
 
 #ifdef CONFIG_X86_64
-/* The chains are u64 (crc32q zeroes the upper half): no conversions. */
-static __always_inline u64 nova_crc32q(u64 crc, u64 v)
-{
-	asm("crc32q %1, %0" : "+r" (crc) : "rm" (v));
-	return crc;
-}
-
 static __always_inline u32 nova_crc32b(u32 crc, u8 v)
 {
 	asm("crc32b %1, %0" : "+r" (crc) : "rm" (v));

@@ -126,8 +126,11 @@ void nova_pi_commit64(struct nova_sb_info *sbi, __le64 *word, u64 val)
 void nova_pi_commit_tail(struct nova_sb_info *sbi, struct nova_inode *pi,
 			 u64 tail)
 {
-	nova_pmem_commit64_pair(&pi->i_log_tail, tail,
-				nova_replica_word(sbi, &pi->i_log_tail), tail);
+	/* Without replicas (protection off), no call to find none. */
+	__le64 *r = nova_replicas(sbi) ?
+		    nova_replica_word(sbi, &pi->i_log_tail) : NULL;
+
+	nova_pmem_commit64_pair(&pi->i_log_tail, tail, r, tail);
 }
 
 /*

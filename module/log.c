@@ -31,19 +31,6 @@
 #include "scrub.h"
 #include "xattr.h"
 
-void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
-		       unsigned int size, u64 trans)
-{
-	struct nova_log_entry_header *h = entry;
-
-	h->e_type = type;
-	h->e_flags = 0;
-	h->e_size = cpu_to_le16(size);
-	h->e_csum = 0;
-	h->e_epoch_id = cpu_to_le64(sbi->epoch_id);
-	h->e_trans_id = cpu_to_le64(trans);
-}
-
 /*
  * Entries up to this size (every file write entry) are checksummed as one
  * copy on the stack with the excluded fields cleared: one crc call
@@ -51,11 +38,39 @@ void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
  */
 #define NOVA_ENTRY_CRC_COPY	128
 
-/* crc32c of an entry as nova_entry_csum() (uapi/nova_csum.h) defines it. */
+/*
+ * nova_entry_crc() of an entry whose excluded fields may be set: on a
+ * masked copy. Out of line: its buffer and stack canary are not paid on
+ * every append.
+ */
+static noinline u32 nova_entry_crc_masked(const void *entry,
+					  unsigned int size)
+{
+	u8 buf[NOVA_ENTRY_CRC_COPY] __aligned(8) __uninitialized;
+
+	/*
+	 * A file write entry, the one appended on every write, is copied
+	 * with a constant size: inline moves, not a call to a rep movsb
+	 * (which instruction counting charges per byte, docs/bench.md).
+	 */
+	if (size == sizeof(struct nova_file_write_entry)) {
+		memcpy(buf, entry, sizeof(struct nova_file_write_entry));
+		nova_entry_csum_mask(buf, size);
+		return nova_crc32c_words(NOVA_CRC_SEED, buf,
+					 sizeof(struct nova_file_write_entry));
+	}
+	memcpy(buf, entry, size);
+	nova_entry_csum_mask(buf, size);
+	return nova_crc32c(NOVA_CRC_SEED, buf, size);
+}
+
+/*
+ * crc32c of an entry (8-byte aligned, as every entry is) as
+ * nova_entry_csum() (uapi/nova_csum.h) defines it.
+ */
 static u32 nova_entry_crc(const void *entry, unsigned int size)
 {
 	const struct nova_log_entry_header *h = entry;
-	u8 buf[NOVA_ENTRY_CRC_COPY] __uninitialized;
 
 	if (size > NOVA_ENTRY_CRC_COPY)
 		return nova_entry_csum(entry, size);
@@ -63,24 +78,20 @@ static u32 nova_entry_crc(const void *entry, unsigned int size)
 	 * The fields nova_entry_csum_mask() clears are clear already in an
 	 * entry being sealed for its append (nova_entry_header(), and
 	 * nova_file_write_entry_init() for fw_dead_pages): checksummed in
-	 * place, the same bytes as the masked copy.
+	 * place, the same bytes as the masked copy; a file write entry's
+	 * constant size with the unrolled words.
 	 */
-	if (!h->e_flags && !h->e_csum &&
-	    (h->e_type != NOVA_LOG_FILE_WRITE ||
-	     size < sizeof(struct nova_file_write_entry) ||
-	     !((const struct nova_file_write_entry *)entry)->fw_dead_pages))
+	if (h->e_flags || h->e_csum)
+		return nova_entry_crc_masked(entry, size);
+	if (h->e_type != NOVA_LOG_FILE_WRITE ||
+	    size < sizeof(struct nova_file_write_entry))
 		return nova_crc32c(NOVA_CRC_SEED, entry, size);
-	/*
-	 * A file write entry, the one appended on every write, is copied
-	 * with a constant size: inline moves, not a call to a rep movsb
-	 * (which instruction counting charges per byte, docs/bench.md).
-	 */
+	if (((const struct nova_file_write_entry *)entry)->fw_dead_pages)
+		return nova_entry_crc_masked(entry, size);
 	if (size == sizeof(struct nova_file_write_entry))
-		memcpy(buf, entry, sizeof(struct nova_file_write_entry));
-	else
-		memcpy(buf, entry, size);
-	nova_entry_csum_mask(buf, size);
-	return nova_crc32c(NOVA_CRC_SEED, buf, size);
+		return nova_crc32c_words(NOVA_CRC_SEED, entry,
+					 sizeof(struct nova_file_write_entry));
+	return nova_crc32c(NOVA_CRC_SEED, entry, size);
 }
 
 void nova_entry_seal(void *entry)
@@ -105,18 +116,16 @@ static bool nova_log_page_in_range(struct nova_sb_info *sbi, u64 page)
 }
 
 /*
- * The mirror of log page @page, for writers: the page its tail names,
- * provided that page names @page back; 0 if there is none (a log without
- * mirrors, or a damaged pair, which a walk reports and repairs). Writers
- * hold the log's lock; the tail they read was verified when the log was
+ * nova_log_mirror() of a file system whose logs have mirrors: the page
+ * @page's tail names, provided that page names @page back; 0 if there is
+ * none (a damaged pair, which a walk reports and repairs). Writers hold
+ * the log's lock; the tail they read was verified when the log was
  * loaded, or written by them.
  */
-u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
+u64 nova_log_mirror_of(struct nova_sb_info *sbi, u64 page)
 {
 	u64 m;
 
-	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
-		return 0;
 	m = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_replica));
 	if (!m || m == page || !nova_log_page_in_range(sbi, m) ||
 	    le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, m)->lt_replica)) != page)
@@ -136,7 +145,22 @@ void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
 {
 	u64 page = nova_log_page_of(off), m = nova_log_mirror(sbi, page);
 
-	/* Whole words at a word offset (a file write entry): inline stores. */
+	/*
+	 * A file write entry (one on every write) at a word offset: its
+	 * constant size lets the word stores unroll, nine movnti and no
+	 * loop counter; the same stores as the loop below.
+	 */
+	if (len == sizeof(struct nova_file_write_entry) &&
+	    !((off | (unsigned long)src) & (sizeof(u64) - 1))) {
+		nova_pmem_memcpy_words(nova_addr(sbi, off), src,
+				       sizeof(struct nova_file_write_entry));
+		if (m)
+			nova_pmem_memcpy_words(nova_addr(sbi, m + (off - page)),
+					       src,
+					       sizeof(struct nova_file_write_entry));
+		return;
+	}
+	/* Whole words at a word offset: inline stores. */
 	if (!((off | len | (unsigned long)src) & (sizeof(u64) - 1))) {
 		nova_pmem_memcpy_words(nova_addr(sbi, off), src, len);
 		if (m)

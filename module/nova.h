@@ -424,8 +424,24 @@ typedef int (*nova_entry_fn)(struct super_block *sb, u64 off, void *entry,
 			     void *arg);
 typedef int (*nova_page_fn)(struct super_block *sb, u64 page, void *arg);
 
-void nova_entry_header(struct nova_sb_info *sbi, void *entry, u8 type,
-		       unsigned int size, u64 trans);
+/*
+ * Fill the header of a new entry of @type and @size, of transaction
+ * @trans, in the current epoch; hints and checksum clear. Inline: a few
+ * stores, on every write (nova_file_write_entry_init()).
+ */
+static inline void nova_entry_header(struct nova_sb_info *sbi, void *entry,
+				     u8 type, unsigned int size, u64 trans)
+{
+	struct nova_log_entry_header *h = entry;
+
+	h->e_type = type;
+	h->e_flags = 0;
+	h->e_size = cpu_to_le16(size);
+	h->e_csum = 0;
+	h->e_epoch_id = cpu_to_le64(sbi->epoch_id);
+	h->e_trans_id = cpu_to_le64(trans);
+}
+
 void nova_entry_seal(void *entry);
 const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
 			       const void *entry);
@@ -445,7 +461,19 @@ int nova_log_walk_with(struct nova_walk *w, struct super_block *sb, u64 ino,
 		       u64 head, u64 tail, nova_entry_fn efn, nova_page_fn pfn,
 		       void *arg, unsigned int flags);
 bool nova_log_mirrored(struct nova_sb_info *sbi, u64 ino);
-u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page);
+u64 nova_log_mirror_of(struct nova_sb_info *sbi, u64 page);
+
+/*
+ * The mirror of log page @page, for writers, or 0 if there is none (a
+ * log without mirrors, or a damaged pair: nova_log_mirror_of()). The
+ * feature test inline: every log store asks, protection off or not.
+ */
+static inline u64 nova_log_mirror(struct nova_sb_info *sbi, u64 page)
+{
+	if (!(sbi->prot & NOVA_FEATURE_LOG_REPLICA))
+		return 0;
+	return nova_log_mirror_of(sbi, page);
+}
 void nova_log_store(struct nova_sb_info *sbi, u64 off, const void *src,
 		    unsigned int len);
 void nova_log_pad(struct nova_sb_info *sbi, u64 off);
@@ -761,8 +789,6 @@ int nova_snapshot_select(struct super_block *sb, struct fs_context *fc,
 			 u64 id, const char *name);
 unsigned int nova_snapshot_count(struct super_block *sb);
 bool nova_snapshot_keep(struct inode *inode, unsigned long blk, u64 born);
-bool nova_snapshot_may_keep(struct inode *inode);
-bool nova_snapshot_none(struct super_block *sb);
 bool nova_snapshot_shows(struct super_block *sb, u64 born);
 bool nova_snapshot_entry_reclaimable(struct super_block *sb, u64 epoch);
 int nova_snapshot_view_get(struct super_block *sb, u64 id, u64 *epoch);

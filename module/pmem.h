@@ -55,6 +55,9 @@ static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
 	nova_pmtrace_flush(dst, len);
 }
 
+/* The largest constant size nova_pmem_memcpy_words() unrolls. */
+#define NOVA_PMEM_UNROLL_BYTES	128
+
 /*
  * nova_pmem_memcpy() of @len bytes, a multiple of 8, to an 8-byte aligned
  * @dst: one non-temporal store per word, inline (memcpy_flushcache() of a
@@ -62,15 +65,26 @@ static inline void nova_pmem_memcpy(void *dst, const void *src, size_t len)
  * __memcpy_flushcache() and its alignment handling; for log entries.
  * Durable after the next nova_pmem_fence().
  */
-static inline void nova_pmem_memcpy_words(void *dst, const void *src,
-					  size_t len)
+static __always_inline void nova_pmem_memcpy_words(void *dst,
+						   const void *src, size_t len)
 {
 	u64 *d = dst;
 	const u64 *s = src;
 	size_t i;
 
-	for (i = 0; i < len / sizeof(u64); i++)
-		memcpy_flushcache(d + i, s + i, sizeof(u64));
+	/*
+	 * A constant size (a file write entry's 72 bytes) is unrolled: one
+	 * load and one movnti a word, no loop counter (GCC's -O2 keeps a
+	 * loop of nine, at six instructions a word).
+	 */
+	if (__builtin_constant_p(len) && len <= NOVA_PMEM_UNROLL_BYTES) {
+#pragma GCC unroll 16
+		for (i = 0; i < len / sizeof(u64); i++)
+			memcpy_flushcache(d + i, s + i, sizeof(u64));
+	} else {
+		for (i = 0; i < len / sizeof(u64); i++)
+			memcpy_flushcache(d + i, s + i, sizeof(u64));
+	}
 	nova_pmtrace_flush(dst, len);
 }
 

@@ -226,30 +226,16 @@ static bool nova_copy_block_protected(struct nova_sb_info *sbi,
 	return true;
 }
 
-/*
- * The write path's copy: @bytes from @from into the new (private) blocks
- * from @blk, starting @off bytes into the first. With data protection,
- * every block the copy fills completely is protected on the way, in one
- * pass where nova_copy_block_protected() can, else copied and then
- * protected from PMEM; a block filled only in part (the head and tail of
- * an unaligned write, or where the copy faulted) is protected by the
- * caller once it has filled the rest (nova_protect_blocks()). Durable
- * after the caller's next fence. Returns the bytes copied, short only on
- * a fault, exactly as _copy_from_iter_flushcache().
- */
-size_t nova_copy_from_iter_protected(struct super_block *sb,
-				     unsigned long blk, unsigned int off,
-				     size_t bytes, struct iov_iter *from)
+/* nova_copy_from_iter_protected() with data protection: the loop. */
+static noinline size_t nova_copy_from_iter_csum(struct super_block *sb,
+						unsigned long blk,
+						unsigned int off, size_t bytes,
+						struct iov_iter *from)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	u8 *dst = nova_block(sbi, blk);
 	size_t done = 0, n, got;
 
-	if (!nova_prot_csum(sb)) {
-		done = _copy_from_iter_flushcache(dst + off, bytes, from);
-		nova_pmtrace_flush(dst + off, done);
-		return done;
-	}
 	while (done < bytes) {
 		size_t at = off + done;
 		unsigned long b = blk + (at >> PAGE_SHIFT);
@@ -269,6 +255,35 @@ size_t nova_copy_from_iter_protected(struct super_block *sb,
 		if (whole)
 			nova_protect_blocks(sb, b, 1);
 	}
+	return done;
+}
+
+/*
+ * The write path's copy: @bytes from @from into the new (private) blocks
+ * from @blk, starting @off bytes into the first. With data protection,
+ * every block the copy fills completely is protected on the way, in one
+ * pass where nova_copy_block_protected() can, else copied and then
+ * protected from PMEM; a block filled only in part (the head and tail of
+ * an unaligned write, or where the copy faulted) is protected by the
+ * caller once it has filled the rest (nova_protect_blocks()). Durable
+ * after the caller's next fence. Returns the bytes copied, short only on
+ * a fault, exactly as _copy_from_iter_flushcache().
+ */
+size_t nova_copy_from_iter_protected(struct super_block *sb,
+				     unsigned long blk, unsigned int off,
+				     size_t bytes, struct iov_iter *from)
+{
+	u8 *dst = nova_block(NOVA_SB(sb), blk) + off;
+	size_t done;
+
+	/*
+	 * Without protection one copy, with no frame for the protected
+	 * loop's registers and stack canary (nova_copy_from_iter_csum()).
+	 */
+	if (nova_prot_csum(sb))
+		return nova_copy_from_iter_csum(sb, blk, off, bytes, from);
+	done = _copy_from_iter_flushcache(dst, bytes, from);
+	nova_pmtrace_flush(dst, done);
 	return done;
 }
 

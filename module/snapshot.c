@@ -1138,36 +1138,6 @@ int nova_snapshot_list(struct super_block *sb, u64 from,
 }
 
 /*
- * Is there no live snapshot? Then an operation that supersedes file pages
- * has no keep records to stage (nova_snapshot_stage_range() would note
- * none) and may commit its tail alone (nova_commit_write()). The answer
- * holds until a writer's operation ends: a snapshot is created only with
- * the file system frozen (freeze_super() in nova_snapshot_create()),
- * which waits for running writers.
- */
-bool nova_snapshot_none(struct super_block *sb)
-{
-	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
-
-	return !t || !READ_ONCE(t->nr);
-}
-
-/*
- * May nova_snapshot_keep() say true for any block of @inode now? False
- * when no snapshot exists and nothing is staged: the caller then frees
- * superseded blocks without asking block by block. Log lock held.
- */
-bool nova_snapshot_may_keep(struct inode *inode)
-{
-	struct nova_snap_table *t = NOVA_SB(inode->i_sb)->snaps;
-	struct nova_snap_stage *st = NOVA_I(inode)->snap_stage;
-
-	if (st)
-		return !xa_empty(&st->blocks);
-	return t && READ_ONCE(t->nr);
-}
-
-/*
  * The epoch check. Block @blk of @inode, written in epoch @born, is no
  * longer used by the live file system. If a live snapshot still shows it,
  * record it for that snapshot and return true: the caller must not free

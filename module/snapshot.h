@@ -2,7 +2,8 @@
 /*
  * NOVA: the DRAM state of snapshots, shared by snapshot.c (the table, the
  * snapshot log, the epoch check) and snap_reclaim.c (freeing what deleted
- * snapshots kept). Nothing here is on media: the records are in
+ * snapshots kept), and the two questions the write path asks on every
+ * write (file.c). Nothing here is on media: the records are in
  * uapi/nova_format.h.
  */
 #ifndef NOVA_SNAPSHOT_H
@@ -86,6 +87,37 @@ struct nova_snap_table {
 	unsigned int gen;		/* bumped on every change, for dumps */
 	struct nova_snap_reclaimq rq;	/* what deleted snapshots left */
 };
+
+/*
+ * Is there no live snapshot? Then an operation that supersedes file pages
+ * has no keep records to stage (nova_snapshot_stage_range() would note
+ * none) and may commit its tail alone (nova_commit_write()). The answer
+ * holds until a writer's operation ends: a snapshot is created only with
+ * the file system frozen (freeze_super() in nova_snapshot_create()),
+ * which waits for running writers. Inline, as the next one: every write
+ * asks both.
+ */
+static inline bool nova_snapshot_none(struct super_block *sb)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+
+	return !t || !READ_ONCE(t->nr);
+}
+
+/*
+ * May nova_snapshot_keep() say true for any block of @inode now? False
+ * when no snapshot exists and nothing is staged: the caller then frees
+ * superseded blocks without asking block by block. Log lock held.
+ */
+static inline bool nova_snapshot_may_keep(struct inode *inode)
+{
+	struct nova_snap_table *t = NOVA_SB(inode->i_sb)->snaps;
+	struct nova_snap_stage *st = NOVA_I(inode)->snap_stage;
+
+	if (st)
+		return !xa_empty(&st->blocks);
+	return t && READ_ONCE(t->nr);
+}
 
 /* snap_reclaim.c */
 void nova_snap_reclaim_init(struct super_block *sb,
