@@ -82,7 +82,8 @@ T612 := tests/host/kernels.sh tests/guest/module-load.sh tests/guest/fs-basic.sh
 	tests/guest/fs-posix.sh tests/guest/fs-whiteout.sh tests/guest/fs-fiemap.sh \
 	tests/guest/fs-label.sh tests/guest/genl-proto.sh tests/guest/genl-cli.sh \
 	tests/guest/snapshot-basic.sh tests/guest/protect-data.sh \
-	tests/guest/protect-badblocks.sh tests/boot/crash-basic.sh
+	tests/guest/protect-badblocks.sh tests/guest/fs-freeze-clean.sh \
+	tests/boot/crash-basic.sh
 
 test-6.12:
 	KERNEL=6.12 KVER= qemu/deps.sh

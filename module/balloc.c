@@ -1297,7 +1297,8 @@ static int nova_alloc_state_page(struct nova_sb_info *sbi, unsigned long *blk)
  * runs. Blocks
  * withheld for media errors (nova_balloc_withhold()) are saved as free:
  * the next mount decides again from the driver's list of its time. Called
- * with the file system quiescent (unmount, remount read-only).
+ * with the file system quiescent (unmount, remount read-only, a user's
+ * freeze).
  */
 int nova_save_alloc_state(struct super_block *sb)
 {

@@ -834,7 +834,9 @@ static void nova_reprotect_file(struct inode *inode)
 /*
  * A writable shared mapping goes away (its pages are unmapped already).
  * After the last one, checksums and parity are recomputed and made
- * durable before the inode leaves the list.
+ * durable before the inode leaves the list. A file system that is shut
+ * down is written no more: the inode stays listed, and the recovery of
+ * the next mount checksums it again.
  */
 void nova_prot_mmap_put(struct inode *inode)
 {
@@ -843,7 +845,7 @@ void nova_prot_mmap_put(struct inode *inode)
 	if (!nova_prot_csum(inode->i_sb))
 		return;
 	mutex_lock(&ni->log_lock);
-	if (atomic_dec_and_test(&ni->wmaps)) {
+	if (atomic_dec_and_test(&ni->wmaps) && !nova_is_shutdown(inode->i_sb)) {
 		nova_reprotect_file(inode);
 		nova_mmap_list_del(NOVA_SB(inode->i_sb), inode->i_ino);
 	}

@@ -714,8 +714,10 @@ int nova_snapshot_create(struct super_block *sb, const char *name,
 	if (err)
 		return err;
 	mutex_lock(&sbi->freeze_mutex);
+	sbi->snap_freezing = true;	/* nova_freeze_fs(): nothing to save */
 	err = nova_freeze_super(sb);
 	if (err) {
+		sbi->snap_freezing = false;
 		mutex_unlock(&sbi->freeze_mutex);
 		return err;
 	}
@@ -763,6 +765,7 @@ out:
 	if (!err)
 		nova_snap_wrprotect(sb);
 	ret = nova_thaw_super(sb);
+	sbi->snap_freezing = false;
 	mutex_unlock(&sbi->freeze_mutex);
 	if (ret)
 		nova_warn(sb, "cannot thaw after taking a snapshot: %d", ret);

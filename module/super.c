@@ -7,8 +7,8 @@
  * superblock (or its replica in the last block), loads the journals, the
  * allocator state saved by the last clean unmount and the inode tables.
  * "-o init" formats the device first. While mounted read-write the
- * superblock says "dirty"; a clean unmount or a remount read-only saves the
- * allocator and says "clean" again.
+ * superblock says "dirty"; a clean unmount, a remount read-only or a
+ * user's freeze saves the allocator and says "clean" again.
  *
  * Locking (nova.h): nova_sb_info.sb_mutex serialises the superblock
  * writes and is taken last: only allocator work runs under it.
@@ -150,7 +150,15 @@ int nova_write_super(struct super_block *sb, u32 state)
 	return 0;
 }
 
-/* Becoming writable: say "dirty" first, then drop the saved state. */
+/* Writes may follow: say "dirty" first, then drop the saved state. */
+static void nova_drop_clean(struct super_block *sb)
+{
+	lockdep_assert_held(&NOVA_SB(sb)->sb_mutex);
+	nova_write_super(sb, NOVA_STATE_DIRTY);
+	nova_release_state_pages(sb);
+}
+
+/* Becoming writable: a new mount (or remount) of a clean file system. */
 static int nova_make_dirty(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -158,8 +166,7 @@ static int nova_make_dirty(struct super_block *sb)
 	mutex_lock(&sbi->sb_mutex);
 	sbi->dsb.s_mount_time = cpu_to_le64(ktime_get_real_seconds());
 	le64_add_cpu(&sbi->dsb.s_mount_count, 1);
-	nova_write_super(sb, NOVA_STATE_DIRTY);
-	nova_release_state_pages(sb);
+	nova_drop_clean(sb);
 	mutex_unlock(&sbi->sb_mutex);
 	return 0;
 }
@@ -851,14 +858,73 @@ static int nova_sync_fs(struct super_block *sb, int wait)
 }
 
 /*
- * FIFREEZE needs a ->freeze_fs. By the time it runs, freeze_super() has
- * drained every writer (syscalls, page faults, evict of dead inodes, all
- * under sb_start_*()) and every operation is durable when it returns;
- * background GC and scrub check the frozen state under s_umount, and the
- * genl snapshot delete takes sb_start_write_trylock(). Nothing to do.
+ * Is an inode without links still in memory? Its blocks are freed when it
+ * is evicted, and only crash recovery frees them if that never happens.
+ * An inode being read in (I_NEW) may not have its link count yet: it
+ * counts too, which only costs the clean state.
+ */
+static bool nova_any_unlinked_inode(struct super_block *sb)
+{
+	struct inode *inode;
+	bool found = false;
+
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		if (!READ_ONCE(inode->i_nlink) && !nova_is_view(inode)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+	return found;
+}
+
+/*
+ * A user's freeze (FIFREEZE, fsfreeze, a device freeze) leaves the media
+ * as a clean unmount does, as ext4 and XFS leave their journals: the
+ * allocator saved and the superblock "clean", so that a copy of the frozen
+ * device, or a power cut while frozen, mounts without crash recovery.
+ *
+ * By the time this runs, freeze_super() holds s_umount exclusively and
+ * has drained every writer (syscalls, page faults, evict of dead inodes,
+ * all under sb_start_*()), and every operation is durable when it
+ * returns; background GC and scrub check the frozen state under s_umount,
+ * and the genl snapshot delete takes sb_start_write_trylock(). So the
+ * allocator cannot change until the thaw.
+ *
+ * The media stays "dirty", as before, while something that only crash
+ * recovery puts right is live: an inode without links that is still open
+ * (its blocks are still allocated), or a file mapped writable (stores
+ * through the mapping pass the freeze, and recovery checksums the file
+ * again). Nor does a snapshot's own freeze (snapshot.c) save anything:
+ * it thaws as soon as its record is written.
  */
 static int nova_freeze_fs(struct super_block *sb)
 {
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (sbi->snap_freezing || nova_is_shutdown(sb) ||
+	    nova_prot_any_mapped(sb) || nova_any_unlinked_inode(sb))
+		return 0;
+	/* A failure is logged and leaves the media dirty: still consistent. */
+	sbi->frozen_clean = !nova_make_clean(sb);
+	return 0;
+}
+
+/* Thaw: writers come back; say "dirty" before the first of them. */
+static int nova_unfreeze_fs(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	if (!sbi->frozen_clean)
+		return 0;
+	sbi->frozen_clean = false;
+	/* Shut down while frozen: nothing is written, and nothing was. */
+	if (nova_is_shutdown(sb))
+		return 0;
+	mutex_lock(&sbi->sb_mutex);
+	nova_drop_clean(sb);
+	mutex_unlock(&sbi->sb_mutex);
 	return 0;
 }
 
@@ -902,6 +968,7 @@ static const struct super_operations nova_sops = {
 	.put_super	= nova_put_super,
 	.sync_fs	= nova_sync_fs,
 	.freeze_fs	= nova_freeze_fs,
+	.unfreeze_fs	= nova_unfreeze_fs,
 	NOVA_FREEZE_SUPER_OP
 	.statfs		= nova_statfs,
 	.show_options	= nova_show_options,
