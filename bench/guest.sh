@@ -168,8 +168,10 @@ fio_fs() {
 		fio_run "$fs" seqread-2m "$j" "${data[@]}" "${timed[@]}" --rw=read --bs=2M
 		fio_run "$fs" randwrite-4k "$j" "${data[@]}" "${timed[@]}" --rw=randwrite --bs=4k
 		fio_run "$fs" randread-4k "$j" "${data[@]}" "${timed[@]}" --rw=randread --bs=4k
-		# The reference mode measures the data rows only.
-		[ "$BENCH_MODE" != reference ] || continue
+		# The reference mode measures the data rows only, unless asked
+		# for the metadata rows (BENCH_META_N), which this one joins.
+		[ "$BENCH_MODE" != reference ] || [ "${BENCH_META_N:-0}" -gt 0 ] ||
+			continue
 		fio_run "$fs" append-fsync-4k "$j" --directory="$d" --name=append \
 			--size="$BENCH_FIO_SIZE" "${timed[@]}" --rw=write --bs=4k \
 			--file_append=1 --fsync=1
@@ -257,7 +259,8 @@ driver() {
 meta_fs() {
 	local fs=$1 p
 	driver "$fs" meta meta -D -n "$BENCH_META_N" -b "$BENCH_META_BYTES" "$mnt"
-	driver "$fs" tree tree -d "$BENCH_TREE_DEPTH" -f "$BENCH_TREE_FANOUT" "$mnt"
+	[ "$BENCH_TREE_DEPTH" -eq 0 ] ||
+		driver "$fs" tree tree -d "$BENCH_TREE_DEPTH" -f "$BENCH_TREE_FANOUT" "$mnt"
 	for p in $BENCH_MIX_PROCS; do
 		driver "$fs" "fileserver-p$p" fileserver -n "$BENCH_MIX_FILES" -t "$BENCH_MIX_SECONDS" -p "$p" "$mnt"
 		driver "$fs" "varmail-p$p" varmail -n "$BENCH_MIX_FILES" -t "$BENCH_MIX_SECONDS" -p "$p" "$mnt"
@@ -371,6 +374,8 @@ phase_main() {
 			fi
 			meta_fs "$fs"
 			mount_fs "$fs"
+		elif [ "${BENCH_META_N:-0}" -gt 0 ]; then
+			meta_fs "$fs"	# instructions per metadata operation
 		fi
 		[ "$fs" = nova-noprot ] || mmap_fs "$fs"
 		umount -q "$mnt" 2>/dev/null

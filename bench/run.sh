@@ -15,7 +15,8 @@
 #                      aged), reported as ns (= guest
 #                      instructions) per operation and their ratios;
 #                      nova, nova-noprot and ext4-dax unless --fs says
-#                      otherwise (a few minutes)
+#                      otherwise (a few minutes); BENCH_META_N=N adds the
+#                      metadata rows (N files) and 4 KiB append+fsync
 #   --icount[=SPEC]    run QEMU with -icount SPEC (default shift=auto),
 #                      single-threaded TCG
 #   --fs LIST          comma-separated subset of
