@@ -46,6 +46,12 @@ id fsgqa > /dev/null 2>&1 || useradd -m fsgqa
 id fsgqa2 > /dev/null 2>&1 || useradd -m fsgqa2
 id 123456-fsgqa > /dev/null 2>&1 || useradd -m 123456-fsgqa
 getent group fsgqa > /dev/null || groupadd fsgqa
+# generic/131's locktest client and server meet over TCP on "localhost":
+# the image has no /etc/hosts (debootstrap writes none; the root is a
+# snapshot) and the loopback interface is down.
+getent hosts localhost > /dev/null ||
+	echo "127.0.0.1 localhost" >> /etc/hosts
+ip link set lo up || die "cannot bring up the loopback interface"
 mkdir -p /mnt/test /mnt/scratch
 
 # fstests reads the config from HOST_OPTIONS; the results go to
