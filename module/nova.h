@@ -149,7 +149,6 @@ struct nova_sb_info {
 	struct mutex sb_mutex;		/* superblock writes */
 	struct mutex freeze_mutex;	/* a snapshot's freeze against a user's */
 	bool snap_freezing;		/* the freeze is a snapshot's (freeze_mutex) */
-	bool frozen_clean;		/* a freeze saved the allocator (super.c) */
 	bool shutdown;			/* FS_IOC_SHUTDOWN (ioctl.c) */
 	struct nova_super_block dsb;	/* DRAM copy of the superblock */
 

@@ -907,7 +907,7 @@ static int nova_freeze_fs(struct super_block *sb)
 	    nova_prot_any_mapped(sb) || nova_any_unlinked_inode(sb))
 		return 0;
 	/* A failure is logged and leaves the media dirty: still consistent. */
-	sbi->frozen_clean = !nova_make_clean(sb);
+	nova_make_clean(sb);
 	return 0;
 }
 
@@ -916,9 +916,9 @@ static int nova_unfreeze_fs(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 
-	if (!sbi->frozen_clean)
+	/* Only nova_freeze_fs() says "clean" on a read-write mount. */
+	if (le32_to_cpu(sbi->dsb.s_state) != NOVA_STATE_CLEAN)
 		return 0;
-	sbi->frozen_clean = false;
 	/* Shut down while frozen: nothing is written, and nothing was. */
 	if (nova_is_shutdown(sb))
 		return 0;
