@@ -83,6 +83,7 @@ T612 := tests/host/kernels.sh tests/guest/module-load.sh tests/guest/fs-basic.sh
 	tests/guest/fs-label.sh tests/guest/genl-proto.sh tests/guest/genl-cli.sh \
 	tests/guest/snapshot-basic.sh tests/guest/protect-data.sh \
 	tests/guest/protect-badblocks.sh tests/guest/fs-freeze-clean.sh \
+	tests/guest/fs-freeze-mmap.sh \
 	tests/boot/crash-basic.sh
 
 test-6.12:

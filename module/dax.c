@@ -315,6 +315,9 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 			sb_end_pagefault(sb);
 			return VM_FAULT_FALLBACK;
 		}
+		/* Stores through a shared mapping leave checksums stale. */
+		if (vmf->vma->vm_flags & VM_SHARED)
+			nova_prot_mmap_write(inode);
 		file_update_time(vmf->vma->vm_file);
 		/* Before the shared invalidate lock: it may take it exclusive. */
 		err = pe_size == NOVA_PE_SIZE_PTE ?

@@ -404,8 +404,7 @@ static void nova_rop_seal_shown(struct inode *inode, pgoff_t first,
 	u64 blk;
 
 	lockdep_assert_held(&NOVA_I(inode)->log_lock);
-	if (!nova_prot_csum(inode->i_sb) ||
-	    !atomic_read(&NOVA_I(inode)->wmaps))
+	if (!nova_prot_csum(inode->i_sb) || !nova_prot_maybe_stale(inode))
 		return;
 	xa_for_each_range(&NOVA_I(inode)->pages, idx, v, first, last) {
 		blk = nova_file_shown_block(inode, idx);

@@ -494,7 +494,7 @@ int nova_file_cow_page(struct inode *inode, pgoff_t pgoff, unsigned int off,
 	 * (protect.c); it is unmapped now and stays with the snapshot, which
 	 * reads it verified: seal what it holds before the copy.
 	 */
-	if (nova_prot_csum(sb) && atomic_read(&NOVA_I(inode)->wmaps))
+	if (nova_prot_csum(sb) && nova_prot_maybe_stale(inode))
 		nova_protect_block(sb, old);
 	dst = nova_block(sbi, blk);
 	nova_pmem_memcpy(dst, nova_block(sbi, old), off);

@@ -64,6 +64,8 @@
 #include <linux/ktime.h>
 #include <linux/sched/clock.h>
 #include <linux/jump_label.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/tsc.h>
 #endif
@@ -196,6 +198,8 @@ struct nova_sb_info {
 	bool user_xattr;		/* user.* allowed (user_xattr) */
 	bool verify;			/* verify reads (mount option verify=) */
 	struct mutex mmap_mutex;	/* the unprotected-inode list */
+	struct llist_head mmap_deferred;	/* unmapped while frozen */
+	struct work_struct mmap_work;	/* ... re-protected after the thaw */
 	atomic64_t prot_verified;	/* strips verified since mount */
 	atomic64_t prot_repaired;	/* strips, checksum copies, inode slots rewritten */
 	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */
@@ -299,6 +303,9 @@ struct nova_inode_info {
 	unsigned int view_pins;		/* under log_lock */
 	/* data protection (protect.c) */
 	atomic_t wmaps;			/* writable shared mappings */
+	bool mmap_listed;		/* in the list on media, under log_lock */
+	bool mmap_defer_queued;		/* in mmap_deferred, under log_lock */
+	struct llist_node mmap_defer;
 	/* extended attributes (xattr.c), under log_lock */
 	struct list_head xattrs;	/* struct nova_xattr_node */
 	u32 xattr_bytes;		/* names + values */

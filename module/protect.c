@@ -40,11 +40,12 @@
  * by the scrub, nova_block_intact(), or a read that needed the full check).
  *
  * Writable shared mappings store to the blocks behind our back, so a file
- * mapped writable is unprotected: its inode number is in the
- * unprotected-inode list on media while any such mapping exists, reads do
- * not verify it, and when the last such mapping goes away (or recovery
- * finds it listed after a crash) all its checksums and parity are
- * recomputed before the entry is removed.
+ * mapped writable is unprotected: reads do not verify it, and from its
+ * first write fault until the last such mapping goes away its inode number
+ * is in the unprotected-inode list on media. Then (or when recovery finds
+ * it listed after a crash) all its checksums and parity are recomputed
+ * before the entry is removed; a last unmap during a freeze leaves that to
+ * a work item after the thaw.
  *
  * Locking (nova.h): log_lock, then nova_sb_info.mmap_mutex. Repairs from readers
  * (i_rwsem shared) may race with each other or with the scrub; they write
@@ -624,7 +625,7 @@ bool nova_prot_skip_verify(struct inode *inode)
 	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
 
 	return !nova_prot_csum(inode->i_sb) || !sbi->verify ||
-	       atomic_read(&NOVA_I(inode)->wmaps);
+	       nova_prot_maybe_stale(inode);
 }
 
 /*
@@ -801,21 +802,45 @@ static void nova_mmap_list_del(struct nova_sb_info *sbi, u64 ino)
 }
 
 /*
- * A writable shared mapping of @inode is created. The first one lists the
- * inode on media (durable) before any store through the mapping can
- * happen: mmap() returns only afterwards.
+ * The file's checksums may be stale: a writable shared mapping exists, or
+ * stores through one were made and the file is not re-protected yet.
+ */
+bool nova_prot_maybe_stale(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+
+	return atomic_read(&ni->wmaps) || READ_ONCE(ni->mmap_listed);
+}
+
+/*
+ * A writable shared mapping of @inode is created. Nothing is written yet:
+ * the inode is listed on media at the first write fault
+ * (nova_prot_mmap_write()), so that mapping and unmapping a file that is
+ * only read writes nothing, frozen or not.
  */
 void nova_prot_mmap_get(struct inode *inode)
 {
-	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	if (nova_prot_csum(inode->i_sb))
+		atomic_inc(&NOVA_I(inode)->wmaps);
+}
 
-	if (!nova_prot_csum(inode->i_sb))
+/*
+ * A write fault through a shared mapping of @inode, under
+ * sb_start_pagefault(): list the inode on media (durable) before the fault
+ * returns, and so before any store through the mapping can happen.
+ */
+void nova_prot_mmap_write(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+
+	if (!nova_prot_csum(inode->i_sb) || READ_ONCE(ni->mmap_listed))
 		return;
-	/* log_lock orders this against a concurrent last put. */
-	mutex_lock(&NOVA_I(inode)->log_lock);
-	if (atomic_inc_return(&NOVA_I(inode)->wmaps) == 1)
-		nova_mmap_list_add(sbi, inode->i_ino);
-	mutex_unlock(&NOVA_I(inode)->log_lock);
+	mutex_lock(&ni->log_lock);
+	if (!ni->mmap_listed) {
+		nova_mmap_list_add(NOVA_SB(inode->i_sb), inode->i_ino);
+		WRITE_ONCE(ni->mmap_listed, true);
+	}
+	mutex_unlock(&ni->log_lock);
 }
 
 /* Re-protect every data page of @inode. Caller holds log_lock. */
@@ -832,24 +857,115 @@ static void nova_reprotect_file(struct inode *inode)
 }
 
 /*
+ * No writable shared mapping of a listed @inode is left: recompute its
+ * checksums and parity, durable before the inode leaves the list. Caller
+ * holds log_lock and freeze protection. A file system that is shut down
+ * (or forced read-only) is written no more: the inode stays listed, and
+ * the recovery of the next mount checksums it again.
+ */
+static void nova_prot_unlist(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+
+	lockdep_assert_held(&ni->log_lock);
+	if (!ni->mmap_listed || atomic_read(&ni->wmaps) ||
+	    nova_is_shutdown(sb) || sb_rdonly(sb))
+		return;
+	nova_reprotect_file(inode);
+	nova_mmap_list_del(NOVA_SB(sb), inode->i_ino);
+	WRITE_ONCE(ni->mmap_listed, false);
+}
+
+/*
+ * The last unmap came while the file system was frozen (or freezing),
+ * which must not be written: keep the inode listed, pinned, and re-protect
+ * it after the thaw (nova_prot_unlist_deferred()). Caller holds log_lock.
+ */
+static void nova_prot_defer_unlist(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+
+	lockdep_assert_held(&ni->log_lock);
+	if (ni->mmap_defer_queued)
+		return;
+	ni->mmap_defer_queued = true;
+	ihold(inode);
+	llist_add(&ni->mmap_defer, &sbi->mmap_deferred);
+	queue_work(system_long_wq, &sbi->mmap_work);
+}
+
+/*
+ * Re-protect what was unmapped while frozen. sb_start_write() waits for the
+ * thaw. The pin is dropped here, so the last iput() of a file unlinked
+ * while mapped (which frees it, and must wait for a thaw too) never runs
+ * in the task that unmapped it during the freeze.
+ */
+static void nova_prot_unlist_deferred(struct work_struct *work)
+{
+	struct nova_sb_info *sbi = container_of(work, struct nova_sb_info,
+						mmap_work);
+	struct llist_node *list = llist_del_all(&sbi->mmap_deferred);
+	struct nova_inode_info *ni, *next;
+
+	if (!list)
+		return;
+	sb_start_write(sbi->sb);
+	llist_for_each_entry_safe(ni, next, list, mmap_defer) {
+		mutex_lock(&ni->log_lock);
+		ni->mmap_defer_queued = false;
+		nova_prot_unlist(&ni->vfs_inode);
+		mutex_unlock(&ni->log_lock);
+		iput(&ni->vfs_inode);
+	}
+	sb_end_write(sbi->sb);
+}
+
+/*
  * A writable shared mapping goes away (its pages are unmapped already).
- * After the last one, checksums and parity are recomputed and made
- * durable before the inode leaves the list. A file system that is shut
- * down is written no more: the inode stays listed, and the recovery of
- * the next mount checksums it again.
+ * After the last one, a file that was stored to through a mapping is
+ * re-protected and leaves the list: now, or after the thaw if the file
+ * system is frozen. The vma callbacks cannot wait for a thaw: an exiting
+ * task unmaps with mmap_lock held.
  */
 void nova_prot_mmap_put(struct inode *inode)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	bool writing;
 
-	if (!nova_prot_csum(inode->i_sb))
+	if (!nova_prot_csum(sb))
 		return;
+	writing = sb_start_write_trylock(sb);
 	mutex_lock(&ni->log_lock);
-	if (atomic_dec_and_test(&ni->wmaps) && !nova_is_shutdown(inode->i_sb)) {
-		nova_reprotect_file(inode);
-		nova_mmap_list_del(NOVA_SB(inode->i_sb), inode->i_ino);
+	if (atomic_dec_and_test(&ni->wmaps) && ni->mmap_listed) {
+		if (writing)
+			nova_prot_unlist(inode);
+		else
+			nova_prot_defer_unlist(inode);
 	}
 	mutex_unlock(&ni->log_lock);
+	if (writing)
+		sb_end_write(sb);
+}
+
+/* Mount: the deferred re-protection's state. */
+void nova_prot_init_sb(struct nova_sb_info *sbi)
+{
+	mutex_init(&sbi->mmap_mutex);
+	init_llist_head(&sbi->mmap_deferred);
+	INIT_WORK(&sbi->mmap_work, nova_prot_unlist_deferred);
+}
+
+/*
+ * Remount read-only and unmount: finish re-protections deferred by a
+ * freeze (the file system is thawed by then) before the medium is marked
+ * clean, and before the VFS evicts the inodes they pin.
+ */
+void nova_prot_flush(struct super_block *sb)
+{
+	flush_work(&NOVA_SB(sb)->mmap_work);
 }
 
 /*

@@ -76,7 +76,11 @@ int nova_prot_load(struct super_block *sb);
 bool nova_prot_was_mapped(struct super_block *sb, u64 ino);
 bool nova_prot_any_mapped(struct super_block *sb);
 void nova_prot_clear_mapped(struct super_block *sb);
+void nova_prot_init_sb(struct nova_sb_info *sbi);
+void nova_prot_flush(struct super_block *sb);
+bool nova_prot_maybe_stale(struct inode *inode);
 void nova_prot_mmap_get(struct inode *inode);
+void nova_prot_mmap_write(struct inode *inode);
 void nova_prot_mmap_put(struct inode *inode);
 
 #endif /* _NOVA_PROTECT_H */

@@ -766,6 +766,8 @@ static struct inode *nova_alloc_inode(struct super_block *sb)
 	ni->view_live = NULL;
 	ni->view_counted = false;
 	atomic_set(&ni->wmaps, 0);
+	ni->mmap_listed = false;
+	ni->mmap_defer_queued = false;
 	memset(ni->i_dquot, 0, sizeof(ni->i_dquot));
 	ni->quota_rsv = 0;
 	return &ni->vfs_inode;
@@ -1097,7 +1099,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->sb = sb;
 	mutex_init(&sbi->sb_mutex);
 	mutex_init(&sbi->freeze_mutex);
-	mutex_init(&sbi->mmap_mutex);
+	nova_prot_init_sb(sbi);
 	sbi->verify = !ctx->no_verify;
 	sb->s_fs_info = sbi;
 	err = nova_gc_init(sb);
@@ -1343,6 +1345,7 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (want_ro == sb_rdonly(sb))
 		return 0;
 	if (want_ro) {
+		nova_prot_flush(sb);
 		nova_quota_off(sb);
 		return nova_make_clean(sb);
 	}
@@ -1403,6 +1406,7 @@ static void nova_kill_sb(struct super_block *sb)
 	 * the VFS evicts.
 	 */
 	if (sbi) {
+		nova_prot_flush(sb);
 		nova_scrub_free(sbi->scrub);
 		sbi->scrub = NULL;
 		nova_gc_stop(sb);

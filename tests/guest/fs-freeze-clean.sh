@@ -12,7 +12,6 @@
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
 T=$(mktemp -d)
-param=/sys/module/nova/parameters/crash_after_barriers
 
 recoveries() { dmesg | grep -c 'not cleanly unmounted: running crash recovery'; }
 bfree() { python3 -c "import os; print(os.statvfs('$M').f_bfree)"; }
@@ -29,35 +28,23 @@ populate() {	# DIR
 	mv "$M/$1/a/s4" "$M/$1/a/b/moved"
 }
 
-# cut_power: FS_IOC_SHUTDOWN with NOLOGFLUSH; nothing is written after it.
-cut_power() {
-	python3 - "$M" <<'PY'
-import fcntl, os, struct, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-fcntl.ioctl(fd, 0x8004587d, struct.pack("I", 2))
-os.close(fd)
-PY
-}
-
 # powercut_frozen NAME [RELEASE]: record the tree and free space, freeze,
 # cut the power while frozen, thaw, run RELEASE (close what holds the
 # file system), unmount, mount again. Nothing may be written from the cut
 # through the unmount. $T/NAME.rec is 1 if the mount ran crash recovery.
 powercut_frozen() {
-	local r0 left
+	local r0
 	tree_sum > "$T/$1.sum"
 	bfree > "$T/$1.free"
 	t_ok "$1: fsfreeze -f" fsfreeze -f "$M"
 	r0=$(recoveries)
-	t_ok "$1: power cut while frozen" cut_power
-	echo 1000000000 > "$param"
+	t_ok "$1: power cut while frozen" nova_cut_power
+	barrier_count_start
 	t_ok "$1: fsfreeze -u" fsfreeze -u "$M"
 	[ -z "${2:-}" ] || "$2"
 	t_ok "$1: umount" nova_umount
-	left=$(cat "$param")
-	echo 0 > "$param"
 	t_is "$1: no persistence barrier from the cut through the unmount" \
-		$((1000000000 - left)) 0
+		"$(barrier_count)" 0
 	t_ok "$1: mount" nova_mount
 	echo $(($(recoveries) - r0)) > "$T/$1.rec"
 	t_is "$1: every file is there" "$(tree_sum)" "$(cat "$T/$1.sum")"

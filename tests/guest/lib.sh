@@ -122,12 +122,34 @@ nova_umount() {
 # (fs-shutdown.sh checks that), then unmount. Cheaper than imaging the
 # whole device and writing it back.
 nova_powercut() {
-	python3 - "$NOVA_MNT" <<'PY' && umount "$NOVA_MNT"
+	nova_cut_power && umount "$NOVA_MNT"
+}
+
+# nova_cut_power: the same without the unmount (FS_IOC_SHUTDOWN with
+# NOLOGFLUSH): the file system stays mounted, and may stay frozen.
+nova_cut_power() {
+	python3 - "$NOVA_MNT" <<'PY'
 import fcntl, os, struct, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 fcntl.ioctl(fd, 0x8004587d, struct.pack("I", 2))
 os.close(fd)
 PY
+}
+
+# barrier_count_start, then barrier_count: how many persistence barriers
+# (fences) NOVA issued in between. The crash_after_barriers countdown is
+# set far beyond reach and read back; barrier_count prints the number and
+# turns the countdown off.
+NOVA_BARRIERS=/sys/module/nova/parameters/crash_after_barriers
+barrier_count_start() {
+	echo 1000000000 > "$NOVA_BARRIERS"
+}
+
+barrier_count() {
+	local left
+	left=$(cat "$NOVA_BARRIERS")
+	echo 0 > "$NOVA_BARRIERS"
+	echo $((1000000000 - left))
 }
 
 nova_remount() {
