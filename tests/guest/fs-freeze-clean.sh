@@ -13,8 +13,6 @@
 M=$NOVA_MNT
 T=$(mktemp -d)
 
-recoveries() { dmesg | grep -c 'not cleanly unmounted: running crash recovery'; }
-bfree() { python3 -c "import os; print(os.statvfs('$M').f_bfree)"; }
 tree_sum() {
 	(cd "$M" && find . -type f ! -name 'quota.*' -print0 | sort -z |
 		xargs -0 sha256sum; find . -type d | sort)
@@ -35,9 +33,9 @@ populate() {	# DIR
 powercut_frozen() {
 	local r0
 	tree_sum > "$T/$1.sum"
-	bfree > "$T/$1.free"
+	nova_bfree > "$T/$1.free"
 	t_ok "$1: fsfreeze -f" fsfreeze -f "$M"
-	r0=$(recoveries)
+	r0=$(nova_recoveries)
 	t_ok "$1: power cut while frozen" nova_cut_power
 	barrier_count_start
 	t_ok "$1: fsfreeze -u" fsfreeze -u "$M"
@@ -46,7 +44,7 @@ powercut_frozen() {
 	t_is "$1: no persistence barrier from the cut through the unmount" \
 		"$(barrier_count)" 0
 	t_ok "$1: mount" nova_mount
-	echo $(($(recoveries) - r0)) > "$T/$1.rec"
+	echo $(($(nova_recoveries) - r0)) > "$T/$1.rec"
 	t_is "$1: every file is there" "$(tree_sum)" "$(cat "$T/$1.sum")"
 }
 
@@ -55,7 +53,7 @@ populate one
 sync
 powercut_frozen idle
 t_is "idle: the mount after the cut ran no crash recovery" "$(cat "$T/idle.rec")" 0
-t_is "idle: free space as before" "$(bfree)" "$(cat "$T/idle.free")"
+t_is "idle: free space as before" "$(nova_bfree)" "$(cat "$T/idle.free")"
 t_ok "idle: writable" sh -c "echo after > $M/one/after"
 t_ok "idle: umount" nova_umount
 t_ok "idle: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
@@ -66,14 +64,14 @@ t_ok "thaw: fsfreeze -f" fsfreeze -f "$M"
 t_ok "thaw: fsfreeze -u" fsfreeze -u "$M"
 populate two
 tree_sum > "$T/thaw.sum"
-bfree > "$T/thaw.free"
-r0=$(recoveries)
+nova_bfree > "$T/thaw.free"
+r0=$(nova_recoveries)
 t_ok "thaw: power cut after writes" nova_powercut
 t_ok "thaw: mount" nova_mount
-t_is "thaw: the mount ran crash recovery" $(($(recoveries) - r0)) 1
+t_is "thaw: the mount ran crash recovery" $(($(nova_recoveries) - r0)) 1
 t_is "thaw: every file written after the thaw is there" "$(tree_sum)" \
 	"$(cat "$T/thaw.sum")"
-t_is "thaw: free space as before the cut" "$(bfree)" "$(cat "$T/thaw.free")"
+t_is "thaw: free space as before the cut" "$(nova_bfree)" "$(cat "$T/thaw.free")"
 t_ok "thaw: umount" nova_umount
 t_ok "thaw: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
 
@@ -86,8 +84,8 @@ rm "$M/held"
 close_held() { exec 7>&-; }
 powercut_frozen unlinked close_held
 t_is "unlinked: the mount after the cut ran crash recovery" "$(cat "$T/unlinked.rec")" 1
-t_ok "unlinked: the held file's blocks are free ($(cat "$T/unlinked.free") before, $(bfree) now)" \
-	test "$(bfree)" -ge $(($(cat "$T/unlinked.free") + 512))
+t_ok "unlinked: the held file's blocks are free ($(cat "$T/unlinked.free") before, $(nova_bfree) now)" \
+	test "$(nova_bfree)" -ge $(($(cat "$T/unlinked.free") + 512))
 t_ok "unlinked: umount" nova_umount
 t_ok "unlinked: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
 
@@ -116,10 +114,10 @@ t_ok "mapped: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
 # runs recovery, and the snapshot is there.
 t_ok "snapshot: mount" nova_mount
 t_ok "snapshot: create" novactl snapshot create --name frz "$M"
-r0=$(recoveries)
+r0=$(nova_recoveries)
 t_ok "snapshot: power cut" nova_powercut
 t_ok "snapshot: mount" nova_mount
-t_is "snapshot: the mount ran crash recovery" $(($(recoveries) - r0)) 1
+t_is "snapshot: the mount ran crash recovery" $(($(nova_recoveries) - r0)) 1
 t_ok "snapshot: listed" sh -c "novactl snapshot list '$M' | grep -qw frz"
 t_ok "snapshot: umount" nova_umount
 t_ok "snapshot: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"

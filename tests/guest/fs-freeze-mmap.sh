@@ -13,8 +13,6 @@
 M=$NOVA_MNT
 T=$(mktemp -d)
 
-recoveries() { dmesg | grep -c 'not cleanly unmounted: running crash recovery'; }
-bfree() { python3 -c "import os; print(os.statvfs('$M').f_bfree)"; }
 
 # start_mapper NAME FILE store|read DESC: a task maps the first MiB of FILE
 # shared and writable, stores "hello" at 0 and "world" at 400 KiB through
@@ -88,13 +86,13 @@ t_ok "map frozen: fsfreeze -u" fsfreeze -u "$M"
 start_mapper rd "$M/rd" read "read only: a task maps a file writable and reads it"
 sum=$(sha256sum < "$M/rd")
 t_ok "read only: fsfreeze -f" fsfreeze -f "$M"
-r0=$(recoveries)
+r0=$(nova_recoveries)
 t_ok "read only: power cut while frozen" nova_cut_power
 t_ok "read only: fsfreeze -u" fsfreeze -u "$M"
 release rd "read only: the task unmaps and exits"
 t_ok "read only: umount" nova_umount
 t_ok "read only: mount" nova_mount
-t_is "read only: the mount after the cut ran no crash recovery" $(($(recoveries) - r0)) 0
+t_is "read only: the mount after the cut ran no crash recovery" $(($(nova_recoveries) - r0)) 0
 t_is "read only: the file is as it was" "$(sha256sum < "$M/rd")" "$sum"
 
 # Stored to, unmapped while frozen: the task exits at once and nothing is
@@ -111,9 +109,9 @@ t_ok "unmap frozen: fsfreeze -u" fsfreeze -u "$M"
 t_ok "unmap frozen: the stored bytes read back after the thaw" stored "$M/st"
 t_ok "unmap frozen: umount" nova_umount
 t_ok "unmap frozen: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
-r0=$(recoveries)
+r0=$(nova_recoveries)
 t_ok "unmap frozen: mount" nova_mount
-t_is "unmap frozen: no crash recovery" $(($(recoveries) - r0)) 0
+t_is "unmap frozen: no crash recovery" $(($(nova_recoveries) - r0)) 0
 t_ok "unmap frozen: no file was left unprotected" \
 	sh -c "! dmesg | grep -q 'were not re-protected'"
 t_ok "unmap frozen: read verified: the stored bytes" stored "$M/st"
@@ -123,13 +121,13 @@ t_ok "unmap frozen: read verified: the stored bytes" stored "$M/st"
 new_file ul
 start_mapper ul "$M/ul" store "unlinked: a task maps a file and stores to it"
 t_ok "unlinked: rm" rm "$M/ul"
-free0=$(bfree)
+free0=$(nova_bfree)
 t_ok "unlinked: fsfreeze -f" fsfreeze -f "$M"
 barrier_count_start
 release ul "unlinked: the task unmaps and exits while frozen"
 t_is "unlinked: no persistence barrier while frozen" "$(barrier_count)" 0
 t_ok "unlinked: fsfreeze -u" fsfreeze -u "$M"
-bfree_grew() { [ "$(bfree)" -ge $((free0 + 256)) ]; }
+bfree_grew() { [ "$(nova_bfree)" -ge $((free0 + 256)) ]; }
 t_ok "unlinked: its 256 blocks are free after the thaw" wait_for 30 bfree_grew
 t_ok "unlinked: umount" nova_umount
 t_ok "unlinked: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"
@@ -141,7 +139,7 @@ new_file pc
 start_mapper pc "$M/pc" store "cut: a task maps a file and stores to it"
 t_ok "cut: fsfreeze -f" fsfreeze -f "$M"
 release pc "cut: the task unmaps and exits while frozen"
-r0=$(recoveries)
+r0=$(nova_recoveries)
 t_ok "cut: power cut while frozen" nova_cut_power
 barrier_count_start
 t_ok "cut: fsfreeze -u" fsfreeze -u "$M"
@@ -149,7 +147,7 @@ t_ok "cut: umount" nova_umount
 t_is "cut: no persistence barrier from the cut through the unmount" \
 	"$(barrier_count)" 0
 t_ok "cut: mount" nova_mount
-t_is "cut: the mount ran crash recovery" $(($(recoveries) - r0)) 1
+t_is "cut: the mount ran crash recovery" $(($(nova_recoveries) - r0)) 1
 t_ok "cut: read verified: the stored bytes" stored "$M/pc"
 t_ok "cut: umount" nova_umount
 t_ok "cut: fsck.NOVA -n: clean" fsck.NOVA -n "$NOVA_PMEM"

@@ -12,7 +12,6 @@
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
 T=$(mktemp -d)
-param=/sys/module/nova/parameters/crash_after_barriers
 
 # shutdown PATH FLAGS: the ioctl; prints the errno name on failure.
 shutdown_fs() {
@@ -66,7 +65,7 @@ for flags in 0 1 2; do
 	sync
 	before=$(tree_sum)
 	dmesg -c > /dev/null
-	echo 1000000000 > "$param"
+	barrier_count_start
 	t_ok "$r: shutdown" shutdown_fs "$M" "$flags"
 	t_ok "$r: dmesg says so" sh -c "dmesg | grep -q 'shut down (flags $flags)'"
 	t_ok "$r: read: EIO" eio cat "$M/d$flags/small"
@@ -97,10 +96,9 @@ PY
 	t_ok "$r: shutdown again: no error" shutdown_fs "$M" "$flags"
 	t_ok "$r: sync" sync
 	t_ok "$r: umount" nova_umount
-	left=$(cat "$param")
-	echo 0 > "$param"
+	fences=$(barrier_count)
 	t_is "$r: no persistence barrier from the shutdown through the unmount" \
-		$((1000000000 - left)) 0
+		"$fences" 0
 	t_ok "$r: mount" nova_mount
 	t_ok "$r: ... ran crash recovery" \
 		sh -c "dmesg | grep -q 'not cleanly unmounted: running crash recovery'"

@@ -136,6 +136,16 @@ os.close(fd)
 PY
 }
 
+# nova_recoveries: how many mounts since the boot ran crash recovery.
+nova_recoveries() {
+	dmesg | grep -c 'not cleanly unmounted: running crash recovery'
+}
+
+# nova_bfree: free blocks of the file system at $NOVA_MNT (statfs).
+nova_bfree() {
+	python3 -c "import os, sys; print(os.statvfs(sys.argv[1]).f_bfree)" "$NOVA_MNT"
+}
+
 # barrier_count_start, then barrier_count: how many persistence barriers
 # (fences) NOVA issued in between. The crash_after_barriers countdown is
 # set far beyond reach and read back; barrier_count prints the number and
