@@ -61,7 +61,8 @@ static struct nova_file_write_entry *nova_fw(struct inode *inode, void *v)
  * xa_load() of the page index, walked inline: from the head down the
  * nodes, one slot per level, under the RCU read lock as xa_load() (nodes
  * are freed after a grace period). The index holds value entries only,
- * each for one page (no marks, no multi-index entries), so a walk that
+ * each for one page (no multi-index entries; the one mark, protect.c's,
+ * lives beside the slots), so a walk that
  * ends on anything else internal (a retry entry left by a node being
  * removed, a sibling) goes through xa_load(), which knows them all. Each
  * write looks up the page before its own (the allocation goal) and each
