@@ -3,11 +3,12 @@
 # the pages that were written (marked at their write faults, protect.c),
 # not the whole file. Every written page must be among them: stores to
 # pages spread over the index (several xarray nodes apart, a 2 MiB
-# hole that a PMD fault fills, both ends of the file), from a parent and a forked child, pages
-# rewritten by write() while mapped, and pages truncated away and
-# written again. After the unmap, fsck.NOVA checks every checksum and
-# parity, a scrub finds no damage, and the file reads back verified,
-# equal to a model of the stores.
+# hole that a PMD fault fills, both ends of the file), from a parent and
+# a forked child, pages rewritten by write() while mapped, pages
+# truncated away and written again, and pages that a collapse moved.
+# After the unmap, fsck.NOVA checks every checksum and parity, a scrub
+# finds no damage, and the file reads back verified, equal to a model of
+# the stores.
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
 T=$(mktemp -d)
@@ -21,7 +22,7 @@ cp "$M/f" "$T/model"
 # (with pwrite); pages 100-119 are written with write() while mapped, and
 # the last 32 pages truncated away while mapped and extended again.
 t_ok "stores through a shared mapping, a forked child's too" python3 - "$M/f" "$T/model" <<'PY'
-import mmap, os, sys
+import mmap, os, subprocess, sys
 P = 4096
 fd = os.open(sys.argv[1], os.O_RDWR)
 model = os.open(sys.argv[2], os.O_RDWR)
@@ -48,6 +49,14 @@ os.ftruncate(fd, 2048 * P)
 os.ftruncate(model, (2048 - 32) * P)
 os.ftruncate(model, 2048 * P)
 store(2040 * P + 1, b"regrown")
+# Collapse 16 pages at page 256: the stored pages above move down, away
+# from their marks; then a store to one that moved.
+subprocess.run(["fallocate", "-c", "-o", str(256 * P), "-l", str(16 * P),
+                sys.argv[1]], check=True)
+data = os.pread(model, 2048 * P, 0)
+os.ftruncate(model, 0)
+os.pwrite(model, data[:256 * P] + data[272 * P:], 0)
+store(284 * P + 100, b"after collapse")
 m.close()
 os.close(fd)
 os.close(model)
