@@ -273,10 +273,11 @@ static void __rcu **nova_index_leaf_slot(struct xarray *xa, pgoff_t pgoff)
  * page it stopped at.
  *
  * An overwritten page (a value entry in a leaf node, which is what an
- * order-0 xa_state lands on in this xarray: no marks, no multi-index
- * entries) gets the new value with one slot store: that is all
- * xas_store() does for a value replacing a value there (no count, value
- * count or mark changes), without its creation walk and checks per page.
+ * order-0 xa_state lands on in this xarray: no multi-index entries)
+ * gets the new value with one slot store: that is all xas_store() does
+ * for a value replacing a value there (no count, value count or mark
+ * changes: protect.c's mark stays with the page), without its creation
+ * walk and checks per page.
  * A single page (a 4 KiB overwrite) is found by nova_index_leaf_slot()'s
  * inline walk, without an xa_state. Anything else (a hole, the head slot,
  * a new node) goes through xas_store().
