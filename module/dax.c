@@ -277,6 +277,17 @@ static bool nova_pmd_shown(struct inode *inode, pgoff_t pgoff)
 	return false;
 }
 
+/* The pages a write fault of @pe_size at @pgoff may have made writable. */
+static void nova_dax_mark_stored(struct inode *inode, pgoff_t pgoff,
+				 nova_pe_size_t pe_size)
+{
+	if (pe_size == NOVA_PE_SIZE_PMD)
+		nova_prot_mmap_stored(inode, pgoff & ~(NOVA_HUGE_BLOCKS - 1),
+				      NOVA_HUGE_BLOCKS);
+	else
+		nova_prot_mmap_stored(inode, pgoff, 1);
+}
+
 /*
  * Page (PTE) and 2 MiB (PMD) faults. A PMD is mapped when the 2 MiB of
  * the file is one run of blocks that starts 2 MiB-aligned in physical
@@ -316,8 +327,7 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 			return VM_FAULT_FALLBACK;
 		}
 		/* Stores through a shared mapping leave checksums stale. */
-		if (vmf->vma->vm_flags & VM_SHARED)
-			nova_prot_mmap_write(inode);
+		nova_prot_mmap_write(inode);
 		file_update_time(vmf->vma->vm_file);
 		/* Before the shared invalidate lock: it may take it exclusive. */
 		err = pe_size == NOVA_PE_SIZE_PTE ?
@@ -342,6 +352,9 @@ static vm_fault_t nova_dax_huge_fault(struct vm_fault *vmf,
 	 */
 	if (write && (ret & VM_FAULT_NEEDDSYNC))
 		ret = dax_finish_sync_fault(vmf, pe_size, pfn);
+	/* Marked while the pages cannot be unmapped yet (protect.c). */
+	if (write)
+		nova_dax_mark_stored(inode, vmf->pgoff, pe_size);
 	filemap_invalidate_unlock_shared(inode->i_mapping);
 	if (write)
 		sb_end_pagefault(sb);

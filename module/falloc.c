@@ -343,6 +343,7 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	pgoff_t run_pg = 0, idx;
 	unsigned long run_blk = 0, run_nr = 0, blk, got;
+	bool stale = nova_prot_csum(sb) && nova_prot_maybe_stale(inode);
 	void *v, *old;
 	int err;
 
@@ -364,6 +365,14 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 			nova_pmem_fence();
 		} else {
 			blk = nova_file_block(inode, idx);
+			/*
+			 * A page stored to through a mapping is marked by its
+			 * offset (protect.c), and the mark does not move with
+			 * the block: seal it now. It is unmapped, and the
+			 * invalidate lock keeps it so.
+			 */
+			if (stale)
+				nova_protect_block(sb, blk);
 			old = xa_store(&r->moved, idx, xa_mk_value(1),
 				       GFP_NOFS);
 			if (xa_is_err(old))

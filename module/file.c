@@ -61,7 +61,8 @@ static struct nova_file_write_entry *nova_fw(struct inode *inode, void *v)
  * xa_load() of the page index, walked inline: from the head down the
  * nodes, one slot per level, under the RCU read lock as xa_load() (nodes
  * are freed after a grace period). The index holds value entries only,
- * each for one page (no marks, no multi-index entries), so a walk that
+ * each for one page (no multi-index entries; the one mark, protect.c's,
+ * lives beside the slots), so a walk that
  * ends on anything else internal (a retry entry left by a node being
  * removed, a sibling) goes through xa_load(), which knows them all. Each
  * write looks up the page before its own (the allocation goal) and each
@@ -272,10 +273,11 @@ static void __rcu **nova_index_leaf_slot(struct xarray *xa, pgoff_t pgoff)
  * page it stopped at.
  *
  * An overwritten page (a value entry in a leaf node, which is what an
- * order-0 xa_state lands on in this xarray: no marks, no multi-index
- * entries) gets the new value with one slot store: that is all
- * xas_store() does for a value replacing a value there (no count, value
- * count or mark changes), without its creation walk and checks per page.
+ * order-0 xa_state lands on in this xarray: no multi-index entries)
+ * gets the new value with one slot store: that is all xas_store() does
+ * for a value replacing a value there (no count, value count or mark
+ * changes: protect.c's mark stays with the page), without its creation
+ * walk and checks per page.
  * A single page (a 4 KiB overwrite) is found by nova_index_leaf_slot()'s
  * inline walk, without an xa_state. Anything else (a hole, the head slot,
  * a new node) goes through xas_store().

@@ -843,7 +843,42 @@ void nova_prot_mmap_write(struct inode *inode)
 	mutex_unlock(&ni->log_lock);
 }
 
-/* Re-protect every data page of @inode. Caller holds log_lock. */
+/*
+ * Pages written through a shared mapping carry this mark in the file's
+ * page index until they are re-protected. Marks live in the index's
+ * nodes, beside the slots, and survive the xa_store() that repoints a
+ * page; erasing a page (truncate, punch) drops its mark with it.
+ */
+#define NOVA_PAGE_STORED	XA_MARK_0
+
+/*
+ * A write fault through a shared mapping of @inode made pages
+ * [@first, @first + @nr) writable: mark them for nova_reprotect_file().
+ * Called after the fault mapped them (their index entries exist) and
+ * before it returns, so before the unmap that re-protects them.
+ */
+void nova_prot_mmap_stored(struct inode *inode, pgoff_t first,
+			   unsigned long nr)
+{
+	struct xarray *pages = &NOVA_I(inode)->pages;
+	XA_STATE(xas, pages, first);
+	void *v;
+
+	if (!nova_prot_csum(inode->i_sb))
+		return;
+	if (nr == 1 && xa_get_mark(pages, first, NOVA_PAGE_STORED))
+		return;
+	xas_lock(&xas);
+	xas_for_each(&xas, v, first + nr - 1)
+		xas_set_mark(&xas, NOVA_PAGE_STORED);
+	xas_unlock(&xas);
+}
+
+/*
+ * Re-protect the pages of @inode written through a mapping since it was
+ * listed. Caller holds log_lock. Recovery, which has no marks, re-protects
+ * every page of a listed file (recovery.c).
+ */
 static void nova_reprotect_file(struct inode *inode)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
@@ -851,8 +886,10 @@ static void nova_reprotect_file(struct inode *inode)
 	void *v;
 
 	lockdep_assert_held(&ni->log_lock);
-	xa_for_each(&ni->pages, idx, v)
+	xa_for_each_marked(&ni->pages, idx, v, NOVA_PAGE_STORED) {
 		nova_protect_block(inode->i_sb, nova_file_block(inode, idx));
+		xa_clear_mark(&ni->pages, idx, NOVA_PAGE_STORED);
+	}
 	nova_pmem_fence();
 }
 

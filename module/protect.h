@@ -81,6 +81,8 @@ void nova_prot_flush(struct super_block *sb);
 bool nova_prot_maybe_stale(struct inode *inode);
 void nova_prot_mmap_get(struct inode *inode);
 void nova_prot_mmap_write(struct inode *inode);
+void nova_prot_mmap_stored(struct inode *inode, pgoff_t first,
+			   unsigned long nr);
 void nova_prot_mmap_put(struct inode *inode);
 
 #endif /* _NOVA_PROTECT_H */
