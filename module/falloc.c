@@ -366,10 +366,10 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 		} else {
 			blk = nova_file_block(inode, idx);
 			/*
-			 * A page stored to through a mapping is marked by its
-			 * offset (protect.c), and the mark does not move with
-			 * the block: seal it now. It is unmapped, and the
-			 * invalidate lock keeps it so.
+			 * A page stored to through a mapping is marked in the
+			 * index (protect.c), and the range entry's apply drops
+			 * the marks of every page it moves: seal the block now.
+			 * It is unmapped, and the invalidate lock keeps it so.
 			 */
 			if (stale)
 				nova_protect_block(sb, blk);

@@ -847,7 +847,9 @@ void nova_prot_mmap_write(struct inode *inode)
  * Pages written through a shared mapping carry this mark in the file's
  * page index until they are re-protected. Marks live in the index's
  * nodes, beside the slots, and survive the xa_store() that repoints a
- * page; erasing a page (truncate, punch) drops its mark with it.
+ * page; erasing a page drops its mark with it. Truncate and punch erase
+ * pages that are gone; a collapse or insert erases the pages it moves,
+ * and seals their blocks first (nova_rop_shift(), falloc.c).
  */
 #define NOVA_PAGE_STORED	XA_MARK_0
 

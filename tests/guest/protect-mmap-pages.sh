@@ -69,7 +69,7 @@ t_ok "remount" nova_remount
 t_ok "read verified after a remount: equal to the model" cmp "$M/f" "$T/model"
 
 # Pages stored to and then moved by a collapse or an insert before the
-# unmap: their marks stay at the old offsets, so the shift must seal
+# unmap: the marks go with their old index entries, so the shift must seal
 # them. If it does not, a verified read finds the stores' strips bad and
 # "repairs" them from the parity: the stores are silently undone.
 t_ok "a second 4 MiB file" dd if=/dev/urandom of="$M/g" bs=1M count=4 status=none
