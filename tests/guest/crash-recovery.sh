@@ -21,10 +21,6 @@ T=$(mktemp -d)
 corrupt() { python3 "$NOVA_TOP/tests/guest/tools-corrupt.py" "$D" "$@"; }
 param=/sys/module/nova/parameters/crash_after_barriers
 
-bfree() {
-	python3 -c "import os; print(os.statvfs('$M').f_bfree)"
-}
-
 sums() {
 	(cd "$M" && find . -type f -print0 | sort -z | xargs -0 sha256sum;
 	 find . -type l -printf '%p -> %l\n' | sort; find . -type d | sort)
@@ -46,7 +42,7 @@ make_dirty() {
 	sync
 	# sums first: reading may log atime updates, which take log pages
 	sums > "$T/sums"
-	bfree > "$T/free"
+	nova_bfree > "$T/free"
 	stat -c %i "$M/a/b/f1" > "$T/ino1"
 	stat -c %i "$M/a/b/f2" > "$T/ino2"
 	last=$(( $(blockdev --getsize64 "$D") / 4096 - 1 ))
@@ -70,7 +66,7 @@ t_ok "mounted read-write" grep -q " $M NOVA rw" /proc/mounts
 line=$(dmesg | grep -o 'recovered in .*')
 t_diag "kernel: $line"
 t_ok "the kernel reports the recovery" test -n "$line"
-t_is "free blocks as before the crash" "$(bfree)" "$(cat "$T/free")"
+t_is "free blocks as before the crash" "$(nova_bfree)" "$(cat "$T/free")"
 t_is "files, symlinks and directories as before the crash" "$(sums)" "$(cat "$T/sums")"
 t_ok "write after recovery" sh -c "dd if=/dev/urandom of=$M/new bs=4k count=50 status=none && rm $M/a/s5"
 t_ok "unmount" nova_umount
@@ -80,7 +76,7 @@ t_ok "fsck.NOVA -n: clean" fsck.NOVA -n "$D"
 t_ok "make a dirty image" make_dirty
 t_ok "mount read-only after the crash" nova_mount ro
 t_ok "recovered on the read-only mount" sh -c "dmesg | tail -n 5 | grep -q 'recovered in'"
-t_is "free blocks as before the crash" "$(bfree)" "$(cat "$T/free")"
+t_is "free blocks as before the crash" "$(nova_bfree)" "$(cat "$T/free")"
 t_is "files as before the crash" "$(sums)" "$(cat "$T/sums")"
 t_ok "remount read-write" mount -o remount,rw "$M"
 t_ok "write after the remount" sh -c "echo x > $M/after"

@@ -5,7 +5,6 @@
 # nova-timeout: 900
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
-bfree() { stat -f -c %f "$M"; }
 
 t_ok "format and mount" nova_mount_init
 echo keep > "$M/keep"
@@ -19,7 +18,7 @@ os.write(fd, b'a' * (16 << 12))
 os.pwrite(fd, b'b' * 4096, 5 << 12)
 os.close(fd)
 "
-free0=$(bfree)
+free0=$(nova_bfree)
 touch "$M/big"
 t_errno "fallocate larger than the device" ENOSPC "$NOVA_SYS" fallocate "$M/big" 0 0 $((2 << 30))
 t_ok "partial preallocation is kept" [ "$(stat -c %s "$M/big")" -gt 0 ]
@@ -36,7 +35,7 @@ t_is "statfs: nothing available to users" "$(stat -f -c %a "$M")" 0
 t_is "old data intact" "$(cat "$M/keep")" keep
 t_ok "create still works (metadata reserve)" touch "$M/empty1"
 t_ok "unlink on a full file system" rm -f "$M/big" "$M/more"
-t_ok "space is back" [ $(( $(bfree) + 16 )) -ge "$free0" ]
+t_ok "space is back" [ $(( $(nova_bfree) + 16 )) -ge "$free0" ]
 t_ok "write works again" sh -c "head -c 8M /dev/urandom > $M/after"
 t_ok "single-page overwrites" python3 -c "
 import os
@@ -46,11 +45,11 @@ for p in (3, 700, 1500, 9, 1200):
 os.close(fd)
 "
 sum=$(md5sum < "$M/after")
-free1=$(bfree)
+free1=$(nova_bfree)
 t_ok "umount" nova_umount
 t_ok "fsck.NOVA: clean after single-page overwrites" fsck.NOVA -n "$NOVA_PMEM"
 t_ok "mount" nova_mount
-t_is "free blocks the same after the remount" "$(bfree)" "$free1"
+t_is "free blocks the same after the remount" "$(nova_bfree)" "$free1"
 t_is "data written after ENOSPC survives" "$(md5sum < "$M/after")" "$sum"
 t_is "the overwritten page survives" "$(head -c 24576 "$M/cow" | tail -c 4096 | tr -d b | wc -c)" 0
 t_is "old data survives" "$(cat "$M/keep")" keep

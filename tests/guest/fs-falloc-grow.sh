@@ -14,7 +14,6 @@ D=$NOVA_PMEM
 F=$M/pre
 T=$(mktemp -d)
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 blocks() { stat -c %b "$F"; }
 size() { stat -c %s "$F"; }
 # The file's blocks in 4 KiB units: data pages plus its log pages (a few).
@@ -53,7 +52,7 @@ state() {
 	t_is "$1: size" "$(size)" "$2"
 	t_ok "$1: st_blocks counts the preallocation ($(data_pages) pages, want >= $3)" \
 		test "$(data_pages)" -ge "$3"
-	[ -z "$4" ] || t_is "$1: free blocks unchanged" "$(bfree)" "$4"
+	[ -z "$4" ] || t_is "$1: free blocks unchanged" "$(nova_bfree)" "$4"
 	t_ok "$1: contents are the data and zeroes" expect "$2"
 }
 
@@ -62,7 +61,7 @@ head -c 5000 /dev/urandom > "$T/data"
 cp "$T/data" "$F"
 t_ok "fallocate KEEP_SIZE 0..1 MiB" "$NOVA_SYS" fallocate "$F" keep_size 0 $((1 << 20))
 t_is "the size stays 5000" "$(size)" 5000
-free=$(bfree)
+free=$(nova_bfree)
 state "after fallocate" 5000 256 ""
 
 t_ok "ftruncate up to 512 KiB" truncate -s $((512 << 10)) "$F"

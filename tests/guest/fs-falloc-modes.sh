@@ -31,7 +31,6 @@ media() { python3 "$NOVA_TOP/tests/guest/protect-media.py" "$@"; }
 layout() { media layout "$D" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 blocks() { stat -c %b "$1"; }
 size() { stat -c %s "$1"; }
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 same() { t_ok "$1: contents match the model" model check "$F"; }
 # op DESC MODELOP CMD...: run CMD on $F and the model, compare
 op() {
@@ -195,7 +194,7 @@ fsck_cycle "mapped"
 
 # --- a snapshot taken before a punch and a collapse ---
 dd if=/dev/urandom of="$M/s" bs=4k count=64 status=none
-fr0=$(bfree)
+fr0=$(nova_bfree)
 # Stores through a shared mapping (checksums stale while it is open),
 # the snapshot, then the punch and the collapse with the mapping open: the
 # blocks left to the snapshot must read back verified.
@@ -217,7 +216,7 @@ subprocess.run(["fallocate", "-c", "-o", "65536", "-l", "65536", f],
 m.close()
 os.close(fd)
 EOF
-fr1=$(bfree)
+fr1=$(nova_bfree)
 t_ok "the snapshot keeps the punched blocks ($fr0 -> $fr1 free)" test "$fr1" -le "$fr0"
 cp "$M/s" "$T/s.new"
 t_is "live: size after the collapse" "$(size "$M/s")" $((48 * 4096))

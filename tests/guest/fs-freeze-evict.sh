@@ -12,7 +12,6 @@
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
 T=$(mktemp -d)
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 
 # holder NAME KIND: keep a file open in the background until $T/NAME.go
 # is written to, then close it and record that in $T/NAME.closed. KIND
@@ -41,22 +40,22 @@ check_frozen_close() {	# NAME KIND
 	local name=$1 free0 fences
 	holder "$name" "$2"
 	t_ok "$name: open, written, $2" wait_for 60 test -e "$T/$name.ready"
-	free0=$(bfree)
+	free0=$(nova_bfree)
 	t_ok "$name: fsfreeze -f" fsfreeze -f "$M"
 	barrier_count_start
 	echo go > "$T/$name.go"
 	sleep 3
 	t_fail "$name: the last close waits while the file system is frozen" \
 		test -e "$T/$name.closed"
-	t_is "$name: free space unchanged while frozen" "$(bfree)" "$free0"
+	t_is "$name: free space unchanged while frozen" "$(nova_bfree)" "$free0"
 	fences=$(barrier_count)
 	t_is "$name: no persistence barrier while frozen" "$fences" 0
 	t_ok "$name: fsfreeze -u" fsfreeze -u "$M"
 	t_ok "$name: the close completes after the thaw" wait_for 60 test -e "$T/$name.closed"
 	wait "$holder_pid"
 	t_is "$name: the holder exited cleanly" "$?" 0
-	t_ok "$name: its 512 blocks are free again ($free0 before, $(bfree) now)" \
-		test "$(bfree)" -ge $((free0 + 512))
+	t_ok "$name: its 512 blocks are free again ($free0 before, $(nova_bfree) now)" \
+		test "$(nova_bfree)" -ge $((free0 + 512))
 }
 
 t_ok "format and mount" nova_mount_init

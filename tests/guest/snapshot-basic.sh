@@ -22,13 +22,12 @@ req() {	# CMD [--attr ...]: one request for the fs on $M
 	shift
 	python3 "$G" request "$cmd" --attr NOVA_A_FS_DEV:u64:"$(dev)" "$@"
 }
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 sums() { (cd "$1" && find . -type f | sort | xargs -r sha256sum); }
 
 expect_klog 'nova \(pmem0\): error: .*no snapshot'
 mkdir -p "$S"
 t_ok "format and mount" nova_mount_init
-empty=$(bfree)
+empty=$(nova_bfree)
 
 # --- the tree at snapshot time ---
 mkdir "$M/dir"
@@ -46,13 +45,13 @@ res=$(req NOVA_CMD_SNAPSHOT_CREATE --attr NOVA_A_SNAPSHOT:nest:NOVA_SNAPSHOT_A_N
 t_is "a name of digits only: EINVAL" "$(jget "$res" 'd["name"]')" EINVAL
 
 # --- change everything ---
-before=$(bfree)
+before=$(nova_bfree)
 head -c $((3 << 20)) /dev/urandom | dd of="$M/big" conv=notrunc status=none
 truncate -s 5000 "$M/trunc"
 mv "$M/dir/old-name" "$M/dir/new-name"
 echo "more" >> "$M/grow"
 echo "born after" > "$M/new-file"
-after=$(bfree)
+after=$(nova_bfree)
 t_ok "overwritten pages stay allocated for the snapshot ($before -> $after free)" \
 	test $((before - after)) -ge 768
 sums "$M" > /tmp/live.sums
@@ -139,13 +138,13 @@ t_is "delete by name" "$(jget "$res" 'd["name"]')" OK
 res=$(python3 "$G" request NOVA_CMD_SNAPSHOT_LIST --dump --attr NOVA_A_FS_DEV:u64:"$(dev)")
 t_is "no snapshot is left" "$(jget "$res" 'd["name"], len(d["messages"])')" "('OK', 0)"
 rm -rf "${M:?}"/*
-now=$(bfree)
+now=$(nova_bfree)
 # The root directory's log and the snapshot log keep a few pages.
 t_ok "space returns to the empty baseline ($empty free empty, $now now)" \
 	test $((empty - now)) -le 8
 t_ok "umount" nova_umount
 t_ok "mount again" nova_mount
-t_is "free space is the same after a remount" "$(bfree)" "$now"
+t_is "free space is the same after a remount" "$(nova_bfree)" "$now"
 t_ok "umount" nova_umount
 t_fail "snapshot 1 cannot be mounted once deleted" \
 	mount -t NOVA -o snapshot=1,ro "$NOVA_PMEM" "$S"

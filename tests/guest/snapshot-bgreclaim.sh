@@ -18,7 +18,6 @@ GC="$NOVA_TOP/tests/guest/genl-client.py"
 HOLD=/sys/module/nova/parameters/snap_reclaim_hold
 trap '[ -w "$HOLD" ] && echo 0 > "$HOLD"' EXIT
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 iused() { "$NOVA_SYS" statfs "$M" | awk '{ print $3 - $4 }'; }
 # reclaim FIELD: one member of "snapshot_reclaim" in novactl stats --json
 reclaim() {
@@ -60,7 +59,7 @@ populate() {
 }
 
 t_ok "format and mount" nova_mount_init
-empty=$(bfree)
+empty=$(nova_bfree)
 empty_ino=$(iused)
 t_is "stats: nothing pending on a fresh file system" \
 	"$(reclaim pending_blocks) $(reclaim pending_inodes) $(reclaim reclaimed_blocks)" "0 0 0"
@@ -75,13 +74,13 @@ t_is "create with NOVA_SNAPSHOT_A_WAIT is refused (EINVAL, extack)" \
 
 # --- 1: delete without waiting; the worker frees it afterwards ---
 t_ok "snapshot 1 keeps ~20000 runs and 2000 removed files" populate one
-before=$(bfree)
+before=$(nova_bfree)
 t_ok "delete snapshot 1 (no wait)" "$C" snapshot delete "$M" one
 t_is "snapshot 1 is gone from the list at once" \
 	"$("$C" snapshot list --json "$M" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["snapshots"]))')" 0
 t_diag "right after the reply: $(reclaim pending_blocks) blocks and $(reclaim pending_inodes) inodes pending"
 t_ok "the worker empties the queue" wait_for 120 pending_zero
-freed=$(($(bfree) - before))
+freed=$(($(nova_bfree) - before))
 t_ok "statfs: >= 22000 blocks came back ($freed)" test "$freed" -ge 22000
 t_ok "stats: reclaimed_blocks counts them ($(reclaim reclaimed_blocks))" \
 	test "$(reclaim reclaimed_blocks)" -ge 22000
@@ -89,25 +88,25 @@ t_is "statfs: the 2000 removed inodes are free" "$(iused)" $((empty_ino + 1))
 
 # --- 2: --wait returns once the space is free ---
 t_ok "snapshot 2 keeps as much" populate two
-before=$(bfree)
+before=$(nova_bfree)
 t_ok "delete --wait snapshot 2" "$C" snapshot delete --wait "$M" two
 t_is "stats: nothing pending when --wait returns" \
 	"$(reclaim pending_blocks) $(reclaim pending_inodes)" "0 0"
-freed=$(($(bfree) - before))
+freed=$(($(nova_bfree) - before))
 t_ok "statfs: the space is free when --wait returns ($freed)" \
 	test "$freed" -ge 22000
 
 # --- 3: unmount with the queue full ---
 if [ -w "$HOLD" ]; then
 	t_ok "snapshot 3 keeps as much" populate three
-	before=$(bfree)
+	before=$(nova_bfree)
 	echo 1 > "$HOLD"
 	t_ok "delete snapshot 3 (no wait, reclaim held)" \
 		"$C" snapshot delete "$M" three
 	t_ok "stats: its runs and removed inodes are pending ($(reclaim pending_blocks), $(reclaim pending_inodes))" \
 		test "$(reclaim pending_blocks)" -ge 20000 -a "$(reclaim pending_inodes)" -ge 2000
-	t_ok "statfs: not free yet ($(($(bfree) - before)) back)" \
-		test $(($(bfree) - before)) -lt 20000
+	t_ok "statfs: not free yet ($(($(nova_bfree) - before)) back)" \
+		test $(($(nova_bfree) - before)) -lt 20000
 	t_ok "unmount (drains the queue before saving the allocator)" nova_umount
 	echo 0 > "$HOLD"
 	t_ok "fsck.NOVA: clean (nothing leaked in the saved allocator)" \
@@ -116,8 +115,8 @@ if [ -w "$HOLD" ]; then
 	t_is "stats: the mount was not a recovery" \
 		"$("$C" stats --json "$M" | python3 -c 'import json,sys; print(json.load(sys.stdin)["filesystems"][0]["recovered"])')" False
 	rm -f "$M/a"
-	t_ok "blocks back to the empty baseline ($empty free empty, $(bfree) now)" \
-		test $((empty - $(bfree))) -le 8
+	t_ok "blocks back to the empty baseline ($empty free empty, $(nova_bfree) now)" \
+		test $((empty - $(nova_bfree))) -le 8
 	t_is "inodes back to the empty baseline" "$(iused)" "$empty_ino"
 
 	# --- 4: remount read-only with the queue full ---
@@ -137,8 +136,8 @@ if [ -w "$HOLD" ]; then
 	t_ok "fsck.NOVA: clean after remount,ro" fsck.NOVA -n "$NOVA_PMEM"
 	t_ok "mount again" nova_mount
 	rm -f "$M/a"
-	t_ok "blocks back to the empty baseline ($empty free empty, $(bfree) now)" \
-		test $((empty - $(bfree))) -le 8
+	t_ok "blocks back to the empty baseline ($empty free empty, $(nova_bfree) now)" \
+		test $((empty - $(nova_bfree))) -le 8
 	t_is "inodes back to the empty baseline" "$(iused)" "$empty_ino"
 else
 	t_skip "unmount and remount,ro with reclaim queued" \
@@ -156,8 +155,8 @@ t_ok "overwrite b (each page asks the epoch check) while snapshot 5 is reclaimed
 t_ok "the queue empties" wait_for 120 pending_zero
 t_ok "delete --wait snapshot 6" "$C" snapshot delete --wait "$M" six
 rm -f "$M/a" "$M/b"
-t_ok "blocks back to the empty baseline ($empty free empty, $(bfree) now)" \
-	test $((empty - $(bfree))) -le 8
+t_ok "blocks back to the empty baseline ($empty free empty, $(nova_bfree) now)" \
+	test $((empty - $(nova_bfree))) -le 8
 t_ok "umount" nova_umount
 t_ok "fsck.NOVA: clean at the end" fsck.NOVA -n "$NOVA_PMEM"
 t_done

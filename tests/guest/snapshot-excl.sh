@@ -13,7 +13,6 @@ C=${NOVACTL:-novactl}
 M=$NOVA_MNT
 J=$NOVA_TOP/tests/guest/genl-json-check.py
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 # excl: "ID:BLOCKS ..." for every listed snapshot, oldest first.
 excl() {
 	"$C" snapshot list "$M" -j | python3 -c '
@@ -57,9 +56,9 @@ n=$(excl)
 t_is "snapshot 1 unchanged" "${n%% *}" "1:384"
 k=${n##*:}
 t_ok "snapshot 3 holds h's 32 data blocks and its log ($k)" test "$k" -ge 33 -a "$k" -le 40
-before=$(bfree)
+before=$(nova_bfree)
 t_ok "delete snapshot 3" "$C" snapshot delete "$M" 3
-t_is "deleting it frees exactly its exclusive blocks" $(($(bfree) - before)) "$k"
+t_is "deleting it frees exactly its exclusive blocks" $(($(nova_bfree) - before)) "$k"
 t_is "snapshot 1 still 384" "$(excl)" "1:384"
 
 t_ok "umount, mount" nova_remount

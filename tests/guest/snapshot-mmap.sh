@@ -13,13 +13,12 @@ C=${NOVACTL:-novactl}
 M=$NOVA_MNT
 S=/mnt/nova-snap
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 
 mkdir -p "$S"
 t_ok "format and mount" nova_mount_init
 head -c $((8 * 4096)) /dev/urandom > "$M/mapped"
 truncate -s $((12 * 4096)) "$M/mapped"	# pages 8..11: holes
-base=$(bfree)
+base=$(nova_bfree)
 
 t_ok "store, snapshot, store again through one MAP_SHARED mapping" python3 - "$M/mapped" "$C" "$M" <<'EOF'
 import mmap, os, subprocess, sys
@@ -44,8 +43,8 @@ os.close(fd)
 EOF
 t_ok "the live file reads the new stores" cmp "$M/mapped" /tmp/live.img
 t_fail "... which differ from the snapshot image" cmp -s /tmp/snap.img /tmp/live.img
-t_ok "the pages copied on write are allocated ($base -> $(bfree) free)" \
-	test $((base - $(bfree))) -ge 6
+t_ok "the pages copied on write are allocated ($base -> $(nova_bfree) free)" \
+	test $((base - $(nova_bfree))) -ge 6
 t_ok "umount" nova_umount
 t_ok "mount the snapshot" mount -t NOVA -o snapshot=1,ro "$NOVA_PMEM" "$S"
 t_ok "the snapshot shows the file at snapshot time" cmp "$S/mapped" /tmp/snap.img
@@ -53,7 +52,7 @@ t_ok "umount the snapshot" umount "$S"
 t_ok "mount live" nova_mount
 t_ok "the live file after a remount" cmp "$M/mapped" /tmp/live.img
 t_ok "delete the snapshot" "$C" snapshot delete "$M" m
-t_ok "space returns ($base free before, $(bfree) now)" test "$(bfree)" -ge $((base - 4))
+t_ok "space returns ($base free before, $(nova_bfree) now)" test "$(nova_bfree)" -ge $((base - 4))
 t_ok "umount" nova_umount
 t_ok "fsck.NOVA: clean" fsck.NOVA -n "$NOVA_PMEM"
 t_done

@@ -13,7 +13,6 @@
 C=${NOVACTL:-novactl}
 M=$NOVA_MNT
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 iused() { "$NOVA_SYS" statfs "$M" | awk '{ print $3 - $4 }'; }
 now_us() { echo $(($(date +%s%N) / 1000)); }
 
@@ -68,7 +67,7 @@ timed_delete() {
 }
 
 t_ok "format and mount" nova_mount_init
-empty=$(bfree)
+empty=$(nova_bfree)
 
 # An anchor snapshot of the empty file system stays live until the end,
 # so the deletes below are not of the last snapshot (which also compacts
@@ -87,18 +86,18 @@ dd if=/dev/urandom of="$M/single" bs=1M count=100 status=none
 dd if=/dev/urandom of="$M/quad" bs=1M count=80 status=none
 dd if=/dev/urandom of="$M/big" bs=1M count=40 status=none
 sync
-before=$(bfree)
+before=$(nova_bfree)
 t_ok "snapshot 3" "$C" snapshot create "$M"
 t_ok "overwrite 25600 single pages" overwrite "$M/single" 1 1
 t_ok "overwrite 4 pages of every 8 (5120 runs)" overwrite "$M/quad" 4 8
 t_ok "overwrite 40 MiB at once" overwrite "$M/big" 10240 10240
-freed=$(bfree)
+freed=$(nova_bfree)
 kept=$((before - freed))
 t_ok "the snapshot keeps at least 46080 blocks ($kept)" test "$kept" -ge 46080
 us=$(timed_delete 3)
 t_ok "delete snapshot 3" test -n "$us"
 t_diag "delete, $kept blocks kept (25600 + 5120 runs + 1): $us"
-t_ok "statfs: the kept blocks are free again" test $(($(bfree) - freed)) -ge 46080
+t_ok "statfs: the kept blocks are free again" test $(($(nova_bfree) - freed)) -ge 46080
 
 # --- (b) 5000 removed files ---
 rm -f "$M/single" "$M/quad" "$M/big"
@@ -109,7 +108,7 @@ for i in range(5000):
     with open(os.path.join(sys.argv[1], "f%d" % i), "wb") as f:
         f.write(b"x" * 4096)' "$M/d"
 sync
-before=$(bfree)
+before=$(nova_bfree)
 before_ino=$(iused)
 t_ok "snapshot 4" "$C" snapshot create "$M"
 t_ok "remove the 5000 files" rm -r "$M/d"
@@ -117,7 +116,7 @@ us=$(timed_delete 4)
 t_ok "delete snapshot 4" test -n "$us"
 t_diag "delete, 5000 removed files kept: $us"
 t_ok "statfs: blocks back to before the files were removed, less theirs" \
-	test "$(bfree)" -ge $((before + 5000))
+	test "$(nova_bfree)" -ge $((before + 5000))
 t_is "statfs: inodes back to before the files, less 5001" \
 	"$(iused)" $((before_ino - 5001))
 
@@ -125,7 +124,7 @@ t_is "statfs: inodes back to before the files, less 5001" \
 us=$(timed_delete 1)
 t_ok "delete snapshot 1, the last one" test -n "$us"
 t_diag "delete of the last snapshot, compacting a log of ~36000 records: $us"
-now=$(bfree)
+now=$(nova_bfree)
 t_ok "blocks back to the empty baseline ($empty free empty, $now now)" \
 	test $((empty - now)) -le 8
 [ "$FTRACE" = 1 ] && echo nop > "$T/current_tracer"

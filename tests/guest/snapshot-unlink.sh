@@ -15,7 +15,6 @@ C=${NOVACTL:-novactl}
 M=$NOVA_MNT
 S=/mnt/nova-snap
 
-bfree() { "$NOVA_SYS" statfs "$M" | awk '{ print $2 }'; }
 iused() { "$NOVA_SYS" statfs "$M" | awk '{ print $3 - $4 }'; }
 sums() { (cd "$1" && find . \( -type f -o -type l \) | sort | while read -r f; do
 	if [ -L "$f" ]; then echo "$(readlink "$f")  $f"; else sha256sum "$f"; fi
@@ -24,7 +23,7 @@ snap_mount() { mount -t NOVA -o "snapshot=$1,ro" "$NOVA_PMEM" "$S"; }
 
 mkdir -p "$S"
 t_ok "format and mount" nova_mount_init
-empty=$(bfree)
+empty=$(nova_bfree)
 empty_ino=$(iused)
 
 # --- the tree at snapshot 1 ---
@@ -92,13 +91,13 @@ t_ok "mount live" nova_mount
 t_ok "delete snapshot 2" "$C" snapshot delete "$M" 2
 t_ok "delete snapshot 1" "$C" snapshot delete "$M" one
 rm -rf "${M:?}"/*
-now=$(bfree)
+now=$(nova_bfree)
 t_ok "blocks return to the baseline ($empty free empty, $now now)" \
 	test $((empty - now)) -le 8
 t_is "inodes in use return to the baseline" "$(iused)" "$empty_ino"
 t_ok "umount" nova_umount
 t_ok "fsck.NOVA: clean after the reclaim" fsck.NOVA -n "$NOVA_PMEM"
 t_ok "mount again" nova_mount
-t_is "free space is the same after a remount" "$(bfree)" "$now"
+t_is "free space is the same after a remount" "$(nova_bfree)" "$now"
 t_ok "umount" nova_umount
 t_done

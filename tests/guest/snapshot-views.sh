@@ -20,7 +20,6 @@ SYS=$NOVA_SYS
 jget() {
 	python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }
-bfree() { "$SYS" statfs "$M" | awk '{ print $2 }'; }
 # One line per path under DIR: files with size and sha256, symlinks with
 # their target, directories with their mode.
 manifest() {
@@ -82,7 +81,7 @@ except OSError as e:
 
 expect_klog 'snapdir=bogus'
 t_ok "format and mount" nova_mount_init
-empty=$(bfree)
+empty=$(nova_bfree)
 
 # --- the tree at the first snapshot ---
 mkdir -p "$M/d/sub" "$M/keep"
@@ -282,7 +281,7 @@ rm -rf "${M:?}"/*
 # The writers' renames grew the root's log; with no snapshot left,
 # thorough GC compacts it.
 t_ok "novactl gc" "$C" gc "$M"
-now=$(bfree)
+now=$(nova_bfree)
 t_ok "space returns to the empty baseline ($empty free empty, $now now)" \
 	test $((empty - now)) -le 8
 t_ok "unmount" nova_umount
