@@ -371,7 +371,7 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 			 * the marks of every page it moves: seal the block now.
 			 * It is unmapped, and the invalidate lock keeps it so.
 			 */
-			if (stale)
+			if (stale && nova_prot_page_stored(inode, idx))
 				nova_protect_block(sb, blk);
 			old = xa_store(&r->moved, idx, xa_mk_value(1),
 				       GFP_NOFS);

@@ -877,6 +877,15 @@ void nova_prot_mmap_stored(struct inode *inode, pgoff_t first,
 }
 
 /*
+ * Whether page @index of @inode was written through a shared mapping and
+ * not re-protected since: its checksums and parity may be stale.
+ */
+bool nova_prot_page_stored(struct inode *inode, pgoff_t index)
+{
+	return xa_get_mark(&NOVA_I(inode)->pages, index, NOVA_PAGE_STORED);
+}
+
+/*
  * Re-protect the pages of @inode written through a mapping since it was
  * listed. Caller holds log_lock. Recovery, which has no marks, re-protects
  * every page of a listed file (recovery.c).

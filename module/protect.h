@@ -84,5 +84,6 @@ void nova_prot_mmap_write(struct inode *inode);
 void nova_prot_mmap_stored(struct inode *inode, pgoff_t first,
 			   unsigned long nr);
 void nova_prot_mmap_put(struct inode *inode);
+bool nova_prot_page_stored(struct inode *inode, pgoff_t index);
 
 #endif /* _NOVA_PROTECT_H */
