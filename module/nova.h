@@ -162,6 +162,7 @@ struct nova_sb_info {
 	u64 view_epoch;			/* NOVA_EPOCH_LIVE, or the snapshot mounted */
 	u64 view_id;
 	bool snapdir_visible;		/* -o snapdir=visible (snapview.c) */
+	bool dax_shown;			/* -o dax: shown as dax=always (super.c) */
 	unsigned int quota_opts;	/* usr/grp/prjquota: 1 << type (quota.c) */
 
 	/* allocator (balloc.c) */

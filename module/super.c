@@ -275,6 +275,7 @@ struct nova_fs_context {
 	int acl;			/* -o acl 1, noacl 0, not given -1 */
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	int snapdir;			/* -o snapdir=visible 1, hidden 0, -1 */
+	int dax;			/* -o dax or dax=always 1, not given -1 */
 	int quota;			/* quota limits: mask of 1 << type, -1 */
 	unsigned int cpus;
 	char label[NOVA_LABEL_LEN];
@@ -291,11 +292,26 @@ static bool nova_ctx_snapshot(const struct nova_fs_context *ctx)
 enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
 	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr, Opt_snapdir,
-	Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota,
+	Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota, Opt_dax,
+	Opt_dax_mode,
 };
 
 static const struct constant_table nova_param_init[] = {
 	{ "force",	1 },
+	{}
+};
+
+/*
+ * dax, dax=always, dax=never, dax=inode: ext4's and xfs's option. NOVA
+ * always maps file data directly, so it takes the first two (fstab lines
+ * written for ext4 -o dax, tools that ask for DAX) and refuses the others.
+ */
+enum { NOVA_DAX_ALWAYS, NOVA_DAX_NEVER, NOVA_DAX_INODE };
+
+static const struct constant_table nova_param_dax[] = {
+	{ "always",	NOVA_DAX_ALWAYS },
+	{ "never",	NOVA_DAX_NEVER },
+	{ "inode",	NOVA_DAX_INODE },
 	{}
 };
 
@@ -336,9 +352,11 @@ static void nova_apply_xattr_options(struct super_block *sb,
 		sb->s_flags &= ~SB_POSIXACL;
 	if (ctx->user_xattr >= 0)
 		sbi->user_xattr = ctx->user_xattr;
-	/* Not an xattr option, but it follows the same remount rule. */
+	/* Not xattr options, but they follow the same remount rule. */
 	if (ctx->snapdir >= 0)
 		sbi->snapdir_visible = ctx->snapdir;
+	if (ctx->dax >= 0)
+		sbi->dax_shown = ctx->dax;
 }
 
 static const struct fs_parameter_spec nova_fs_parameters[] = {
@@ -357,6 +375,8 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("grpquota", Opt_grpquota),
 	fsparam_flag("prjquota", Opt_prjquota),
 	fsparam_flag("noquota", Opt_noquota),
+	fsparam_flag("dax", Opt_dax),
+	fsparam_enum("dax", Opt_dax_mode, nova_param_dax),
 	{}
 };
 
@@ -452,6 +472,14 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 			     (opt == Opt_usrquota ? 1U << USRQUOTA :
 			      opt == Opt_grpquota ? 1U << GRPQUOTA :
 						    1U << PRJQUOTA);
+		break;
+	case Opt_dax_mode:
+		if (result.uint_32 != NOVA_DAX_ALWAYS)
+			return invalfc(fc, "dax=%s: NOVA always maps file data directly; only dax and dax=always are accepted",
+				       param->string);
+		fallthrough;
+	case Opt_dax:
+		ctx->dax = 1;
 		break;
 	case Opt_noquota:
 		if (ctx->quota > 0)
@@ -834,6 +862,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",nouser_xattr");
 	if (sbi->snapdir_visible)
 		seq_puts(seq, ",snapdir=visible");
+	if (sbi->dax_shown)
+		seq_puts(seq, ",dax=always");
 	if (sbi->quota_opts & (1U << USRQUOTA))
 		seq_puts(seq, ",usrquota");
 	if (sbi->quota_opts & (1U << GRPQUOTA))
@@ -1389,6 +1419,7 @@ static int nova_init_fs_context(struct fs_context *fc)
 	ctx->acl = -1;
 	ctx->user_xattr = -1;
 	ctx->snapdir = -1;
+	ctx->dax = -1;
 	ctx->quota = -1;
 	fc->fs_private = ctx;
 	fc->ops = &nova_context_ops;

@@ -5,6 +5,8 @@
 # a device mounted elsewhere, and cpus=/label=/protection= that differ from
 # what the file system was made with, on mount and on remount. Repeating
 # the values /proc/mounts shows is accepted (fstab lines copied from it).
+# dax and dax=always are taken (NOVA is always DAX), dax=never and
+# dax=inode refused.
 # nova-timeout: 300
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
@@ -104,6 +106,24 @@ t_errno "mount with protection=nolog is EINVAL" EINVAL mnt "$D" "$M" 0 protectio
 t_ok "an fstab line with the /proc/mounts options mounts" sh -c "
 	echo '$D $M NOVA cpus=2,label=lbl,protection=on 0 0' > /tmp/fstab.nova &&
 	mount -T /tmp/fstab.nova $M"
+t_ok "umount" umount "$M"
+
+# --- dax: NOVA is always DAX; ext4's and xfs's option is taken as such ---
+t_ok "mount -o dax" mnt "$D" "$M" 0 dax
+t_is "/proc/mounts shows dax=always" "$(opt dax)" always
+t_ok "remount,dax=always" mnt "$D" "$M" $MS_REMOUNT dax=always
+t_errno "remount,dax=never is EINVAL" EINVAL mnt "$D" "$M" $MS_REMOUNT dax=never
+t_ok "the refusal says why" klog_has "dax=never: NOVA always maps file data directly"
+t_is "still dax=always" "$(opt dax)" always
+t_ok "umount" umount "$M"
+t_errno "mount with dax=inode is EINVAL" EINVAL mnt "$D" "$M" 0 dax=inode
+t_errno "mount with dax=bogus is EINVAL" EINVAL mnt "$D" "$M" 0 dax=bogus
+t_ok "an fstab line written for ext4 -o dax mounts" sh -c "
+	echo '$D $M NOVA defaults,dax 0 0' > /tmp/fstab.nova &&
+	mount -T /tmp/fstab.nova $M"
+t_ok "umount" umount "$M"
+t_ok "mount without dax" mnt "$D" "$M" 0 ""
+t_is "no dax= shown without the option" "$(opt dax)" ""
 t_ok "umount" umount "$M"
 t_ok "fsck.NOVA -n clean after all refusals" fsck.NOVA -f -n "$D"
 t_done
