@@ -854,6 +854,15 @@ void nova_prot_mmap_write(struct inode *inode)
 #define NOVA_PAGE_STORED	XA_MARK_0
 
 /*
+ * Whether page @index of @inode was written through a shared mapping and
+ * not re-protected since: its checksums and parity may be stale.
+ */
+bool nova_prot_page_stored(struct inode *inode, pgoff_t index)
+{
+	return xa_get_mark(&NOVA_I(inode)->pages, index, NOVA_PAGE_STORED);
+}
+
+/*
  * A write fault through a shared mapping of @inode made pages
  * [@first, @first + @nr) writable: mark them for nova_reprotect_file().
  * Called after the fault mapped them (their index entries exist) and
@@ -868,21 +877,12 @@ void nova_prot_mmap_stored(struct inode *inode, pgoff_t first,
 
 	if (!nova_prot_csum(inode->i_sb))
 		return;
-	if (nr == 1 && xa_get_mark(pages, first, NOVA_PAGE_STORED))
+	if (nr == 1 && nova_prot_page_stored(inode, first))
 		return;
 	xas_lock(&xas);
 	xas_for_each(&xas, v, first + nr - 1)
 		xas_set_mark(&xas, NOVA_PAGE_STORED);
 	xas_unlock(&xas);
-}
-
-/*
- * Whether page @index of @inode was written through a shared mapping and
- * not re-protected since: its checksums and parity may be stale.
- */
-bool nova_prot_page_stored(struct inode *inode, pgoff_t index)
-{
-	return xa_get_mark(&NOVA_I(inode)->pages, index, NOVA_PAGE_STORED);
 }
 
 /*

@@ -338,10 +338,11 @@ static const struct constant_table nova_param_protection[] = {
 };
 
 /*
- * acl/noacl and user_xattr/nouser_xattr, as ext4 users write them in fstab:
- * both on unless turned off; a remount changes them only if given.
+ * The options a remount changes only if it gives them: acl/noacl and
+ * user_xattr/nouser_xattr (as ext4 users write them in fstab, both on
+ * unless turned off), snapdir and dax.
  */
-static void nova_apply_xattr_options(struct super_block *sb,
+static void nova_apply_given_options(struct super_block *sb,
 				     const struct nova_fs_context *ctx)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
@@ -352,7 +353,6 @@ static void nova_apply_xattr_options(struct super_block *sb,
 		sb->s_flags &= ~SB_POSIXACL;
 	if (ctx->user_xattr >= 0)
 		sbi->user_xattr = ctx->user_xattr;
-	/* Not xattr options, but they follow the same remount rule. */
 	if (ctx->snapdir >= 0)
 		sbi->snapdir_visible = ctx->snapdir;
 	if (ctx->dax >= 0)
@@ -1180,7 +1180,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	nova_quota_setup_sb(sb);
 	sb->s_flags |= SB_POSIXACL;
 	sbi->user_xattr = true;
-	nova_apply_xattr_options(sb, ctx);
+	nova_apply_given_options(sb, ctx);
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_max_links = NOVA_LINK_MAX;
 	sb->s_time_gran = 1;
@@ -1363,7 +1363,7 @@ static int nova_reconfigure(struct fs_context *fc)
 	if (ctx->quota >= 0 && ctx->quota != sbi->quota_opts)
 		return invalfc(fc, "quota options cannot change on remount (quotaon and quotaoff turn limits on and off)");
 	sbi->verify = !ctx->no_verify;
-	nova_apply_xattr_options(sb, ctx);
+	nova_apply_given_options(sb, ctx);
 	if (nova_ctx_snapshot(ctx) && (sbi->view_epoch == NOVA_EPOCH_LIVE ||
 				       nova_ctx_snapshot_id(sb, ctx) !=
 				       sbi->view_id))
