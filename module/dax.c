@@ -29,6 +29,7 @@
  * then takes invalidate_lock shared and the inode's log_lock.
  */
 #include <linux/dax.h>
+#include <linux/fiemap.h>
 #include <linux/iomap.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
@@ -38,6 +39,7 @@
 #include "nova.h"
 #include "pmem.h"
 #include "protect.h"
+#include "xattr.h"
 
 /*
  * Give the hole of @n pages at @pgoff zeroed blocks (write fault): one
@@ -217,13 +219,21 @@ static const struct iomap_ops nova_report_iomap_ops = {
 	.iomap_begin	= nova_report_begin,
 };
 
+/* FIEMAP of the file's data, or with FIEMAP_FLAG_XATTR of its xattrs. */
 int nova_fiemap(struct inode *inode, struct fiemap_extent_info *fi,
 		u64 start, u64 len)
 {
 	int err;
 
 	inode_lock_shared(inode);
-	err = iomap_fiemap(inode, fi, start, len, &nova_report_iomap_ops);
+	if (fi->fi_flags & FIEMAP_FLAG_XATTR) {
+		err = fiemap_prep(inode, fi, start, &len, FIEMAP_FLAG_XATTR);
+		if (!err)
+			err = nova_xattr_fiemap(inode, fi);
+	} else {
+		err = iomap_fiemap(inode, fi, start, len,
+				   &nova_report_iomap_ops);
+	}
 	inode_unlock_shared(inode);
 	return err;
 }

@@ -35,6 +35,8 @@
 #include <linux/posix_acl_xattr.h>
 #include <linux/security.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/fiemap.h>
 
 #include "nova.h"
 #include "xattr.h"
@@ -571,6 +573,74 @@ ssize_t nova_listxattr(struct dentry *dentry, char *buf, size_t size)
 	}
 	mutex_unlock(&ni->log_lock);
 	return total;
+}
+
+/* ---- FIEMAP ---- */
+
+static int nova_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The log pages holding a piece of a current value of @inode, each once,
+ * in device order, in a new array (*@pages, kvfree()); returns how many.
+ */
+static int nova_xattr_pages(struct inode *inode, u64 **pages)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_xattr_node *n;
+	unsigned int nr = 0, k = 0, i;
+	u64 *p;
+
+	mutex_lock(&ni->log_lock);
+	list_for_each_entry(n, &ni->xattrs, list)
+		nr += n->nr_offs;
+	p = kvmalloc_array(max(nr, 1U), sizeof(*p), GFP_NOFS);
+	if (!p) {
+		mutex_unlock(&ni->log_lock);
+		return -ENOMEM;
+	}
+	list_for_each_entry(n, &ni->xattrs, list)
+		for (i = 0; i < n->nr_offs; i++)
+			p[k++] = nova_log_page_of(n->offs[i]);
+	mutex_unlock(&ni->log_lock);
+
+	sort(p, k, sizeof(*p), nova_cmp_u64, NULL);
+	for (i = 0, nr = 0; i < k; i++)
+		if (!nr || p[i] != p[nr - 1])
+			p[nr++] = p[i];
+	*pages = p;
+	return nr;
+}
+
+/*
+ * FIEMAP_FLAG_XATTR: where the extended attributes of @inode are. Their
+ * values are entries in the inode's log, so each log page holding a piece
+ * of one is an extent of the attribute space, flagged DATA_INLINE (the
+ * data shares a metadata block; fiemap adds NOT_ALIGNED). Logical
+ * offsets number those pages. Caller holds i_rwsem.
+ */
+int nova_xattr_fiemap(struct inode *inode, struct fiemap_extent_info *fi)
+{
+	u32 flags = FIEMAP_EXTENT_DATA_INLINE;
+	u64 *pages;
+	int nr, i, err = 0;
+
+	nr = nova_xattr_pages(inode, &pages);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr && !err; i++) {
+		if (i == nr - 1)
+			flags |= FIEMAP_EXTENT_LAST;
+		err = fiemap_fill_next_extent(fi, (u64)i << NOVA_BLOCK_SHIFT,
+					      pages[i], NOVA_BLOCK_SIZE, flags);
+	}
+	kvfree(pages);
+	/* 1: the caller's array is full, which is no error. */
+	return err < 0 ? err : 0;
 }
 
 /* ---- POSIX ACLs ---- */

@@ -11,10 +11,12 @@
 struct inode;
 struct dentry;
 struct qstr;
+struct fiemap_extent_info;
 
 extern const struct xattr_handler *nova_xattr_handlers[];
 
 ssize_t nova_listxattr(struct dentry *dentry, char *buf, size_t size);
+int nova_xattr_fiemap(struct inode *inode, struct fiemap_extent_info *fi);
 
 /* Log replay (iget.c) and DRAM index lifetime. */
 int nova_xattr_replay(struct inode *inode, u64 off,

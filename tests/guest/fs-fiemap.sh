@@ -5,7 +5,8 @@
 # dense file, a sparse one (holes not reported, the last extent flagged),
 # a copy-on-write overwrite splitting an extent, fallocate inside and past
 # the end of file (KEEP_SIZE), a file of many small extents, the shared
-# flag on pages a snapshot shows, and the same maps after a remount.
+# flag on pages a snapshot shows, the xattr map (fiemap -a), and the
+# same maps after a remount.
 # nova-timeout: 600
 . "$NOVA_TOP/tests/guest/lib.sh"
 M=$NOVA_MNT
@@ -90,6 +91,46 @@ t_is "the others still are" "$(grep -c shared <<<"$out")" 2
 t_ok "snapshot delete" "$C" snapshot delete "$M" 1
 check "after the snapshot is gone nothing is shared" "$M/sparse" "0,256-257,1024" unshared
 
+# FIEMAP_FLAG_XATTR (xfs_io fiemap -a): the log pages holding the current
+# xattr values, each once, flagged inline (0x200) and not aligned
+# (0x100), the last one also 0x1; the device bytes there hold the values.
+# xattr_map FILE MARKER...: "EXTENTS FLAGS-OF-LAST MARKERS-FOUND"
+xattr_map() {
+	xfs_io -c "fiemap -a -v" "$1" | python3 -c '
+import os, re, sys
+dev, markers = sys.argv[1], sys.argv[2:]
+ext = [l.split() for l in sys.stdin if re.match(r"\s*\d+:", l)]
+fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+data = b""
+for e in ext:
+    start, end = (int(x) for x in e[2].rstrip(":").split(".."))
+    os.lseek(fd, start * 512, 0)
+    data += os.read(fd, (end - start + 1) * 512)
+found = sum(m.encode() in data for m in markers)
+print(len(ext), hex(int(ext[-1][-1], 16)) if ext else "-", found)' "$D" "${@:2}"
+}
+touch "$M/xa"
+t_is "no xattrs: fiemap -a reports nothing" "$(xattr_map "$M/xa")" "0 - 0"
+t_ok "setfattr user.one" setfattr -n user.one -v fiemap-xattr-one "$M/xa"
+t_is "one small value: one inline extent, last, holding it" \
+	"$(xattr_map "$M/xa" fiemap-xattr-one)" "1 0x301 1"
+big=$(python3 -c 'print("fiemap-big-head" + "b" * 60000 + "fiemap-big-tail")')
+t_ok "setfattr a 60 KiB value" setfattr -n user.big -v "$big" "$M/xa"
+out=$(xattr_map "$M/xa" fiemap-xattr-one fiemap-big-head fiemap-big-tail)
+t_ok "60 KiB: more than one page, all three values found ($out)" \
+	eval '[ "${out%% *}" -gt 1 ] && [ "${out#* }" = "0x301 3" ]'
+t_ok "xfs_io fiemap without -a still maps the data only" \
+	eval '[ "$(nextents "$M/xa")" = 0 ]'
+xfs_io -c "fiemap -a -v" "$M/xa" > /tmp/xa.map
+t_ok "setfattr -x user.one" setfattr -x user.one "$M/xa"
+out=$(xattr_map "$M/xa" fiemap-big-head fiemap-big-tail)
+t_ok "the other value is still mapped ($out)" \
+	eval '[ "${out%% *}" -ge 1 ] && [ "${out#* }" = "0x301 2" ]'
+t_ok "setfattr -x user.big" setfattr -x user.big "$M/xa"
+t_is "all removed: fiemap -a reports nothing" "$(xattr_map "$M/xa")" "0 - 0"
+t_ok "setfattr user.one again" setfattr -n user.one -v fiemap-xattr-one "$M/xa"
+xfs_io -c "fiemap -a -v" "$M/xa" > /tmp/xa.map
+
 for f in dense sparse falloc frag; do
 	filefrag -v "$M/$f" | grep -v '^Filesystem' > "/tmp/$f.map"
 done
@@ -98,6 +139,9 @@ for f in dense sparse falloc frag; do
 	t_is "$f: same map after a remount" \
 		"$(filefrag -v "$M/$f" | grep -v '^Filesystem')" "$(cat "/tmp/$f.map")"
 done
+t_is "xattr map after a remount" "$(xfs_io -c "fiemap -a -v" "$M/xa")" \
+	"$(cat /tmp/xa.map)"
+t_is "and it holds the value" "$(xattr_map "$M/xa" fiemap-xattr-one)" "1 0x301 1"
 check "dense after remount" "$M/dense" "0-255"
 t_ok "umount" nova_umount
 t_done
