@@ -97,15 +97,17 @@ check "after the snapshot is gone nothing is shared" "$M/sparse" "0,256-257,1024
 # xattr_map FILE MARKER...: "EXTENTS FLAGS-OF-LAST MARKERS-FOUND"
 xattr_map() {
 	xfs_io -c "fiemap -a -v" "$1" | python3 -c '
-import os, re, sys
+import mmap, os, re, sys
 dev, markers = sys.argv[1], sys.argv[2:]
 ext = [l.split() for l in sys.stdin if re.match(r"\s*\d+:", l)]
 fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)	# O_DIRECT wants an aligned buffer
 data = b""
 for e in ext:
     start, end = (int(x) for x in e[2].rstrip(":").split(".."))
-    os.lseek(fd, start * 512, 0)
-    data += os.read(fd, (end - start + 1) * 512)
+    for sec in range(start, end + 1, 8):
+        os.preadv(fd, [buf], sec * 512)
+        data += bytes(buf)
 found = sum(m.encode() in data for m in markers)
 print(len(ext), hex(int(ext[-1][-1], 16)) if ext else "-", found)' "$D" "${@:2}"
 }
