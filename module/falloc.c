@@ -351,7 +351,7 @@ static int nova_rop_shift(struct nova_rop *r, pgoff_t src, pgoff_t shift,
 		pgoff_t to = down ? idx - shift : idx + shift;
 
 		/* Replay rejects an entry past the largest page offset. */
-		if (!down && to > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - 1)
+		if (!down && to > NOVA_MAX_PGOFF)
 			return -EFBIG;
 		if (nova_file_shown_block(inode, idx)) {
 			err = nova_rop_alloc(r, to, 1, &blk, &got);

@@ -1032,7 +1032,7 @@ const char *nova_entry_invalid(struct nova_sb_info *sbi, u64 ino, umode_t type,
 
 		if (type != S_IFREG || size != sizeof(*fw) || !n ||
 		    !nova_block_ok(sbi, le64_to_cpu(fw->fw_block), n) ||
-		    le64_to_cpu(fw->fw_pgoff) > (MAX_LFS_FILESIZE >> PAGE_SHIFT) - n)
+		    !nova_pages_in_file(le64_to_cpu(fw->fw_pgoff), n))
 			return "bad write entry";
 		return NULL;
 	}

@@ -734,7 +734,7 @@ static inline bool nova_range_entry_drop(const struct nova_range_entry *rg,
 	return nova_range_drop(le32_to_cpu(rg->rg_kind),
 			       le64_to_cpu(rg->rg_pgoff),
 			       le64_to_cpu(rg->rg_pages),
-			       MAX_LFS_FILESIZE >> PAGE_SHIFT, from, to);
+			       from, to);
 }
 
 void nova_file_apply_range(struct inode *inode, u64 off,

@@ -1182,6 +1182,8 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->user_xattr = true;
 	nova_apply_given_options(sb, ctx);
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	/* The page offsets replay and fsck.NOVA accept (nova_pages_in_file()). */
+	BUILD_BUG_ON((MAX_LFS_FILESIZE >> PAGE_SHIFT) != NOVA_MAX_PGOFF);
 	sb->s_max_links = NOVA_LINK_MAX;
 	sb->s_time_gran = 1;
 	sb->s_time_min = S64_MIN;

@@ -563,7 +563,7 @@ static bool replay_write(struct replay *r, uint64_t off,
 		return bad_entry(r, off, "file data in an inode that is not a regular file");
 	if (!n || !fsck_blocks_ok(r->f, blk, n))
 		return bad_entry(r, off, "data blocks out of range");
-	if (pgoff + n < pgoff || pgoff + n > (UINT64_MAX >> NOVA_BLOCK_SHIFT))
+	if (!nova_pages_in_file(pgoff, n))
 		return bad_entry(r, off, "file offset out of range");
 	if (!spend(r, n))
 		return false;
@@ -654,8 +654,7 @@ static bool replay_range(struct replay *r, uint64_t off,
 	if (rg->rg_pad)
 		return bad_entry(r, off, "nonzero padding");
 	if (!nova_range_drop(le32(rg->rg_kind), le64(rg->rg_pgoff),
-			     le64(rg->rg_pages), INT64_MAX >> NOVA_BLOCK_SHIFT,
-			     &from, &to))
+			     le64(rg->rg_pages), &from, &to))
 		return bad_entry(r, off, "unknown kind or page range out of range");
 	if (!spend(r, r->pages.cap))
 		return false;

@@ -685,15 +685,26 @@ struct nova_range_entry {
 };
 
 /*
+ * The largest page offset of a file: its size is at most 2^63 - 1 bytes
+ * (the kernel's MAX_LFS_FILESIZE), so its last byte is on this page.
+ */
+#define NOVA_MAX_PGOFF		((~0ULL >> 1) >> NOVA_BLOCK_SHIFT)
+
+/* Do the @pages pages from @pgoff (none: 0) all lie within a file? */
+static inline int nova_pages_in_file(__u64 pgoff, __u64 pages)
+{
+	return pgoff <= NOVA_MAX_PGOFF && pages <= NOVA_MAX_PGOFF - pgoff + 1;
+}
+
+/*
  * The pages range entry @kind, @pgoff, @pages drops from the index:
  * [*from, *to). Returns 0 for an entry that is not well formed (unknown
- * kind, a range past the largest page offset @max_pgoff), which readers
- * reject as corrupt.
+ * kind, pages past NOVA_MAX_PGOFF), which readers reject as corrupt.
  */
 static inline int nova_range_drop(__u32 kind, __u64 pgoff, __u64 pages,
-				  __u64 max_pgoff, __u64 *from, __u64 *to)
+				  __u64 *from, __u64 *to)
 {
-	if (pgoff > max_pgoff || pages > max_pgoff - pgoff)
+	if (!nova_pages_in_file(pgoff, pages))
 		return 0;
 	*from = pgoff;
 	switch (kind) {
@@ -705,7 +716,7 @@ static inline int nova_range_drop(__u32 kind, __u64 pgoff, __u64 pages,
 	case NOVA_RANGE_INSERT:
 		if (!pages)
 			return 0;
-		*to = max_pgoff + 1;
+		*to = NOVA_MAX_PGOFF + 1;
 		return 1;
 	}
 	return 0;
