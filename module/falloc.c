@@ -440,6 +440,9 @@ static int nova_range_check(struct inode *inode, int mode, loff_t offset,
 	if (mode & FALLOC_FL_INSERT_RANGE) {
 		if (offset >= size)
 			return -EINVAL;
+		/* Too large, not negative: size + len would overflow. */
+		if (len > inode->i_sb->s_maxbytes - size)
+			return -EFBIG;
 		return inode_newsize_ok(inode, size + len);
 	}
 	if ((mode & FALLOC_FL_ZERO_RANGE) && !(mode & FALLOC_FL_KEEP_SIZE))

@@ -604,9 +604,13 @@ static struct inode *nova_nfs_get_inode(struct super_block *sb, u64 ino,
 
 	if (IS_ERR(inode))
 		return ERR_CAST(inode);
-	/* Never hand out an unlinked or reused inode. */
-	if (!inode->i_nlink ||
-	    (generation && inode->i_generation != generation)) {
+	/*
+	 * Never hand out a reused inode. An unlinked one is only found
+	 * while something still holds it (its i_valid is 0 on media from
+	 * the unlink on, so nova_iget() cannot read it again): a file that
+	 * is still open opens by handle, as on ext4 and xfs (generic/467).
+	 */
+	if (generation && inode->i_generation != generation) {
 		iput(inode);
 		return ERR_PTR(-ESTALE);
 	}

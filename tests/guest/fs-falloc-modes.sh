@@ -4,7 +4,8 @@
 # INSERT_RANGE through fallocate(1) and xfs_io, on a file of known random
 # content compared after every step with falloc_model.py; sizes; st_blocks
 # drops after a punch; unaligned punch and zero edges; EINVAL for
-# unaligned collapse/insert, a collapse reaching EOF, an insert at EOF;
+# unaligned collapse/insert, a collapse reaching EOF, an insert at EOF,
+# EFBIG for an insert past the largest file size;
 # the result across umount/mount and fsck.NOVA -n clean after every
 # stage; FIEMAP (filefrag, via fiemap_check.py) shows the hole; a punch
 # and a collapse while the file is mapped MAP_SHARED (the mapping sees the
@@ -87,6 +88,11 @@ t_errno "collapse reaching EOF: EINVAL" "Invalid argument" fallocate -c -o 4096 
 t_errno "collapse past EOF: EINVAL" "Invalid argument" fallocate -c -o 0 -l $(( (sz + 8192) & ~4095 )) "$F"
 t_errno "insert at EOF: EINVAL" "Invalid argument" fallocate -i -o $(( (sz + 4095) & ~4095 )) -l 4096 "$F"
 t_errno "insert of an unaligned length: EINVAL" "Invalid argument" fallocate -i -o 0 -l 10 "$F"
+# A file one page short of the largest size (2^63 - 4096, sparse): two
+# more pages are too large (EFBIG), not a negative size (generic/485).
+truncate -s $(( (1 << 63) - 4096 )) "$M/big"
+t_errno "insert past the largest file size: EFBIG" "File too large" fallocate -i -o 0 -l 8192 "$M/big"
+rm -f "$M/big"
 t_errno "punch of a directory: not supported" "Operation not supported\|Is a directory" fallocate -p -o 0 -l 4096 "$M"
 t_is "the failed calls changed nothing: size" "$(size "$F")" "$sz"
 same "the failed calls changed nothing"

@@ -521,6 +521,19 @@ def handles(m):
     fd = open_h(hp)
     check("open_by_handle_at on a live file", os.pread(fd, 9, 0), b"by handle")
     os.close(fd)
+    # Unlinked but still open: the inode lives on, and so does its handle.
+    r = os.path.join(m, "handle-open")
+    write_at(r, 0, b"still open")
+    hr = handle(r)
+    keep = os.open(r, os.O_RDONLY)
+    os.unlink(r)
+    fd = open_h(hr)
+    check("open_by_handle_at on an unlinked open file", os.pread(fd, 10, 0),
+          b"still open")
+    os.close(fd)
+    os.close(keep)
+    check_errno("open_by_handle_at once it is closed", errno.ESTALE,
+                open_h, hr)
     os.unlink(q)
     check_errno("open_by_handle_at on an unlinked file", errno.ESTALE,
                 open_h, hq)
