@@ -5,7 +5,8 @@
 # content compared after every step with falloc_model.py; sizes; st_blocks
 # drops after a punch; unaligned punch and zero edges; EINVAL for
 # unaligned collapse/insert, a collapse reaching EOF, an insert at EOF,
-# EFBIG for an insert past the largest file size;
+# EFBIG for an insert past the largest file size; a write to and a punch
+# of the last page a file can have, after a remount;
 # the result across umount/mount and fsck.NOVA -n clean after every
 # stage; FIEMAP (filefrag, via fiemap_check.py) shows the hole; a punch
 # and a collapse while the file is mapped MAP_SHARED (the mapping sees the
@@ -93,10 +94,28 @@ t_errno "insert of an unaligned length: EINVAL" "Invalid argument" fallocate -i 
 truncate -s $(( (1 << 63) - 4096 )) "$M/big"
 t_errno "insert past the largest file size: EFBIG" "File too large" fallocate -i -o 0 -l 8192 "$M/big"
 rm -f "$M/big"
+# The last page a file can have (generic/525): a byte written at 2^63 - 2
+# and a punch of that page are entries replay and fsck.NOVA take (the
+# remount of fsck_cycle below).
+L=$(( (1 << 63) - 4096 ))
+t_ok "write a byte at 2^63 - 2" xfs_io -f -c "pwrite -q -S 0x7a $(( L + 4094 )) 1" "$M/last"
+t_ok "write the last page of another file" xfs_io -f -c "pwrite -q -S 0x7b $L 4095" "$M/lastp"
+t_ok "punch that page" fallocate -p -o $L -l 4096 "$M/lastp"
+last_page() {	# FILE: its size and what its last page holds
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+d = os.pread(fd, 4095, (1 << 63) - 4096)
+print(os.fstat(fd).st_size, len(d), d.count(0), d[-1:])' "$1"
+}
 t_errno "punch of a directory: not supported" "Operation not supported\|Is a directory" fallocate -p -o 0 -l 4096 "$M"
 t_is "the failed calls changed nothing: size" "$(size "$F")" "$sz"
 same "the failed calls changed nothing"
 fsck_cycle "modes"
+t_is "the byte at 2^63 - 2 after the remount" "$(last_page "$M/last")" \
+	"9223372036854775807 4095 4094 b'z'"
+t_is "the punched last page after the remount" "$(last_page "$M/lastp")" \
+	"9223372036854775807 4095 4095 b'\\x00'"
+rm -f "$M/last" "$M/lastp"
 
 # --- garbage collection of a log full of range entries ---
 dd if=/dev/urandom of="$MOD" bs=4k count=64 status=none
