@@ -89,8 +89,8 @@ static int nova_falloc_holes(struct inode *inode, pgoff_t pgoff, pgoff_t last,
 		nova_pmem_memset(nova_block(sbi, blk), 0, got << PAGE_SHIFT);
 		nova_protect_blocks(sb, blk, got);
 		nova_file_write_entry_init(sbi, &fw, trans, pgoff, got, blk);
-		cursize = max(cursize, min(newsize, (loff_t)(pgoff + got) <<
-					   PAGE_SHIFT));
+		cursize = max_t(u64, cursize,
+				min_t(u64, newsize, nova_pages_end(pgoff, got)));
 		fw.fw_size = cpu_to_le64(cursize);
 		nova_ts_to_media(&fw.fw_mtime, &now);
 		/* Zeroes and their checksums durable before the entry. */

@@ -700,12 +700,12 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 
 	from = ni->log_tail;
 	for (i = 0; i < n; i++) {
-		loff_t ext_end = ((loff_t)(ext[i].pgoff + ext[i].nr)) <<
-				 PAGE_SHIFT;
+		u64 ext_end = nova_pages_end(ext[i].pgoff, ext[i].nr);
 
 		nova_file_write_entry_init(sbi, &fw, trans, ext[i].pgoff,
 					   ext[i].nr, ext[i].blk);
-		fw.fw_size = cpu_to_le64(max(oldsize, min(end, ext_end)));
+		fw.fw_size = cpu_to_le64(max_t(u64, oldsize,
+					       min_t(u64, end, ext_end)));
 		nova_ts_to_media(&fw.fw_mtime, &now);
 		err = nova_log_append(inode, &fw, &tail);
 		if (err)
@@ -754,8 +754,8 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	filemap_invalidate_unlock(inode->i_mapping);
 	if (i < n) {
 		/* Out of log space: only extents 0..i-1 were published. */
-		len = ((loff_t)(ext[i - 1].pgoff + ext[i - 1].nr) <<
-		       PAGE_SHIFT) - pos;
+		len = min_t(u64, nova_pages_end(ext[i - 1].pgoff,
+						ext[i - 1].nr), end) - pos;
 		for (; i < n; i++)
 			nova_free_blocks(sb, ext[i].blk, ext[i].nr,
 					 NOVA_BLOCK_DATA);

@@ -724,6 +724,16 @@ extern const struct inode_operations nova_symlink_inode_operations;
 void nova_file_apply_write(struct inode *inode, u64 off,
 			   struct nova_file_write_entry *fw, bool runtime);
 void nova_file_drop_pages(struct inode *inode, pgoff_t from, bool runtime);
+
+/*
+ * The byte offset where @n pages from @pgoff end. Unsigned: the last page
+ * a file can have (NOVA_MAX_PGOFF) ends at 2^63, past any loff_t.
+ */
+static inline u64 nova_pages_end(pgoff_t pgoff, u64 n)
+{
+	return (u64)(pgoff + n) << PAGE_SHIFT;
+}
+
 /*
  * The file pages [*@from, *@to) range entry @rg drops (nova_range_drop(),
  * the rule shared with fsck.NOVA); false if the entry is malformed.

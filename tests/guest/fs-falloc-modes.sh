@@ -100,7 +100,7 @@ rm -f "$M/big"
 L=$(( (1 << 63) - 4096 ))
 t_ok "write a byte at 2^63 - 2" xfs_io -f -c "pwrite -q -S 0x7a $(( L + 4094 )) 1" "$M/last"
 t_ok "write the last page of another file" xfs_io -f -c "pwrite -q -S 0x7b $L 4095" "$M/lastp"
-t_ok "punch that page" fallocate -p -o $L -l 4096 "$M/lastp"
+t_ok "punch that page (up to the largest size)" fallocate -p -o $L -l 4095 "$M/lastp"
 last_page() {	# FILE: its size and what its last page holds
 	python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
