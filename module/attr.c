@@ -161,7 +161,8 @@ int nova_setattr(nova_idmap_t *idmap, struct dentry *dentry,
 	/* Pages the size change drops that a snapshot shows: keep records. */
 	if (!err && (valid & ATTR_SIZE) && !(mask & NOVA_ATTR_GROW))
 		err = nova_snapshot_stage_range(inode, &st,
-				DIV_ROUND_UP(attr->ia_size, PAGE_SIZE), ULONG_MAX);
+				DIV_ROUND_UP((u64)attr->ia_size, PAGE_SIZE),
+				ULONG_MAX);
 	/* Entry and records durable; publish both, then drop pages. */
 	if (!err)
 		err = nova_snapshot_stage_commit(inode, &st, tail);

@@ -445,7 +445,7 @@ static vm_fault_t nova_view_fault(struct vm_fault *vmf)
 	u64 blk;
 	int id;
 
-	if (vmf->pgoff >= DIV_ROUND_UP(i_size_read(inode), PAGE_SIZE))
+	if (vmf->pgoff >= DIV_ROUND_UP((u64)i_size_read(inode), PAGE_SIZE))
 		return VM_FAULT_SIGBUS;
 	blk = nova_file_block(inode, vmf->pgoff);
 	if (!blk)

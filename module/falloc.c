@@ -583,7 +583,7 @@ static long nova_falloc_range_op(struct file *file, int mode, loff_t offset,
 	 * end-of-file page if it may be copied on write.
 	 */
 	bstart = offset & PAGE_MASK;
-	bend = round_up(end, PAGE_SIZE) - 1;
+	bend = (end - 1) | (PAGE_SIZE - 1);	/* no overflow at 2^63 - 1 */
 	if (kind == NOVA_RANGE_COLLAPSE || kind == NOVA_RANGE_INSERT)
 		bend = LLONG_MAX;
 	if (r.newsize > r.oldsize) {

@@ -663,7 +663,7 @@ static ssize_t nova_commit_write(struct inode *inode, loff_t pos,
 	/* From the end-of-file page if it is zeroed (maybe copied). */
 	oldsize = i_size_read(inode);
 	err = nova_break_layouts(inode, min(pos, oldsize) & PAGE_MASK,
-				 round_up(end, PAGE_SIZE) - 1);
+				 (end - 1) | (PAGE_SIZE - 1));
 	if (err)
 		goto out_unlock;
 	mutex_lock(&ni->log_lock);
