@@ -200,7 +200,7 @@ struct nova_sb_info {
 	bool verify;			/* verify reads (mount option verify=) */
 	struct mutex mmap_mutex;	/* the unprotected-inode list */
 	struct llist_head mmap_deferred;	/* unmapped while frozen */
-	struct work_struct mmap_work;	/* ... re-protected after the thaw */
+	struct delayed_work mmap_work;	/* ... re-protected after the thaw */
 	atomic64_t prot_verified;	/* strips verified since mount */
 	atomic64_t prot_repaired;	/* strips, checksum copies, inode slots rewritten */
 	atomic64_t prot_unrecoverable;	/* pages that could not be repaired */

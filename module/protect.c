@@ -941,25 +941,37 @@ static void nova_prot_defer_unlist(struct inode *inode)
 	ni->mmap_defer_queued = true;
 	ihold(inode);
 	llist_add(&ni->mmap_defer, &sbi->mmap_deferred);
-	queue_work(system_long_wq, &sbi->mmap_work);
+	queue_delayed_work(system_long_wq, &sbi->mmap_work, 0);
 }
 
 /*
- * Re-protect what was unmapped while frozen. sb_start_write() waits for the
- * thaw. The pin is dropped here, so the last iput() of a file unlinked
- * while mapped (which frees it, and must wait for a thaw too) never runs
- * in the task that unmapped it during the freeze.
+ * Re-protect what was unmapped while frozen, once thawed. The pin is
+ * dropped here, so the last iput() of a file unlinked while mapped (which
+ * frees it, and must wait for a thaw too) never runs in the task that
+ * unmapped it during the freeze.
+ *
+ * The work never waits for the thaw: while frozen it looks again a second
+ * later. Unmount and remount read-only flush it with s_umount held, and
+ * a freeze takes s_umount while it holds the writers out, so a work that
+ * slept in sb_start_write() would order sb_writers after s_umount (lockdep
+ * reports the cycle). Neither flush can meet a freeze (unmount: the freeze
+ * holds an active reference; remount: refused while frozen), so the trylock
+ * succeeds by then and the flush ends.
  */
 static void nova_prot_unlist_deferred(struct work_struct *work)
 {
-	struct nova_sb_info *sbi = container_of(work, struct nova_sb_info,
-						mmap_work);
-	struct llist_node *list = llist_del_all(&sbi->mmap_deferred);
+	struct nova_sb_info *sbi = container_of(to_delayed_work(work),
+						struct nova_sb_info, mmap_work);
+	struct llist_node *list;
 	struct nova_inode_info *ni, *next;
 
-	if (!list)
+	if (llist_empty(&sbi->mmap_deferred))
 		return;
-	sb_start_write(sbi->sb);
+	if (!sb_start_write_trylock(sbi->sb)) {
+		queue_delayed_work(system_long_wq, &sbi->mmap_work, HZ);
+		return;
+	}
+	list = llist_del_all(&sbi->mmap_deferred);
 	llist_for_each_entry_safe(ni, next, list, mmap_defer) {
 		mutex_lock(&ni->log_lock);
 		ni->mmap_defer_queued = false;
@@ -1003,17 +1015,23 @@ void nova_prot_init_sb(struct nova_sb_info *sbi)
 {
 	mutex_init(&sbi->mmap_mutex);
 	init_llist_head(&sbi->mmap_deferred);
-	INIT_WORK(&sbi->mmap_work, nova_prot_unlist_deferred);
+	INIT_DELAYED_WORK(&sbi->mmap_work, nova_prot_unlist_deferred);
 }
 
 /*
  * Remount read-only and unmount: finish re-protections deferred by a
  * freeze (the file system is thawed by then) before the medium is marked
- * clean, and before the VFS evicts the inodes they pin.
+ * clean, and before the VFS evicts the inodes they pin. A run that found
+ * the file system still frozen just before the thaw may have put itself
+ * back on the timer after the flush began: flush until the list is empty.
  */
 void nova_prot_flush(struct super_block *sb)
 {
-	flush_work(&NOVA_SB(sb)->mmap_work);
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	do {
+		flush_delayed_work(&sbi->mmap_work);
+	} while (!llist_empty(&sbi->mmap_deferred));
 }
 
 /*
