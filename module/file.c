@@ -356,6 +356,7 @@ void nova_file_apply_write(struct inode *inode, u64 off,
 	}
 	if (run.len)
 		nova_run_flush(inode->i_sb, &run);
+	ni->last_write = off;
 	i_size_write(inode, le64_to_cpu(fw->fw_size));
 	nova_set_mtime(inode, nova_ts_from_media(&fw->fw_mtime));
 	nova_set_ctime(inode, nova_get_mtime(inode));

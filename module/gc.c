@@ -28,6 +28,46 @@
  *    read entries without log_lock, so it runs from a work item (or on
  *    request, nova_gc_request()), not inside an operation.
  *
+ *  - Windowed thorough GC is what the work item does for a regular file
+ *    (nova_gc_windowed()): a file overwritten at random has a huge log,
+ *    and one whole-log pass would stall its readers and writers for as
+ *    long as the copy takes. It compacts the log a window at a time, at
+ *    most NOVA_GC_WINDOW_PAGES consecutive pages before the page holding
+ *    the committed tail: the entries the window keeps are copied, in
+ *    order, to new pages (with mirrors) whose last one links to the page
+ *    after the window; once those are durable, one 8-byte commit of the
+ *    link to the window (the previous page's lt_next, or i_log_head)
+ *    swaps the copy in, as fast GC unlinks a run. A crash finds the old
+ *    run or the new one; the other is unreachable, and recovery frees
+ *    it. Then the DRAM indexes and every ni->last_* pointer into the
+ *    window are repointed and the old pages freed. Between two windows
+ *    every lock is given up, s_umount included, so a reader or writer
+ *    waits for one window at most. Each window finds its place again from
+ *    the head (the pages compacted so far are counted, not remembered),
+ *    so whatever fast GC or a request did in between, it works on the
+ *    chain as it is; a miscount only makes it look at a page twice or
+ *    skip one. Inode state, view pins and the file system's state are
+ *    checked again for each window; a pass looks at no more pages than
+ *    the log had when it began. Directories, whose removals wait for
+ *    pages (gc_cancels), and requests keep the whole-log pass.
+ *
+ *    Entries before and after a window stay, so a window may drop only
+ *    what is dead wherever it lies: a write entry's pages that the page
+ *    index no longer maps to it (trimmed as thorough GC does); a setattr
+ *    or xattr entry whose invalid hint is set (the hint is set only once
+ *    a later entry that restates all of it is committed: a setattr that
+ *    sets every field, a size change that also drops every page the old
+ *    one dropped, a set or removal of the same xattr); a link change that
+ *    is not the newest. Everything else is copied as it is: a size change
+ *    or a removal not marked may cancel something in an earlier page, a
+ *    range entry cancels pages wherever they are, what a snapshot shows
+ *    is not reclaimable. The newest write entry stays even without a
+ *    live page: its size and mtime hold until a later entry restates
+ *    them, and a size change without NOVA_ATTR_MTIME (truncate(2) by
+ *    name) that dropped its pages does not; a window cannot emit the
+ *    restating setattr the whole-log pass ends with, which would have to
+ *    go at the end of the log.
+ *
  * Extensions double the log (its page count after fast GC) up to
  * NOVA_LOG_EXTEND_MAX pages and then add NOVA_LOG_EXTEND_MAX pages at a
  * time, so the walk of fast GC is amortised over the pages it adds.
@@ -63,9 +103,12 @@
  *
  * Locking (nova.h): sb_writers (freeze), i_rwsem, invalidate_lock,
  * log_lock; the queue's xa_lock is a leaf taken with log_lock held. The
- * work item takes s_umount only by trylock, so unmount and remount, which
- * hold it, never wait for GC; unmount flushes the work before the inodes
- * are evicted (nova_gc_stop()).
+ * work item takes s_umount only by trylock (for each window, too), so
+ * unmount and remount, which hold it, never wait for GC; unmount flushes
+ * the work before the inodes are evicted (nova_gc_stop()). A window takes
+ * all three inode locks like the whole-log pass, as readers read entries
+ * without log_lock; what the window changes is only how long they are
+ * held.
  */
 #include <linux/pagemap.h>
 #include <linux/sched.h>
@@ -82,6 +125,10 @@
 #define NOVA_LOG_EXTEND_MAX		256
 /* Smaller logs are not worth a thorough GC on their own. */
 #define NOVA_GC_THOROUGH_MIN_PAGES	8
+/* Log pages one window of a windowed thorough GC compacts at most. */
+#define NOVA_GC_WINDOW_PAGES		16
+/* nova_log_walk() callback return: the walk reached the window's end. */
+#define NOVA_GC_WINDOW_END		1
 /* Attributes the setattr entry closing a compacted log restates. */
 #define NOVA_GC_ATTRS	(NOVA_ATTR_MODE | NOVA_ATTR_UID | NOVA_ATTR_GID | \
 			 NOVA_ATTR_ATIME | NOVA_ATTR_MTIME | NOVA_ATTR_CTIME)
@@ -123,11 +170,52 @@ static bool nova_gc_reclaimable(struct super_block *sb,
 	       nova_snapshot_entry_reclaimable(sb, le64_to_cpu(h->e_epoch_id));
 }
 
+#ifdef NOVA_TEST_HOOKS
+/*
+ * Test hook (test builds only, NOVA_TEST_HOOKS): while set, a request
+ * (novactl gc) collects regular files window by window as the work item
+ * does, so a crash test can stop the machine inside a window
+ * (tests/boot/gc-crash.sh).
+ */
+static bool nova_gc_windowed_req;
+module_param_named(gc_windowed_requests, nova_gc_windowed_req, bool, 0600);
+MODULE_PARM_DESC(gc_windowed_requests, "test only: novactl gc compacts files window by window");
+
+static bool nova_gc_windowed_requests(void)
+{
+	return READ_ONCE(nova_gc_windowed_req);
+}
+
+/*
+ * Test hook: while set, the work item compacts regular files whole, as it
+ * did before windows, so a test can compare the stalls of both.
+ */
+static bool nova_gc_whole_work;
+module_param_named(gc_whole_work, nova_gc_whole_work, bool, 0600);
+MODULE_PARM_DESC(gc_whole_work, "test only: the GC work item compacts file logs whole");
+
+static bool nova_gc_work_windowed(struct inode *inode)
+{
+	return S_ISREG(inode->i_mode) && !READ_ONCE(nova_gc_whole_work);
+}
+#else
+static bool nova_gc_windowed_requests(void)
+{
+	return false;
+}
+
+static bool nova_gc_work_windowed(struct inode *inode)
+{
+	return S_ISREG(inode->i_mode);
+}
+#endif
+
 /* ---- per-inode state ---- */
 
 void nova_gc_init_inode(struct nova_inode_info *ni)
 {
 	ni->last_size = 0;
+	ni->last_write = 0;
 	ni->last_dentry = 0;
 	ni->last_dotdot = 0;
 	ni->last_dentry_cancels = false;
@@ -581,7 +669,7 @@ struct nova_gc_out {
 	struct nova_gc_move *moves;
 	unsigned long nr_moves, max_moves;
 	unsigned long copied;		/* entries written */
-	u64 last_size, last_link, last_dentry, last_dotdot;
+	u64 win_end;			/* windows: the page after the window */
 };
 
 /*
@@ -830,18 +918,49 @@ static int nova_gc_pass(struct nova_gc_out *o, u64 *attr_off)
 	return 0;
 }
 
+/*
+ * The entry at @from was copied to @to: repoint the index that names it
+ * (file pages, a name's binding, an xattr value's pieces). Log lock held.
+ */
+static void nova_gc_move_index(struct inode *inode, u64 from, u64 to)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_log_entry_header *h = nova_addr(NOVA_SB(inode->i_sb), to);
+
+	if (h->e_type == NOVA_LOG_FILE_WRITE) {
+		struct nova_file_write_entry *fw = (void *)h;
+		pgoff_t p = le64_to_cpu(fw->fw_pgoff);
+		u32 k, n = le32_to_cpu(fw->fw_num_pages);
+
+		/* A kept snapshot entry may own only some pages. */
+		for (k = 0; k < n; k++)
+			if (xa_load(&ni->pages, p + k) == xa_mk_value(from))
+				xa_store(&ni->pages, p + k, xa_mk_value(to),
+					 GFP_NOFS);
+	} else if (h->e_type == NOVA_LOG_DENTRY) {
+		struct nova_dentry_entry *de = (void *)h;
+		struct nova_dentry_node *n;
+
+		if (!le64_to_cpu(de->de_ino) || nova_gc_is_dotdot(de))
+			return;
+		n = nova_dir_find(inode, de->de_name, de->de_name_len);
+		if (n && n->entry == from)
+			n->entry = to;
+	} else if (h->e_type == NOVA_LOG_XATTR) {
+		nova_xattr_gc_moved(inode, from, to, (void *)h);
+	}
+}
+
 /* Repoint the DRAM indexes at the entries' new homes. Log lock held. */
 static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 {
 	struct nova_inode_info *ni = NOVA_I(inode);
-	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
-	u64 size = 0, link = 0, dentry = 0, dotdot = 0, range = 0;
+	u64 size = 0, link = 0, dentry = 0, dotdot = 0, range = 0, write = 0;
 	unsigned long i;
 
 	lockdep_assert_held(&ni->log_lock);
 	for (i = 0; i < o->nr_moves; i++) {
 		u64 from = o->moves[i].from, to = o->moves[i].to;
-		struct nova_log_entry_header *h = nova_addr(sbi, to);
 
 		if (from == ni->last_size)
 			size = to;
@@ -849,37 +968,18 @@ static void nova_gc_repoint(struct inode *inode, struct nova_gc_out *o)
 			link = to;
 		if (from == ni->last_range)
 			range = to;
+		if (from == ni->last_write)
+			write = to;
 		if (from == ni->last_dentry)
 			dentry = to;
 		if (from == ni->last_dotdot)
 			dotdot = to;
-		if (h->e_type == NOVA_LOG_FILE_WRITE) {
-			struct nova_file_write_entry *fw = (void *)h;
-			pgoff_t p = le64_to_cpu(fw->fw_pgoff);
-			u32 k, n = le32_to_cpu(fw->fw_num_pages);
-
-			/* A kept snapshot entry may own only some pages. */
-			for (k = 0; k < n; k++)
-				if (xa_load(&ni->pages, p + k) ==
-				    xa_mk_value(from))
-					xa_store(&ni->pages, p + k,
-						 xa_mk_value(to), GFP_NOFS);
-		} else if (h->e_type == NOVA_LOG_DENTRY) {
-			struct nova_dentry_entry *de = (void *)h;
-			struct nova_dentry_node *n;
-
-			if (!le64_to_cpu(de->de_ino) || nova_gc_is_dotdot(de))
-				continue;
-			n = nova_dir_find(inode, de->de_name, de->de_name_len);
-			if (n && n->entry == from)
-				n->entry = to;
-		} else if (h->e_type == NOVA_LOG_XATTR) {
-			nova_xattr_gc_moved(inode, from, to, (void *)h);
-		}
+		nova_gc_move_index(inode, from, to);
 	}
 	ni->last_size = size;
 	ni->last_link = link;
 	ni->last_range = range;
+	ni->last_write = write;
 	ni->last_dentry = dentry;
 	ni->last_dotdot = dotdot;
 	/* A kept removal may still cancel a binding in a kept prefix. */
@@ -918,6 +1018,56 @@ static void nova_gc_free_pages(struct super_block *sb, struct nova_gc_out *o,
 }
 
 /*
+ * Allocate what the copy @plan planned for @o: its page, mirror and move
+ * arrays and the pages with their mirrors, not yet written. On error the
+ * pages are freed; the arrays go with nova_gc_out_release().
+ */
+static int nova_gc_out_alloc(struct inode *inode, struct nova_gc_out *o,
+			     const struct nova_gc_out *plan)
+{
+	struct super_block *sb = inode->i_sb;
+	unsigned long n = 0, blk, got;
+	int err;
+
+	o->max_pages = plan->nr_pages;
+	o->max_moves = plan->copied;
+	o->pages = kvmalloc_array(o->max_pages, sizeof(*o->pages), GFP_NOFS);
+	o->mirrors = kvmalloc_array(o->max_pages, sizeof(*o->mirrors),
+				    GFP_NOFS);
+	o->moves = kvmalloc_array(o->max_moves, sizeof(*o->moves), GFP_NOFS);
+	if (!o->pages || !o->mirrors || !o->moves)
+		return -ENOMEM;
+	while (n < o->max_pages) {
+		err = nova_alloc_blocks(sb, o->max_pages - n, false,
+					NOVA_BLOCK_LOG, &blk, &got);
+		while (!err && got) {
+			o->pages[n] = (u64)blk << NOVA_BLOCK_SHIFT;
+			err = nova_log_alloc_mirror(sb, inode->i_ino,
+						    &o->mirrors[n]);
+			if (err) {
+				nova_free_blocks(sb, blk, got, NOVA_BLOCK_LOG);
+				break;
+			}
+			n++;
+			blk++;
+			got--;
+		}
+		if (err) {
+			nova_gc_free_pages(sb, o, n);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void nova_gc_out_release(struct nova_gc_out *o)
+{
+	kvfree(o->pages);
+	kvfree(o->mirrors);
+	kvfree(o->moves);
+}
+
+/*
  * Thorough GC of @inode's log: copy the live entries to new pages if that
  * at least halves the log (@force: if it saves any page). Returns the
  * entries copied (0: not done) or a negative errno. Caller holds i_rwsem,
@@ -929,7 +1079,7 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	struct super_block *sb = inode->i_sb;
 	struct nova_gc_out plan = { .inode = inode };
 	struct nova_gc_out o = { .inode = inode, .write = true };
-	unsigned long old_pages = ni->log_pages, n = 0, blk, got;
+	unsigned long old_pages = ni->log_pages;
 	u64 old_head = ni->log_head, attr_off;
 	struct nova_jword w[2];
 	long ret;
@@ -955,39 +1105,13 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 		return 0;
 	}
 
-	o.max_pages = plan.nr_pages;
-	o.max_moves = plan.copied;
 	o.prefix = plan.prefix;
-	o.pages = kvmalloc_array(o.max_pages, sizeof(*o.pages), GFP_NOFS);
-	o.mirrors = kvmalloc_array(o.max_pages, sizeof(*o.mirrors), GFP_NOFS);
-	o.moves = kvmalloc_array(o.max_moves, sizeof(*o.moves), GFP_NOFS);
-	ret = -ENOMEM;
-	if (!o.pages || !o.mirrors || !o.moves)
+	ret = nova_gc_out_alloc(inode, &o, &plan);
+	if (ret)
 		goto out;
-	while (n < o.max_pages) {
-		err = nova_alloc_blocks(sb, o.max_pages - n, false,
-					NOVA_BLOCK_LOG, &blk, &got);
-		while (!err && got) {
-			o.pages[n] = (u64)blk << NOVA_BLOCK_SHIFT;
-			err = nova_log_alloc_mirror(sb, inode->i_ino,
-						    &o.mirrors[n]);
-			if (err) {
-				nova_free_blocks(sb, blk, got, NOVA_BLOCK_LOG);
-				break;
-			}
-			n++;
-			blk++;
-			got--;
-		}
-		if (err) {
-			nova_gc_free_pages(sb, &o, n);
-			ret = err;
-			goto out;
-		}
-	}
 	err = nova_gc_pass(&o, &attr_off);
 	if (err || WARN_ON_ONCE(o.nr_pages != o.max_pages)) {
-		nova_gc_free_pages(sb, &o, n);
+		nova_gc_free_pages(sb, &o, o.max_pages);
 		ret = err ?: -EIO;
 		goto out;
 	}
@@ -1021,10 +1145,324 @@ static long nova_gc_thorough(struct inode *inode, bool force)
 	}
 	ret = o.copied;
 out:
-	kvfree(o.pages);
-	kvfree(o.mirrors);
-	kvfree(o.moves);
+	nova_gc_out_release(&o);
 	return ret;
+}
+
+/* ---- windowed thorough GC (the work item, regular files) ---- */
+
+/*
+ * May GC change the file system now? Caller holds s_umount, which keeps
+ * remount, freezing and thawing away; a frozen fs stays frozen meanwhile.
+ * (GC takes s_umount rather than sb_start_write(): the freeze protection
+ * would order it the wrong way round against s_umount.)
+ */
+static bool nova_gc_writable(struct super_block *sb)
+{
+	lockdep_assert_held(&sb->s_umount);
+	return !sb_rdonly(sb) && sb->s_writers.frozen == SB_UNFROZEN &&
+	       NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE &&
+	       !nova_is_shutdown(sb);
+}
+
+
+/*
+ * Which entries of a window stay: a copy of each, in log order. Entries
+ * before and after the window stay where they are, so only what is dead
+ * wherever it lies may go (see the top of this file): a write entry's
+ * pages the index no longer maps to it, a setattr or xattr entry whose
+ * invalid hint is set, a link change that is not the newest.
+ */
+static int nova_gc_window_entry(struct super_block *sb, u64 off, void *entry,
+				void *arg)
+{
+	struct nova_gc_out *o = arg;
+	struct nova_inode_info *ni = NOVA_I(o->inode);
+	struct nova_log_entry_header *h = entry;
+	unsigned long before = o->copied;
+	int err;
+
+	if (!nova_gc_reclaimable(sb, h, true))
+		return nova_gc_keep(o, off, h);
+	switch (h->e_type) {
+	case NOVA_LOG_FILE_WRITE:
+		err = nova_gc_write(o, off, entry);
+		/*
+		 * The newest write entry's size and times hold until a later
+		 * entry restates them; a size change without NOVA_ATTR_MTIME
+		 * that dropped all its pages does not. Kept as it is.
+		 */
+		if (!err && off == ni->last_write && o->copied == before)
+			err = nova_gc_keep(o, off, h);
+		return err;
+	case NOVA_LOG_SETATTR:
+	case NOVA_LOG_XATTR:
+		if (h->e_flags & NOVA_ENTRY_INVALID)
+			return 0;
+		return nova_gc_keep(o, off, h);
+	case NOVA_LOG_LINK_CHANGE:
+		return off == ni->last_link ? nova_gc_keep(o, off, h) : 0;
+	}
+	/* Range entries (they cancel pages wherever they are) and the rest. */
+	return nova_gc_keep(o, off, h);
+}
+
+/* nova_log_walk() page callback: stop at the page after the window. */
+static int nova_gc_window_page(struct super_block *sb, u64 page, void *arg)
+{
+	struct nova_gc_out *o = arg;
+
+	return page == o->win_end ? NOVA_GC_WINDOW_END : 0;
+}
+
+/* Plan (o->write false) or write the copy of the window at @first. */
+static int nova_gc_window_pass(struct nova_gc_out *o, u64 first)
+{
+	struct inode *inode = o->inode;
+	struct nova_inode_info *ni = NOVA_I(inode);
+	int err;
+
+	if (o->write) {
+		nova_log_begin(&o->lw, NOVA_SB(inode->i_sb), inode->i_ino,
+			       &ni->log_lock, NULL, 0);
+		o->lw.extend = nova_gc_out_extend;
+		o->lw.arg = o;
+	}
+	err = nova_log_walk_raw(inode->i_sb, inode->i_ino, first, ni->log_tail,
+				nova_gc_window_entry, nova_gc_window_page, o);
+	if (err == NOVA_GC_WINDOW_END)
+		return 0;
+	return err ?: -EFSCORRUPTED;
+}
+
+/*
+ * Where the DRAM pointer *@ptr names an entry of the window's old pages
+ * @old[@k]: its copy, or 0 if it was dropped (each pointer either names
+ * an entry the window keeps or is only a GC hint, see above).
+ */
+static void nova_gc_window_rehome(const struct nova_gc_out *o,
+				  const u64 *old, unsigned int k, u64 *ptr)
+{
+	u64 page = nova_log_page_of(*ptr), to = 0;
+	unsigned long i;
+
+	if (!*ptr)
+		return;
+	for (i = 0; i < k && old[i] != page; i++)
+		;
+	if (i == k)
+		return;
+	/* A trimmed write entry's last piece: the newest. */
+	for (i = 0; i < o->nr_moves; i++)
+		if (o->moves[i].from == *ptr)
+			to = o->moves[i].to;
+	*ptr = to;
+}
+
+static void nova_gc_window_repoint(struct inode *inode,
+				   const struct nova_gc_out *o,
+				   const u64 *old, unsigned int k)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	unsigned long i;
+
+	for (i = 0; i < o->nr_moves; i++)
+		nova_gc_move_index(inode, o->moves[i].from, o->moves[i].to);
+	nova_gc_window_rehome(o, old, k, &ni->last_append);
+	nova_gc_window_rehome(o, old, k, &ni->last_setattr);
+	nova_gc_window_rehome(o, old, k, &ni->last_link);
+	nova_gc_window_rehome(o, old, k, &ni->last_size);
+	nova_gc_window_rehome(o, old, k, &ni->last_range);
+	nova_gc_window_rehome(o, old, k, &ni->last_write);
+}
+
+/* A windowed pass over one log, between its windows. */
+struct nova_gc_windows {
+	unsigned long skip;		/* log pages before the next window */
+	unsigned long budget;		/* old pages it may still look at */
+	unsigned long saved;		/* pages freed */
+	unsigned long copied;		/* entries written */
+};
+
+/*
+ * Find the next window of @inode's log: up to NOVA_GC_WINDOW_PAGES pages
+ * after the first st->skip ones, before the page holding the committed
+ * tail. Its pages go to @old; *@link is the page linking to the first (0:
+ * i_log_head), *@after the page after the last. Returns the pages found.
+ */
+static unsigned int nova_gc_window_find(struct inode *inode,
+					struct nova_gc_windows *st, u64 *old,
+					u64 *link, u64 *after)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct nova_sb_info *sbi = NOVA_SB(inode->i_sb);
+	u64 page = ni->log_head, stop = nova_log_page_of(ni->log_tail), next;
+	unsigned long seen = 0;
+	unsigned int k = 0;
+
+	*link = 0;
+	while (page != stop && seen < st->skip + NOVA_GC_WINDOW_PAGES &&
+	       k < st->budget) {
+		next = le64_to_cpu(READ_ONCE(nova_log_page_tail(sbi, page)->lt_next));
+		/* ni->log_pages is exact (nova_gc_fast()). */
+		if (++seen > ni->log_pages || !nova_gc_page_ok(sbi, next)) {
+			nova_err(inode->i_sb, "inode %lu: log chain broken at %llu, not collecting it",
+				 inode->i_ino, page);
+			return 0;
+		}
+		if (seen > st->skip)
+			old[k++] = page;
+		else
+			*link = page;
+		page = next;
+	}
+	*after = page;
+	return k;
+}
+
+/*
+ * Compact the next window of @inode's log: copy what it keeps to new
+ * pages linked to the page after it, durable, then one 8-byte commit of
+ * the link to the window (as nova_gc_unlink()) swaps the copy in; a crash
+ * finds the old run or the new one. Returns 1 if there may be more, 0 at
+ * the end of the pass, or a negative errno. Caller holds i_rwsem, the
+ * invalidate lock and the log lock.
+ */
+static int nova_gc_window(struct inode *inode, struct nova_gc_windows *st)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_gc_out plan = { .inode = inode };
+	struct nova_gc_out o = { .inode = inode, .write = true };
+	u64 old[NOVA_GC_WINDOW_PAGES], link, after, first, last, end;
+	unsigned int k, i;
+	int err;
+
+	lockdep_assert_held(&inode->i_rwsem);
+	lockdep_assert_held(&inode->i_mapping->invalidate_lock);
+	lockdep_assert_held(&ni->log_lock);
+	/* A snapshot view reads the log by offset (snapview.c). */
+	if (!ni->log_head || !ni->log_tail || ni->view_pins || !inode->i_nlink)
+		return 0;
+	k = nova_gc_window_find(inode, st, old, &link, &after);
+	if (!k)
+		return 0;
+	st->budget -= k;
+	plan.win_end = after;
+	err = nova_gc_window_pass(&plan, old[0]);
+	if (err)
+		return err;
+	if (plan.nr_pages >= k) {
+		/* Nothing to save here: on to the next window. */
+		st->skip += k;
+		return 1;
+	}
+	first = after;
+	if (plan.nr_pages) {
+		o.win_end = after;
+		err = nova_gc_out_alloc(inode, &o, &plan);
+		if (err)
+			goto out;
+		err = nova_gc_window_pass(&o, old[0]);
+		if (err || WARN_ON_ONCE(o.nr_pages != o.max_pages)) {
+			nova_gc_free_pages(sb, &o, o.max_pages);
+			err = err ?: -EIO;
+			goto out;
+		}
+		/* The rest of the last page unused, then on to @after. */
+		last = o.pages[o.nr_pages - 1];
+		end = nova_log_end(&o.lw);
+		if (end < last + NOVA_LOG_DATA_SIZE)
+			nova_log_pad(sbi, end);
+		nova_gc_link_new(sbi, last, after);
+		nova_pmem_fence();
+		first = o.pages[0];
+	}
+	/* The commit: the run is swapped for its copy (nova_gc_unlink()). */
+	if (link) {
+		nova_log_link(sbi, link, first);
+	} else {
+		nova_pi_commit64(sbi, &nova_pi(inode)->i_log_head, first);
+		ni->log_head = first;
+	}
+	nova_gc_window_repoint(inode, &o, old, k);
+	for (i = 0; i < k; i++)
+		nova_log_free_page(sb, old[i]);
+	ni->log_pages -= k - o.nr_pages;
+	st->skip += o.nr_pages;
+	st->saved += k - o.nr_pages;
+	st->copied += o.copied;
+	if (sbi->gc) {
+		atomic64_add(k - o.nr_pages, &sbi->gc->thorough_pages);
+		atomic64_add(o.copied, &sbi->gc->entries_copied);
+	}
+	err = 1;
+out:
+	nova_gc_out_release(&o);
+	return err;
+}
+
+/* Fast GC of @inode's log, counted. Log lock held. */
+static unsigned long nova_gc_fast_counted(struct inode *inode)
+{
+	unsigned long freed, live;
+
+	freed = nova_gc_fast(inode, &live);
+	atomic64_add(freed, &NOVA_SB(inode->i_sb)->gc->fast_pages);
+	return freed;
+}
+
+/*
+ * The work item's thorough GC of regular file @inode: fast GC, then the
+ * log compacted window by window, every lock (s_umount included) given up
+ * between two windows, so that readers and writers of the file wait for
+ * one window at most. The pass looks at no more pages than the log had
+ * when it began. @umount_held: the caller holds s_umount (a request).
+ */
+static int nova_gc_windowed(struct inode *inode, bool umount_held)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	struct super_block *sb = inode->i_sb;
+	struct nova_gc_info *gc = NOVA_SB(sb)->gc;
+	struct nova_gc_windows st = { };
+	unsigned long start_pages = 0;
+	bool first = true;
+	int ret = 1;
+	u64 t;
+
+	while (ret > 0) {
+		if (!umount_held && (READ_ONCE(gc->stopped) ||
+				     !down_read_trylock(&sb->s_umount)))
+			break;
+		t = ktime_get_ns();
+		if (!nova_gc_writable(sb)) {
+			ret = 0;
+		} else {
+			inode_lock(inode);
+			filemap_invalidate_lock(inode->i_mapping);
+			mutex_lock(&ni->log_lock);
+			if (first) {
+				nova_gc_fast_counted(inode);
+				st.budget = start_pages = ni->log_pages;
+				first = false;
+			}
+			ret = nova_gc_window(inode, &st);
+			/* A pass that saved nothing: not before the log doubled. */
+			if (ret <= 0 && start_pages)
+				ni->gc_thorough_at = st.saved ? 0 : 2 * ni->log_pages;
+			mutex_unlock(&ni->log_lock);
+			filemap_invalidate_unlock(inode->i_mapping);
+			inode_unlock(inode);
+		}
+		if (!umount_held)
+			up_read(&sb->s_umount);
+		atomic64_add(ktime_get_ns() - t, &gc->time_ns);
+		cond_resched();
+	}
+	if (st.saved)
+		atomic64_inc(&gc->thorough_runs);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -1067,20 +1505,6 @@ static int nova_gc_inode(struct inode *inode, bool force,
 	return copied < 0 ? copied : 0;
 }
 
-/*
- * May GC change the file system now? Caller holds s_umount, which keeps
- * remount, freezing and thawing away; a frozen fs stays frozen meanwhile.
- * (GC takes s_umount rather than sb_start_write(): the freeze protection
- * would order it the wrong way round against s_umount.)
- */
-static bool nova_gc_writable(struct super_block *sb)
-{
-	lockdep_assert_held(&sb->s_umount);
-	return !sb_rdonly(sb) && sb->s_writers.frozen == SB_UNFROZEN &&
-	       NOVA_SB(sb)->view_epoch == NOVA_EPOCH_LIVE &&
-	       !nova_is_shutdown(sb);
-}
-
 static void nova_gc_work(struct work_struct *work)
 {
 	struct nova_gc_info *gc = container_of(work, struct nova_gc_info,
@@ -1098,15 +1522,19 @@ static void nova_gc_work(struct work_struct *work)
 		 * Unmount, remount and freezing hold s_umount while they wait
 		 * for us: only try it, and skip the inode if it is taken.
 		 */
-		if (!READ_ONCE(gc->stopped) && down_read_trylock(&sb->s_umount)) {
-			if (nova_gc_writable(sb)) {
+		err = 0;
+		if (nova_gc_work_windowed(inode)) {
+			/* It takes s_umount for each window. */
+			err = nova_gc_windowed(inode, false);
+		} else if (!READ_ONCE(gc->stopped) &&
+			   down_read_trylock(&sb->s_umount)) {
+			if (nova_gc_writable(sb))
 				err = nova_gc_inode(inode, false, NULL);
-				if (err && err != -ENOSPC)
-					nova_warn(sb, "inode %lu: thorough GC failed: %d",
-						  inode->i_ino, err);
-			}
 			up_read(&sb->s_umount);
 		}
+		if (err && err != -ENOSPC)
+			nova_warn(sb, "inode %lu: thorough GC failed: %d",
+				  inode->i_ino, err);
 		iput(inode);
 		cond_resched();
 	}
@@ -1133,7 +1561,14 @@ static int nova_gc_one(struct super_block *sb, u64 ino,
 
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
-	err = nova_gc_inode(inode, true, res);
+	if (nova_gc_windowed_requests() && S_ISREG(inode->i_mode)) {
+		res->inodes++;
+		res->log_pages_before += NOVA_I(inode)->log_pages;
+		err = nova_gc_windowed(inode, true);
+		res->log_pages_after += NOVA_I(inode)->log_pages;
+	} else {
+		err = nova_gc_inode(inode, true, res);
+	}
 	iput(inode);
 	return err;
 }

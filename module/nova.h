@@ -277,6 +277,7 @@ struct nova_inode_info {
 	/* log garbage collection (gc.c) */
 	u64 last_size;			/* newest setattr entry with a size */
 	u64 last_range;			/* newest range entry (falloc.c) */
+	u64 last_write;			/* newest write entry (file.c) */
 	u64 last_dentry;		/* newest dentry entry (link count) */
 	u64 last_dotdot;		/* newest ".." entry */
 	bool last_dentry_cancels;	/* it is a removal still needed */

@@ -12,7 +12,11 @@
 # tests/crash/host-lib.sh.
 #
 # Quick mode (make test): 6 crash points, 8 boots. Long mode:
-# NOVA_GC_CRASH_POINTS=40 tests/run.sh tests/boot/gc-crash.sh
+# NOVA_GC_CRASH_POINTS=40 tests/run.sh tests/boot/gc-crash.sh. With
+# NOVA_GC_WINDOWED=1 the collection compacts regular files window by
+# window (the work item's way, nova.gc_windowed_requests), so the cuts
+# fall inside windows: after a window's copy is durable and before or
+# after the commit that swaps it in.
 set -uo pipefail
 . "$(dirname "$0")/../../qemu/lib.sh"
 . "$nova_top/tests/guest/lib.sh"
@@ -22,7 +26,8 @@ crash_workdir gc-crash
 guest=tests/boot/gc-crash.guest
 carry="expect.sha expect.names expect.stat"
 
-crash_guest_boot boot00-count "$guest" "$carry" GC_VERIFY=0 GC_CRASH=0
+win="GC_WINDOWED=${NOVA_GC_WINDOWED:-0}"
+crash_guest_boot boot00-count "$guest" "$carry" GC_VERIFY=0 GC_CRASH=0 "$win"
 total=$(cat "$crash_work/boot00-count/gc-barriers" 2>/dev/null)
 t_ok "the collection's barriers were counted (${total:-none})" test -n "$total"
 [ -n "$total" ] || t_done
@@ -37,12 +42,12 @@ reached=0
 for ((i = 0; i < n; i++)); do
 	crash_guest_boot "$(printf 'boot%02d-crash-%s' $((i + 1)) "${points[i]}")" \
 		"$guest" "$carry" "GC_VERIFY=$([ "$i" = 0 ] && echo 0 || echo 1)" \
-		"GC_CRASH=${points[i]}"
+		"GC_CRASH=${points[i]}" "$win"
 	[ "$crash_cut" = 1 ] && reached=$((reached + 1))
 	# Not reached: the next boot checks a cleanly unmounted state.
 	[ "$crash_cut" = 1 ] || t_diag "crash point ${points[i]} not reached: the collection finished"
 done
-crash_guest_boot "boot$(printf '%02d' $((n + 1)))-verify" "$guest" "$carry" GC_VERIFY=1
+crash_guest_boot "boot$(printf '%02d' $((n + 1)))-verify" "$guest" "$carry" GC_VERIFY=1 "$win"
 t_ok "most crash points were reached ($reached of $n)" test "$reached" -ge $((n - 1))
 rm -rf "$crash_pmem"
 t_done

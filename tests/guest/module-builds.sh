@@ -8,7 +8,7 @@
 . "$NOVA_TOP/tests/guest/lib.sh"
 
 PROD=$NOVA_TOP/module/nova.ko
-HOOKS="crash_after_barriers inject snap_reclaim_hold"
+HOOKS="crash_after_barriers inject snap_reclaim_hold gc_windowed_requests gc_whole_work"
 INJECT_CMD=0x11		# NOVA_CMD_INJECT (uapi/linux/nova_genl.h)
 PMTRACE_CMD=0x12	# NOVA_CMD_PMTRACE
 
