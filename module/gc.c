@@ -49,7 +49,10 @@
  *    skip one. Inode state, view pins and the file system's state are
  *    checked again for each window; a pass looks at no more pages than
  *    the log had when it began. Directories, whose removals wait for
- *    pages (gc_cancels), and requests keep the whole-log pass.
+ *    pages (gc_cancels), and requests keep the whole-log pass; so does a
+ *    file whose log the windows leave more than twice as long as its live
+ *    entries would fill (nova_gc_windows_not_enough(): range entries,
+ *    which windows keep, are what makes that happen).
  *
  *    Entries before and after a window stay, so a window may drop only
  *    what is dead wherever it lies: a write entry's pages that the page
@@ -1165,7 +1168,6 @@ static bool nova_gc_writable(struct super_block *sb)
 	       !nova_is_shutdown(sb);
 }
 
-
 /*
  * Which entries of a window stay: a copy of each, in log order. Entries
  * before and after the window stay where they are, so only what is dead
@@ -1466,6 +1468,27 @@ static int nova_gc_windowed(struct inode *inode, bool umount_held)
 }
 
 /*
+ * After a windowed pass: would the live entries still fill less than half
+ * of @inode's log? Windows keep what may cancel something in another page
+ * (range entries above all, which nova_gc_fast()'s estimate counts as
+ * cancels, not as live); only the whole-log pass drops those. Caller
+ * holds s_umount (the file system is writable); takes the log lock.
+ */
+static bool nova_gc_windows_not_enough(struct inode *inode)
+{
+	struct nova_inode_info *ni = NOVA_I(inode);
+	unsigned long live;
+	bool more;
+
+	mutex_lock(&ni->log_lock);
+	nova_gc_fast(inode, &live);
+	more = ni->log_pages >= NOVA_GC_THOROUGH_MIN_PAGES &&
+	       live * 2 < ni->log_pages;
+	mutex_unlock(&ni->log_lock);
+	return more;
+}
+
+/*
  * Collect @inode's log: fast GC, then a thorough GC if it halves the log
  * (@force: if it saves any page). Takes the inode's locks.
  */
@@ -1512,6 +1535,7 @@ static void nova_gc_work(struct work_struct *work)
 	struct super_block *sb = gc->sb;
 	struct inode *inode;
 	unsigned long idx;
+	bool windowed;
 	int err;
 
 	xa_for_each(&gc->queue, idx, inode) {
@@ -1523,12 +1547,15 @@ static void nova_gc_work(struct work_struct *work)
 		 * for us: only try it, and skip the inode if it is taken.
 		 */
 		err = 0;
-		if (nova_gc_work_windowed(inode)) {
+		windowed = nova_gc_work_windowed(inode);
+		if (windowed) {
 			/* It takes s_umount for each window. */
 			err = nova_gc_windowed(inode, false);
-		} else if (!READ_ONCE(gc->stopped) &&
-			   down_read_trylock(&sb->s_umount)) {
-			if (nova_gc_writable(sb))
+		}
+		if (!err && !READ_ONCE(gc->stopped) &&
+		    down_read_trylock(&sb->s_umount)) {
+			if (nova_gc_writable(sb) &&
+			    (!windowed || nova_gc_windows_not_enough(inode)))
 				err = nova_gc_inode(inode, false, NULL);
 			up_read(&sb->s_umount);
 		}
