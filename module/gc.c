@@ -469,7 +469,6 @@ static unsigned long nova_gc_fast(struct inode *inode, unsigned long *live)
 	struct nova_log_page_tail *lt;
 
 	lockdep_assert_held(&ni->log_lock);
-	lockdep_assert_held(&ni->log_lock);
 	*live = 1;
 	if (!page)
 		return 0;
