@@ -14,14 +14,6 @@ WARM=10000
 used_blocks() {	# blocks in use, as statfs(2) reports them
 	stat -f -c '%b %f' "$M" | awk '{ print $1 - $2 }'
 }
-fs_stat() {	# FIELD of novactl stats --json (gc.FIELD: of its gc object)
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-d = json.load(sys.stdin)['filesystems'][0]
-for k in '$1'.split('.'):
-    d = d[k]
-print(d)"
-}
 file_log_pages() {	# log pages of FILE holding one data page
 	echo $(( $(stat -c %b "$1") / 8 - 1 ))
 }
@@ -35,7 +27,7 @@ t_ok "format and mount" nova_mount_init
 c=$(python3 "$NOVA_TOP/tests/guest/protect-media.py" layout "$NOVA_PMEM" |
 	python3 -c "import json,sys; print(2 if json.load(sys.stdin)['incompat'] & 8 else 1)")
 base_used=$(used_blocks)
-base_log=$(fs_stat log_pages)
+base_log=$(nova_fs_stat log_pages)
 t_diag "baseline: $base_used blocks used, $base_log log pages"
 
 out=$(nova-gc-load overwrite "$M/fresh" $WARM 0)
@@ -45,8 +37,8 @@ t_diag "fresh file: $out"
 t_ok "fresh file holds the last write" nova-gc-load check "$M/fresh" $((WARM - 1))
 rm "$M/fresh"
 
-fast0=$(fs_stat gc.fast_pages)
-time0=$(fs_stat gc.time_ns)
+fast0=$(nova_fs_stat gc.fast_pages)
+time0=$(nova_fs_stat gc.time_ns)
 out=$(nova-gc-load overwrite "$M/f" $N 0)
 t_ok "$N overwrites of the same block" test -n "$(rate_of "$out")"
 t_diag "$N overwrites: $out"
@@ -59,7 +51,7 @@ t_ok "the file holds the last write" nova-gc-load check "$M/f" $((N - 1))
 lp=$(file_log_pages "$M/f")
 t_diag "log pages of the file after $N overwrites: $lp (2 live entries)"
 t_ok "the file's log stays bounded (<= 4 pages, got $lp)" test "$lp" -le 4
-fslog=$(fs_stat log_pages)
+fslog=$(nova_fs_stat log_pages)
 t_diag "log pages of the file system: $base_log before, $fslog after"
 t_ok "file-system log pages bounded ($fslog <= $base_log + 4 * $c)" \
 	test "$fslog" -le $((base_log + 4 * c))
@@ -68,8 +60,8 @@ t_diag "blocks used: $base_used before, $used after (1 data block, $lp log pages
 t_ok "device usage back to the baseline plus the file ($used <= $base_used + 1 + 4 * $c)" \
 	test "$used" -le $((base_used + 1 + 4 * c))
 # 56 write entries fill a page; every extension frees the pages before it.
-fast=$(( $(fs_stat gc.fast_pages) - fast0 ))
-gcns=$(( $(fs_stat gc.time_ns) - time0 ))
+fast=$(( $(nova_fs_stat gc.fast_pages) - fast0 ))
+gcns=$(( $(nova_fs_stat gc.time_ns) - time0 ))
 secs=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<< "$out")
 t_diag "fast GC freed $fast log pages in $gcns ns: $(awk -v g="$gcns" -v s="$secs" 'BEGIN { printf "%.2f%%", g / (s * 1e7) }') of the run"
 t_ok "fast GC freed the dead pages ($fast >= $N / 56 - 8)" \

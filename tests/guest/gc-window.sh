@@ -26,14 +26,6 @@ REF=$(mktemp -d)
 trap '[ -w "$HOOK" ] && echo 0 > "$HOOK"; [ -w "$WHOLE" ] && echo 0 > "$WHOLE"; rm -rf "$REF"' EXIT
 state() { python3 "$NOVA_TOP/tests/guest/gc-state.py" "$1"; }
 xattrs() { (cd "$1" && getfattr -d -m - -R . 2>/dev/null); }
-fs_stat() {	# FIELD of novactl stats --json (gc.FIELD: of its gc object)
-	novactl stats --json "$M" | python3 -c "
-import json, sys
-d = json.load(sys.stdin)['filesystems'][0]
-for k in '$1'.split('.'):
-    d = d[k]
-print(d)"
-}
 PAGES=8192
 log_pages() {	# log pages of FILE of $PAGES data pages (blocks = data + log)
 	echo $(( $(stat -c %b "$1") / 8 - PAGES ))
@@ -68,8 +60,8 @@ PY
 gc_settle() {	# wait for the work item's last pass
 	local a i
 	for i in $(seq 1 60); do
-		a=$(fs_stat gc.thorough_pages); sleep 1
-		[ "$a" = "$(fs_stat gc.thorough_pages)" ] && break
+		a=$(nova_fs_stat gc.thorough_pages); sleep 1
+		[ "$a" = "$(nova_fs_stat gc.thorough_pages)" ] && break
 	done
 }
 
@@ -87,14 +79,14 @@ if [ -w "$WHOLE" ]; then
 	rm -f "$M/big0" "$REF/big0"
 fi
 t_ok "the file to overwrite" cp "$REF/big" "$M/big"
-runs0=$(fs_stat gc.thorough_runs)
-pages0=$(fs_stat gc.thorough_pages)
+runs0=$(nova_fs_stat gc.thorough_runs)
+pages0=$(nova_fs_stat gc.thorough_pages)
 out=$(overwrite "$M/big" "$REF/big")
 t_ok "250000 random overwrites" test -n "$out"
 t_diag "windowed work item: pwrite latency $out"
 gc_settle
-runs=$(( $(fs_stat gc.thorough_runs) - runs0 ))
-freed=$(( $(fs_stat gc.thorough_pages) - pages0 ))
+runs=$(( $(nova_fs_stat gc.thorough_runs) - runs0 ))
+freed=$(( $(nova_fs_stat gc.thorough_pages) - pages0 ))
 lp=$(log_pages "$M/big")
 t_diag "windowed passes: $runs, log pages freed by them: $freed, log pages now: $lp"
 t_ok "the work item compacted the log ($runs passes)" test "$runs" -ge 1
@@ -163,10 +155,10 @@ os.truncate(m + "/d/cut", 40 * 4096)
 PY
 before=$(state "$M/d")
 xbefore=$(xattrs "$M/d")
-p0=$(fs_stat gc.thorough_pages)
+p0=$(nova_fs_stat gc.thorough_pages)
 t_ok "novactl gc of the files, window by window" sh -c \
 	"novactl gc $M >/dev/null"
-t_ok "windows freed log pages" test "$(fs_stat gc.thorough_pages)" -gt "$p0"
+t_ok "windows freed log pages" test "$(nova_fs_stat gc.thorough_pages)" -gt "$p0"
 t_is "the tree is the same after the collection" "$(state "$M/d")" "$before"
 t_is "the extended attributes too" "$(xattrs "$M/d")" "$xbefore"
 t_ok "clear nova.gc_windowed_requests" sh -c "echo 0 > $HOOK"

@@ -146,6 +146,17 @@ nova_bfree() {
 	python3 -c "import os, sys; print(os.statvfs(sys.argv[1]).f_bfree)" "$NOVA_MNT"
 }
 
+# nova_fs_stat FIELD: FIELD of `novactl stats --json` for the file system
+# at $NOVA_MNT (a dotted path into its object, e.g. gc.thorough_pages).
+nova_fs_stat() {
+	novactl stats --json "$NOVA_MNT" | python3 -c "
+import json, sys
+d = json.load(sys.stdin)['filesystems'][0]
+for k in sys.argv[1].split('.'):
+    d = d[k]
+print(d)" "$1"
+}
+
 # barrier_count_start, then barrier_count: how many persistence barriers
 # (fences) NOVA issued in between. The crash_after_barriers countdown is
 # set far beyond reach and read back; barrier_count prints the number and
