@@ -1406,12 +1406,13 @@ out:
 	return err;
 }
 
-/* Fast GC of @inode's log, counted. Log lock held. */
-static unsigned long nova_gc_fast_counted(struct inode *inode)
+/* Fast GC of @inode's log, counted; *@live as nova_gc_fast(). Log lock held. */
+static unsigned long nova_gc_fast_counted(struct inode *inode,
+					  unsigned long *live)
 {
-	unsigned long freed, live;
+	unsigned long freed;
 
-	freed = nova_gc_fast(inode, &live);
+	freed = nova_gc_fast(inode, live);
 	atomic64_add(freed, &NOVA_SB(inode->i_sb)->gc->fast_pages);
 	return freed;
 }
@@ -1429,7 +1430,7 @@ static int nova_gc_windowed(struct inode *inode, bool umount_held)
 	struct super_block *sb = inode->i_sb;
 	struct nova_gc_info *gc = NOVA_SB(sb)->gc;
 	struct nova_gc_windows st = { };
-	unsigned long start_pages = 0;
+	unsigned long start_pages = 0, live;
 	bool first = true;
 	int ret = 1;
 	u64 t;
@@ -1446,7 +1447,7 @@ static int nova_gc_windowed(struct inode *inode, bool umount_held)
 			filemap_invalidate_lock(inode->i_mapping);
 			mutex_lock(&ni->log_lock);
 			if (first) {
-				nova_gc_fast_counted(inode);
+				nova_gc_fast_counted(inode, &live);
 				st.budget = start_pages = ni->log_pages;
 				first = false;
 			}
@@ -1482,7 +1483,7 @@ static bool nova_gc_windows_not_enough(struct inode *inode)
 	bool more;
 
 	mutex_lock(&ni->log_lock);
-	nova_gc_fast(inode, &live);
+	nova_gc_fast_counted(inode, &live);
 	more = ni->log_pages >= NOVA_GC_THOROUGH_MIN_PAGES &&
 	       live * 2 < ni->log_pages;
 	mutex_unlock(&ni->log_lock);
@@ -1508,8 +1509,7 @@ static int nova_gc_inode(struct inode *inode, bool force,
 		filemap_invalidate_lock(inode->i_mapping);
 	mutex_lock(&ni->log_lock);
 	before = ni->log_pages;
-	freed = nova_gc_fast(inode, &live);
-	atomic64_add(freed, &gc->fast_pages);
+	freed = nova_gc_fast_counted(inode, &live);
 	copied = inode->i_nlink ? nova_gc_thorough(inode, force) : 0;
 	if (res) {
 		res->inodes++;
