@@ -58,6 +58,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
+#include "abitmap.h"
 #include "nova.h"
 #include "nova_state.h"
 #include "pmem.h"
@@ -483,10 +484,14 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 	 * block or outside the device: report it and leak rather than hand
 	 * the blocks out twice.
 	 */
-	if (!nova_block_ok(sbi, blk, n) || nova_free_range(sbi, blk, n, true)) {
-		nova_err(sb, "freeing blocks %lu+%lu that are not in use",
-			 blk, n);
-		return;
+	if (!nova_block_ok(sbi, blk, n))
+		goto bad;
+	/* Cleared before they are free: no allocation's set is lost. */
+	nova_abm_clear(sbi, blk, n);
+	if (nova_free_range(sbi, blk, n, true)) {
+		/* Some may have an owner still: set is the safe side. */
+		nova_abm_set(sbi, blk, n);
+		goto bad;
 	}
 	if (kind == NOVA_BLOCK_LOG)
 		atomic_long_sub(n, &sbi->log_pages);
@@ -494,6 +499,9 @@ void nova_free_blocks(struct super_block *sb, unsigned long blk,
 		atomic_long_sub(n, &sbi->data_pages);
 	else
 		atomic_long_sub(n, &sbi->meta_blocks);
+	return;
+bad:
+	nova_err(sb, "freeing blocks %lu+%lu that are not in use", blk, n);
 }
 
 /* @r lost blocks at one end: drop it if empty. Lock held. */
@@ -897,6 +905,7 @@ int nova_alloc_blocks_high(struct super_block *sb, unsigned long want,
 		return -EINVAL;
 	for (i = sbi->nr_lists; i-- > 0;) {
 		if (nova_take_high(sbi, &sbi->free_lists[i], want, blk)) {
+			nova_abm_set(sbi, *blk, want);
 			if (kind == NOVA_BLOCK_LOG)
 				atomic_long_add(want, &sbi->log_pages);
 			else
@@ -1041,6 +1050,7 @@ static int nova_alloc(struct super_block *sb, unsigned long want, bool contig,
 	if (!n)
 		return -ENOSPC;
 	*got = n;
+	nova_abm_set(sbi, *blk, n);
 	if (kind == NOVA_BLOCK_LOG)
 		atomic_long_add(n, &sbi->log_pages);
 	else if (kind == NOVA_BLOCK_DATA)
@@ -1283,6 +1293,7 @@ static int nova_alloc_state_page(struct nova_sb_info *sbi, unsigned long *blk)
 	for (l = 0; l < sbi->nr_lists; l++) {
 		if (nova_take(sbi, &sbi->free_lists[l], 1, NOVA_FIT_ANY, 0,
 			      blk)) {
+			nova_abm_set(sbi, *blk, 1);
 			atomic_long_inc(&sbi->meta_blocks);
 			return 0;
 		}

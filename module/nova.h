@@ -181,6 +181,7 @@ struct nova_sb_info {
 	atomic_long_t log_pages;
 	atomic_long_t data_pages;
 	atomic_long_t meta_blocks;
+	atomic_long_t abm_damaged;	/* allocation bitmap words (abitmap.c) */
 	unsigned long *state_pages;	/* allocator-state log, to release */
 	unsigned long nr_state_pages;
 

@@ -73,6 +73,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "abitmap.h"
 #include "nova.h"
 #include "xattr.h"
 #include "pmem.h"
@@ -538,6 +539,25 @@ static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
  * A removed inode a live snapshot keeps (i_valid 0): its slot is in use
  * and it references blocks as a live inode would (nova_rec_inode()).
  */
+/*
+ * The allocation bitmap (1.9) against the scan: every block in use must
+ * have its bit set (abitmap.c reports one that has not); then the bitmap
+ * is written from the scan, so that the next crash starts from an exact
+ * one.
+ */
+static void nova_rec_bitmap(struct super_block *sb, struct nova_rec *rec)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	unsigned long clear_used, leaked;
+
+	if (!sbi->layout.bitmap_blocks)
+		return;
+	clear_used = nova_abm_check_used(sbi, rec->used, &leaked);
+	nova_info(sb, "allocation bitmap: %lu blocks in use with a clear bit, %lu allocated by operations the crash cut short",
+		  clear_used, leaked);
+	nova_abm_write_used(sbi, rec->used);
+}
+
 static int nova_rec_kept_inode(struct super_block *sb, struct nova_inode *pi,
 			       u64 ino, void *arg)
 {
@@ -604,6 +624,7 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 	err = nova_rec_free_space(&rec);
 	if (err)
 		goto out;
+	nova_rec_bitmap(sb, &rec);
 	if (nova_count_free(sb) + logp + datap + meta != sbi->managed) {
 		nova_err(sb, "recovery: %lu free + %llu used blocks, but %lu blocks are managed",
 			 nova_count_free(sb), logp + datap + meta,

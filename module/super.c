@@ -28,6 +28,7 @@
 #include <linux/exportfs.h>
 #include <linux/quotaops.h>
 
+#include "abitmap.h"
 #include "badblocks.h"
 #include "csum.h"
 #include "health.h"
@@ -59,7 +60,8 @@ static void __maybe_unused nova_check_ondisk_layout(void)
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_alloc_start) != 168);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_csum_blocks) != 216);
 	BUILD_BUG_ON(offsetof(struct nova_super_block, s_meta_replica) != 224);
-	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 232);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_bitmap_start) != 232);
+	BUILD_BUG_ON(offsetof(struct nova_super_block, s_reserved) != 248);
 	BUILD_BUG_ON(NOVA_STRIPS != 8 || NOVA_CSUM_SLOT != 32);
 
 	BUILD_BUG_ON(sizeof(struct nova_timespec) != 16);
@@ -271,6 +273,7 @@ struct nova_fs_context {
 	bool label_set;			/* label= given */
 	bool no_protection;		/* -o init,protection=off */
 	bool no_log_replica;		/* -o init,protection=nolog */
+	bool alloc_bitmap;		/* -o init,alloc_bitmap (format 1.9) */
 	bool no_verify;			/* -o verify=off */
 	int acl;			/* -o acl 1, noacl 0, not given -1 */
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
@@ -293,7 +296,7 @@ enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
 	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr, Opt_snapdir,
 	Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota, Opt_dax,
-	Opt_dax_mode,
+	Opt_dax_mode, Opt_alloc_bitmap,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -377,6 +380,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("noquota", Opt_noquota),
 	fsparam_flag("dax", Opt_dax),
 	fsparam_enum("dax", Opt_dax_mode, nova_param_dax),
+	fsparam_flag("alloc_bitmap", Opt_alloc_bitmap),
 	{}
 };
 
@@ -430,6 +434,9 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_verify:
 		ctx->no_verify = !result.uint_32;
+		break;
+	case Opt_alloc_bitmap:
+		ctx->alloc_bitmap = true;
 		break;
 	case Opt_acl:
 		ctx->acl = !result.negated;
@@ -549,6 +556,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	 * are allowed from the start.
 	 */
 	sbi->prot |= NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6;
+	if (ctx->alloc_bitmap)
+		sbi->prot |= NOVA_FEATURE_ALLOC_BITMAP;
 	/* Where everything goes: uapi/nova_plan.h, shared with mkfs.NOVA. */
 	switch (nova_format_plan(sbi->nblocks, sbi->cpus, sbi->prot, &plan)) {
 	case NOVA_PLAN_FINE:
@@ -576,6 +585,7 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	if (sbi->layout.mmap)
 		nova_pmem_memset(nova_block(sbi, sbi->layout.mmap), 0,
 				 NOVA_BLOCK_SIZE);
+	nova_abm_format(sbi, &plan);
 	nova_pmem_fence();
 
 	err = nova_balloc_init(sb);
@@ -602,8 +612,8 @@ static int nova_format(struct super_block *sb, struct nova_fs_context *ctx)
 	memset(d, 0, sizeof(*d));
 	d->s_magic = cpu_to_le32(NOVA_SUPER_MAGIC);
 	d->s_version_major = cpu_to_le16(NOVA_FORMAT_MAJOR);
-	/* The 1.5 and 1.6 features are always set: every new one is 1.6. */
-	d->s_version_minor = cpu_to_le16(NOVA_MKFS_MINOR);
+	/* The 1.5 and 1.6 features are always set: 1.6, or 1.9 with the bitmap. */
+	d->s_version_minor = cpu_to_le16(nova_mkfs_minor(sbi->prot));
 	d->s_blocksize = cpu_to_le32(NOVA_BLOCK_SIZE);
 	d->s_size = cpu_to_le64(sbi->size);
 	d->s_cpus = cpu_to_le32(sbi->cpus);
@@ -870,6 +880,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",grpquota");
 	if (sbi->quota_opts & (1U << PRJQUOTA))
 		seq_puts(seq, ",prjquota");
+	if (sbi->prot & NOVA_FEATURE_ALLOC_BITMAP)
+		seq_puts(seq, ",alloc_bitmap");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -1256,6 +1268,9 @@ static int nova_check_fixed_options(struct fs_context *fc,
 	    strncmp(ctx->label, sbi->dsb.s_label, NOVA_LABEL_LEN))
 		return invalfc(fc, "label=%s: the label is \"%.*s\"; label= takes effect only with init (FS_IOC_SETFSLABEL changes it online)",
 			       ctx->label, NOVA_LABEL_LEN, sbi->dsb.s_label);
+	if (ctx->alloc_bitmap &&
+	    !(sbi->prot & NOVA_FEATURE_ALLOC_BITMAP))
+		return invalfc(fc, "alloc_bitmap: the file system was made without an allocation bitmap; alloc_bitmap takes effect only with init");
 	if (ctx->protection_set && ctx->protection != nova_prot_level(sbi))
 		return invalfc(fc, "protection=%s: the file system was made with protection=%s; protection= takes effect only with init (verify=off turns off read verification)",
 			       nova_prot_level_names[ctx->protection],

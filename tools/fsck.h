@@ -110,6 +110,7 @@ enum fsck_repair {
 	REP_STATE,		/* rebuild a wrong saved allocator state */
 	REP_INODE,		/* rewrite a bad inode slot copy (1.3) */
 	REP_LOG,		/* rewrite a bad log entry or tail copy (1.4) */
+	REP_BITMAP,		/* rewrite wrong allocation bitmap words (1.9) */
 	REP_NR
 };
 
@@ -179,6 +180,9 @@ struct fsck {
 	bool state_valid;		/* ... and it parsed */
 	uint64_t free_blocks;		/* in the saved state */
 
+	/* allocation bitmap (fsck_bitmap.c, 1.9) */
+	uint64_t bitmap_leaked;		/* set, not in use: a crash's leftovers */
+
 	/* snapshots (fsck_snap.c) */
 	unsigned int live_snapshots;
 	uint64_t max_snap_epoch;
@@ -239,7 +243,11 @@ void fsck_check_tree(struct fsck *f);
 void fsck_check_snapshots(struct fsck *f, struct fsck_inode *in);
 void fsck_check_space(struct fsck *f);
 void fsck_check_protection(struct fsck *f);
+void fsck_check_bitmap(struct fsck *f);
 void fsck_repair(struct fsck *f);
+
+/* The block bits word @index of the allocation bitmap should hold. */
+uint64_t fsck_bitmap_want(const struct fsck *f, uint64_t index);
 
 /* Inodes and names (fsck_tables.c, fsck_tree.c). */
 struct fsck_inode *fsck_inode_add(struct fsck *f, uint64_t ino);

@@ -19,7 +19,10 @@
  *                primary;
  *   REP_LOG      (1.4) a bad copy of a log entry or log page tail, in the
  *                primary page or its mirror, is rewritten from the good
- *                copy (as the kernel's log walk does).
+ *                copy (as the kernel's log walk does);
+ *   REP_BITMAP   (1.9) the allocation bitmap is written anew from the
+ *                blocks in use (after a state rebuild too, whose pages
+ *                move).
  *
  * The allocator state and the counters are rebuilt only when every other
  * problem found is repairable too: the block map is then complete. Logs,
@@ -32,6 +35,7 @@
 
 #include "fsck.h"
 #include "le.h"
+#include "nova_bitmap.h"
 #include "nova_state.h"
 
 static bool put_word(struct fsck *f, uint64_t off, uint64_t val)
@@ -204,6 +208,12 @@ static bool rebuild_state(struct fsck *f)
 	    !sync_dev(f))
 		goto out;
 
+	/* The block map follows, for the allocation bitmap (1.9). */
+	for (b = NOVA_FIRST_ALLOC_BLOCK; b < f->nblocks - 1; b++)
+		if (f->bkind[b] == BK_STATE)
+			f->bkind[b] = BK_FREE;
+	for (i = 0; i < npages; i++)
+		f->bkind[pages[i]] = BK_STATE;
 	f->sb.s_free_blocks = cpu64(nfree);
 	f->sb.s_log_pages = cpu64(f->log_pages);
 	f->sb.s_data_pages = cpu64(f->data_pages);
@@ -217,6 +227,29 @@ out:
 	free(pages);
 	free(r);
 	return ok;
+}
+
+/*
+ * The allocation bitmap (1.9) written anew from the block map, every
+ * word, then made durable (fsck_bitmap.c checked it).
+ */
+static bool repair_bitmap(struct fsck *f)
+{
+	uint64_t words = (f->layout.alloc_end + NOVA_BITMAP_WORD_BITS - 1) /
+			 NOVA_BITMAP_WORD_BITS, index;
+	uint64_t base = NOVA_OFF(f->layout.bitmap);
+
+	for (index = 0; index < words; index++) {
+		uint64_t want = nova_bitmap_word(index,
+						 fsck_bitmap_want(f, index));
+
+		if (!put_word(f, base + index * 8, want))
+			return false;
+	}
+	if (!sync_dev(f))
+		return false;
+	fsck_fixed(f, "rewrote the allocation bitmap from the logs");
+	return true;
 }
 
 static bool write_supers(struct fsck *f)
@@ -296,6 +329,7 @@ void fsck_repair(struct fsck *f)
 		f->sb = f->orig_sb_hints.s_magic ? f->orig_sb_hints : f->sb;
 		f->fixable[REP_HINTS] = 0;
 		f->fixable[REP_STATE] = 0;
+		f->fixable[REP_BITMAP] = 0;
 	}
 
 	if (f->fixable[REP_JOURNAL]) {
@@ -321,6 +355,14 @@ void fsck_repair(struct fsck *f)
 		f->fixed += f->fixable[REP_HINTS];
 		f->fixable[REP_HINTS] = 0;
 		sb = true;
+	}
+	/* New state pages change the bitmap too. */
+	if (f->layout.bitmap_blocks &&
+	    (f->fixable[REP_BITMAP] || f->fixable[REP_STATE] ||
+	     (f->bitmap_leaked && f->fixed))) {
+		if (!repair_bitmap(f))
+			return;
+		f->fixed += f->fixable[REP_BITMAP];
 	}
 	if (f->fixable[REP_HINTS] || f->fixable[REP_SUPER])
 		sb = true;

@@ -294,6 +294,7 @@ int fsck_run(struct nova_dev *dev, const struct fsck_opts *o)
 		goto out;
 	fsck_progress(&f, FSCK_PASS_TREE, 1, 1);
 	fsck_check_space(&f);
+	fsck_check_bitmap(&f);
 	if (cancelled(&f))
 		goto out;
 	fsck_progress(&f, FSCK_PASS_SPACE, 1, 1);

@@ -17,13 +17,16 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|nolog|csum|off] [-s size] [-f] [-n] [-q] DEVICE|FILE\n"
+		"usage: mkfs.NOVA [-L label] [-U uuid|random] [-c cpus] [-p all|nolog|csum|off] [-O alloc_bitmap] [-s size] [-f] [-n] [-q] DEVICE|FILE\n"
 		"  -L label   file system label, at most %u bytes\n"
 		"  -U uuid    file system UUID (default: random)\n"
 		"  -c cpus    per-CPU stripes, 1..%u (default: this machine's CPUs)\n"
 		"  -p mode    data protection: all (checksums, parity, inode replicas\n"
 		"             and log page mirrors, default), nolog (all but log page\n"
 		"             mirrors: format 1.3), csum (checksums only) or off\n"
+		"  -O alloc_bitmap\n"
+		"             keep an allocation bitmap (format 1.9): the first mount\n"
+		"             after a crash reads it instead of every inode\n"
 		"  -s size    use only the first SIZE bytes of the device (k, m, g,\n"
 		"             t: KiB, MiB, GiB, TiB; default: the whole device)\n"
 		"  -f         overwrite a device that holds another file system\n"
@@ -100,7 +103,7 @@ int main(int argc, char **argv)
 		return fail(e.msg);
 	if (!o.quiet) {
 		printf("%s: NOVA file system, format %u.%u\n", o.device,
-		       NOVA_FORMAT_MAJOR, NOVA_MKFS_MINOR);
+		       NOVA_FORMAT_MAJOR, nova_mkfs_minor(p.features));
 		printf("  size:         %llu blocks of %u bytes (%llu MiB)\n",
 		       (unsigned long long)lay.nblocks, NOVA_BLOCK_SIZE,
 		       (unsigned long long)(p.size >> 20));

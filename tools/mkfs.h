@@ -56,6 +56,7 @@ struct mkfs_opts {
 	bool dry_run;			/* -n */
 	bool quiet;			/* -q */
 	const char *protection;		/* -p all|csum|off, NULL: all */
+	const char *features;		/* -O alloc_bitmap, NULL: none */
 	uint64_t size;			/* -s: bytes to use, 0: the device */
 };
 

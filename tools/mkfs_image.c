@@ -19,6 +19,7 @@
 #include "format.h"
 #include "le.h"
 #include "mkfs.h"
+#include "nova_bitmap.h"
 #include "nova_plan.h"
 #include "nova_reserved.h"
 #include "nova_state.h"
@@ -184,6 +185,31 @@ static int save_state(struct image *im, struct mkfs_layout *out)
 	return ndev_write(im->d, NOVA_OFF(blk), page, sizeof(page), im->e);
 }
 
+/*
+ * The allocation bitmap (1.9): the blocks in use in this image set, the
+ * rest of the allocator's range clear (uapi/nova_bitmap.h).
+ */
+static int make_bitmap(struct image *im)
+{
+	const struct nova_layout *l = &im->plan.layout;
+	uint64_t free_from = nova_plan_saved_start(&im->plan);
+	__le64 words[NOVA_BITMAP_WORDS_PER_BLOCK];
+	uint64_t b, i, index;
+	int err = 0;
+
+	for (b = 0; !err && b < l->bitmap_blocks; b++) {
+		for (i = 0; i < NOVA_BITMAP_WORDS_PER_BLOCK; i++) {
+			index = b * NOVA_BITMAP_WORDS_PER_BLOCK + i;
+			words[i] = cpu64(nova_plan_bitmap_word(&im->plan,
+							       free_from,
+							       index));
+		}
+		err = ndev_write(im->d, NOVA_OFF(l->bitmap + b), words,
+				 sizeof(words), im->e);
+	}
+	return err;
+}
+
 static int make_super(struct image *im, const struct mkfs_params *p,
 		      struct mkfs_layout *out)
 {
@@ -194,8 +220,11 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	memset(sb, 0, sizeof(*sb));
 	sb->s_magic = cpu32(NOVA_SUPER_MAGIC);
 	sb->s_version_major = cpu16(NOVA_FORMAT_MAJOR);
-	/* 1.6: xattr, range entries and file attribute flags allowed. */
-	sb->s_version_minor = cpu16(NOVA_MKFS_MINOR);
+	/*
+	 * 1.6: xattr, range entries and file attribute flags allowed; 1.9
+	 * with the allocation bitmap.
+	 */
+	sb->s_version_minor = cpu16(nova_mkfs_minor(p->features));
 	sb->s_blocksize = cpu32(NOVA_BLOCK_SIZE);
 	sb->s_size = cpu64(p->size);
 	sb->s_cpus = cpu32(p->cpus);
@@ -217,8 +246,8 @@ static int make_super(struct image *im, const struct mkfs_params *p,
 	nova_sb_seal(sb);
 
 	/* Metadata durable, then the primary, durable, then the replica. */
-	err = 0;
-	if (im->plan.layout.mmap)	/* the unprotected-inode list starts empty */
+	err = make_bitmap(im);
+	if (!err && im->plan.layout.mmap) /* the unprotected-inode list: empty */
 		err = ndev_zero(im->d, NOVA_OFF(im->plan.layout.mmap),
 				NOVA_BLOCK_SIZE, im->e);
 	if (!err)

@@ -147,12 +147,15 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, ":L:U:c:fnqp:s:hV")) != -1) {
+	while ((c = getopt(argc, argv, ":L:O:U:c:fnqp:s:hV")) != -1) {
 		char *end;
 
 		switch (c) {
 		case 'L':
 			o->label = optarg;
+			break;
+		case 'O':
+			o->features = optarg;
 			break;
 		case 'U':
 			o->uuid = optarg;
@@ -214,6 +217,35 @@ int mkfs_parse_args(int argc, char **argv, struct mkfs_opts *o,
 	return 0;
 }
 
+/*
+ * -O: a comma-separated list of optional features. Only the allocation
+ * bitmap (format 1.9, fast crash recovery) is optional today.
+ */
+static int mkfs_parse_features(const char *arg, uint32_t *features,
+			       struct nerr *e)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (!arg)
+		return 0;
+	if (strlen(arg) >= sizeof(buf)) {
+		nerr_set(e, "-O: '%s' is too long", arg);
+		return -EINVAL;
+	}
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "alloc_bitmap")) {
+			*features |= NOVA_FEATURE_ALLOC_BITMAP;
+			continue;
+		}
+		nerr_set(e, "-O %s: unknown feature '%s' (known: alloc_bitmap)",
+			 arg, tok);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 		     struct nerr *e)
 {
@@ -268,6 +300,9 @@ int mkfs_make_params(const struct mkfs_opts *o, struct mkfs_params *p,
 	 * attribute flags (1.6).
 	 */
 	p->features |= NOVA_FEATURE_1_5 | NOVA_FEATURE_1_6;
+	err = mkfs_parse_features(o->features, &p->features, e);
+	if (err)
+		return err;
 	clock_gettime(CLOCK_REALTIME, &now);
 	p->now = now.tv_sec;
 	p->now_nsec = (uint32_t)now.tv_nsec;

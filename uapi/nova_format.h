@@ -36,7 +36,7 @@
 
 #define NOVA_SUPER_MAGIC	0x4e4f5641	/* "NOVA" */
 #define NOVA_FORMAT_MAJOR	1
-#define NOVA_FORMAT_MINOR	8	/* the newest this code knows */
+#define NOVA_FORMAT_MINOR	9	/* the newest this code knows */
 /*
  * What mkfs.NOVA and -o init write: 1.7 and 1.8 only add features set on
  * first use (NOVA_FEATURE_QUOTA, NOVA_FEATURE_PROJID), so a new file
@@ -117,7 +117,10 @@ struct nova_super_block {
 	__le32	s_parity_blocks;	/* blocks of the parity area */
 	/* 1.3, META_REPLICA: replica of the reserved-inode block, 0 none */
 	__le64	s_meta_replica;
-	__u8	s_reserved[280];
+	/* 1.9, ALLOC_BITMAP: the allocation bitmap, 0 none */
+	__le64	s_bitmap_start;
+	__le64	s_bitmap_blocks;
+	__u8	s_reserved[264];
 };
 
 /*
@@ -199,6 +202,22 @@ struct nova_super_block {
  * 1.8.
  */
 #define NOVA_FEATURE_PROJID		0x100
+/*
+ * 1.9: the allocation bitmap, one bit per block (uapi/nova_bitmap.h), in
+ * blocks of its own right after the fixed blocks and the protection
+ * areas' low end (nova_layout_compute()). A block of the allocator's
+ * range whose bit is clear is free: its bit is made durable set before
+ * anything on media refers to the block, and cleared only once nothing
+ * does. So after a power cut the clear bits are free space, and a set
+ * bit is a block in use or one that an operation in flight allocated
+ * and never committed (a leak, found by fsck.NOVA or by the pass that
+ * crash recovery starts after the mount). Set by mkfs.NOVA when asked
+ * for; an image without it recovers by scanning every inode (docs/
+ * recovery.md). A module that predates the bit must not mount such a
+ * file system: it would hand out blocks without setting their bits.
+ * Not valid below 1.9.
+ */
+#define NOVA_FEATURE_ALLOC_BITMAP	0x200
 /* The protection features: what -o init,protection= and mkfs -p choose. */
 #define NOVA_FEATURE_PROT_ALL		(NOVA_FEATURE_DATA_CSUM | \
 					 NOVA_FEATURE_DATA_PARITY | \
@@ -213,11 +232,24 @@ struct nova_super_block {
 #define NOVA_FEATURE_1_7		NOVA_FEATURE_QUOTA
 /* The 1.8 feature (upgrade on first use). */
 #define NOVA_FEATURE_1_8		NOVA_FEATURE_PROJID
+/* The 1.9 feature (a layout: only at format time). */
+#define NOVA_FEATURE_1_9		NOVA_FEATURE_ALLOC_BITMAP
 #define NOVA_FEATURE_INCOMPAT_SUPP	(NOVA_FEATURE_PROT_ALL | \
 					 NOVA_FEATURE_1_5 | \
 					 NOVA_FEATURE_1_6 | \
 					 NOVA_FEATURE_1_7 | \
-					 NOVA_FEATURE_1_8)
+					 NOVA_FEATURE_1_8 | \
+					 NOVA_FEATURE_1_9)
+
+/*
+ * The minor version mkfs.NOVA and mount -o init write for @incompat:
+ * NOVA_MKFS_MINOR, or 9 with the allocation bitmap (a layout, which no
+ * later mount can add).
+ */
+static inline __u16 nova_mkfs_minor(__u32 incompat)
+{
+	return incompat & NOVA_FEATURE_1_9 ? 9 : NOVA_MKFS_MINOR;
+}
 
 /*
  * Data protection areas (1.2). Every block of the device has a slot, so a
@@ -233,8 +265,9 @@ struct nova_super_block {
  *    slot 0 counts files that did not fit (recovery then re-protects every
  *    file). Each slot is a commit word.
  * Layout, from low to high block numbers:
- *   0-3 fixed | checksums | list | allocatable | parity | checksum
- *   replica | reserved-inode replica (1.3) | replica superblock
+ *   0-3 fixed | checksums | list | allocation bitmap (1.9) | allocatable |
+ *   parity | checksum replica | reserved-inode replica (1.3) | replica
+ *   superblock
  * Only blocks mapped by committed file write entries have meaningful
  * slots; the slots of every other block are unspecified.
  */
@@ -245,6 +278,15 @@ struct nova_super_block {
 #define NOVA_CSUM_SLOTS_PER_BLOCK	(NOVA_BLOCK_SIZE / NOVA_CSUM_SLOT)
 #define NOVA_PARITY_PER_BLOCK	(NOVA_BLOCK_SIZE / NOVA_STRIP_SIZE)
 #define NOVA_MMAP_SLOTS		(NOVA_BLOCK_SIZE / 8)
+
+/*
+ * The allocation bitmap (1.9): 64-bit words, each holding the bits of
+ * NOVA_BITMAP_WORD_BITS consecutive blocks and a check of them
+ * (uapi/nova_bitmap.h), word w for blocks [w * 48, w * 48 + 48) of the
+ * device, so a block number indexes it directly, as the protection areas.
+ */
+#define NOVA_BITMAP_WORD_BITS	48
+#define NOVA_BITMAP_PER_BLOCK	((NOVA_BLOCK_SIZE / 8) * NOVA_BITMAP_WORD_BITS)
 
 /*
  * Which superblock copy to trust. A valid primary wins. A primary that
@@ -297,13 +339,14 @@ struct nova_layout {
 	__u64	csum, csum_replica, parity, mmap;	/* block numbers, 0 none */
 	__u64	csum_blocks, parity_blocks;
 	__u64	meta_replica;		/* 1.3: reserved-inode replica, 0 none */
+	__u64	bitmap, bitmap_blocks;	/* 1.9: allocation bitmap, 0 none */
 };
 
 /* The layout of a device of @nblocks blocks with features @incompat. */
 static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 				       struct nova_layout *l)
 {
-	__u64 c = 0, p = 0, m = 0;
+	__u64 c = 0, p = 0, m = 0, b = 0, low;
 
 	if (incompat & NOVA_FEATURE_DATA_CSUM)
 		c = (nblocks + NOVA_CSUM_SLOTS_PER_BLOCK - 1) /
@@ -313,11 +356,17 @@ static inline void nova_layout_compute(__u64 nblocks, __u32 incompat,
 		    NOVA_PARITY_PER_BLOCK;
 	if (incompat & NOVA_FEATURE_META_REPLICA)
 		m = 1;
+	if (incompat & NOVA_FEATURE_ALLOC_BITMAP)
+		b = (nblocks + NOVA_BITMAP_PER_BLOCK - 1) /
+		    NOVA_BITMAP_PER_BLOCK;
 	l->csum_blocks = c;
 	l->parity_blocks = p;
+	l->bitmap_blocks = b;
 	l->csum = c ? NOVA_FIRST_ALLOC_BLOCK : 0;
 	l->mmap = c ? NOVA_FIRST_ALLOC_BLOCK + c : 0;
-	l->alloc_start = NOVA_FIRST_ALLOC_BLOCK + (c ? c + 1 : 0);
+	low = NOVA_FIRST_ALLOC_BLOCK + (c ? c + 1 : 0);
+	l->bitmap = b ? low : 0;
+	l->alloc_start = low + b;
 	l->meta_replica = m ? nblocks - 2 : 0;
 	l->csum_replica = c ? nblocks - 1 - m - c : 0;
 	l->parity = p ? nblocks - 1 - m - c - p : 0;

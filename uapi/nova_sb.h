@@ -62,6 +62,8 @@ enum nova_sb_problem {
  */
 static inline __u16 nova_features_min_minor(__u32 incompat)
 {
+	if (incompat & NOVA_FEATURE_1_9)
+		return 9;
 	if (incompat & NOVA_FEATURE_1_8)
 		return 8;
 	if (incompat & NOVA_FEATURE_1_7)
@@ -90,6 +92,8 @@ static inline void nova_layout_to_sb(struct nova_super_block *sb,
 	sb->s_csum_blocks = nova_sb_cpu32((__u32)l->csum_blocks);
 	sb->s_parity_blocks = nova_sb_cpu32((__u32)l->parity_blocks);
 	sb->s_meta_replica = nova_sb_cpu64(l->meta_replica);
+	sb->s_bitmap_start = nova_sb_cpu64(l->bitmap);
+	sb->s_bitmap_blocks = nova_sb_cpu64(l->bitmap_blocks);
 }
 
 /* 1.2 and later: the stored layout is the one size and features give. */

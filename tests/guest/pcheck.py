@@ -626,6 +626,15 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
     """'' if the state passes, else the symptom."""
     e = state[2]
     devw.write_image(img, state_extra(recs, state))
+    if args.fsck_first:
+        # The image as the cut left it, before recovery rewrites anything:
+        # with the allocation bitmap, every block in use must have its bit.
+        r = subprocess.run([fsck, "-n", args.dev], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, check=False)
+        if r.returncode != 0:
+            return "fsck.NOVA -n before the mount, exit %d: %s" % (
+                r.returncode, r.stdout.decode(errors="replace").strip()
+                .replace("\n", " | ")[:600])
     try:
         mount(args.dev, args.mnt, opts)
     except OSError as ex:
@@ -663,7 +672,7 @@ def run_workload(args, name, tr, fsck, out):
     ops = WORKLOADS[name](rng)
     opts = MOUNT_OPTS.get(name, "")
     dev, mnt = args.dev, args.mnt
-    mount(dev, mnt, "init=force")
+    mount(dev, mnt, ",".join(["init=force"] + args.init_opts))
     umount(mnt)
     base = read_dev(dev)
     rdev = os.stat(dev).st_rdev
@@ -689,6 +698,13 @@ def run_workload(args, name, tr, fsck, out):
         recs = tr.dump()
     finally:
         tr.op(OP_FREE)
+    if args.drop_bitmap:
+        # self-check: a NOVA that never wrote its allocation bitmap back
+        # (every crash state with a new block in use must then fail)
+        start = int.from_bytes(base[232:240], "little") * 4096
+        end = start + int.from_bytes(base[240:248], "little") * 4096
+        recs = [r for r in recs if not (r[0] == REC_FLUSH and
+                                        r[1] < end and r[1] + len(r[2]) > start)]
     if args.drop_op:
         # self-check: the trace of a NOVA that never wrote back anything
         # for operation N (the checker must find the lost operation)
@@ -784,6 +800,16 @@ def main():
     p.add_argument("--drop-op", type=int, default=0,
                    help="self-check: remove operation N's write-backs")
     p.add_argument("--fsck", default="fsck.NOVA")
+    p.add_argument("--init-opt", dest="init_opts", action="append",
+                   default=[], help="another option for the format's "
+                   "mount (init=force,OPT), e.g. alloc_bitmap")
+    p.add_argument("--drop-bitmap", action="store_true",
+                   help="self-check: remove the allocation bitmap's "
+                   "write-backs (the format's must have --init-opt "
+                   "alloc_bitmap)")
+    p.add_argument("--fsck-first", action="store_true",
+                   help="also run fsck.NOVA -n on each crash state before "
+                   "mounting it (the allocation bitmap's rule)")
     p.add_argument("--save-failed", metavar="PREFIX",
                    help="write each workload's first failing state's image "
                    "to PREFIX-WORKLOAD.img.gz")
