@@ -133,11 +133,38 @@ static uint64_t pm_truncate(struct page_map *m, uint64_t from)
 	return m->cap;
 }
 
-/* Drop every page in [@from, @to); returns the work done. */
+/* Drop page @pgoff if it is mapped. */
+static void pm_del(struct page_map *m, uint64_t pgoff)
+{
+	uint64_t k = pgoff + 1, j;
+
+	if (!m->cap)
+		return;
+	for (j = mix(k) & (m->cap - 1); m->key[j] != PM_EMPTY;
+	     j = (j + 1) & (m->cap - 1)) {
+		if (m->key[j] == k) {
+			m->key[j] = PM_GONE;
+			m->live--;
+			return;
+		}
+	}
+}
+
+/*
+ * Drop every page in [@from, @to); returns the work done: a range smaller
+ * than the map is looked up page by page (a hole punched every other
+ * page of a large file is one range entry a page, generic/610), a larger
+ * one by a pass over the map.
+ */
 static uint64_t pm_drop(struct page_map *m, uint64_t from, uint64_t to)
 {
 	uint64_t i;
 
+	if (to - from < m->cap) {
+		for (i = from; i < to; i++)
+			pm_del(m, i);
+		return to - from;
+	}
 	for (i = 0; i < m->cap; i++) {
 		uint64_t k = m->key[i];
 
@@ -656,7 +683,8 @@ static bool replay_range(struct replay *r, uint64_t off,
 	if (!nova_range_drop(le32(rg->rg_kind), le64(rg->rg_pgoff),
 			     le64(rg->rg_pages), &from, &to))
 		return bad_entry(r, off, "unknown kind or page range out of range");
-	if (!spend(r, r->pages.cap))
+	if (to > from &&
+	    !spend(r, to - from < r->pages.cap ? to - from : r->pages.cap))
 		return false;
 	if (to > from)
 		pm_drop(&r->pages, from, to);
