@@ -621,6 +621,17 @@ def save_state(prefix, name, img, recs, state):
     return path
 
 
+def fsck_symptom(fsck, dev, what, width):
+    """'' if fsck.NOVA -n finds @dev clean, else the symptom."""
+    r = subprocess.run([fsck, "-n", dev], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, check=False)
+    if r.returncode == 0:
+        return ""
+    return "%s, exit %d: %s" % (
+        what, r.returncode, r.stdout.decode(errors="replace").strip()
+        .replace("\n", " | ")[:width])
+
+
 def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
                 opts):
     """'' if the state passes, else the symptom."""
@@ -629,12 +640,10 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
     if args.fsck_first:
         # The image as the cut left it, before recovery rewrites anything:
         # with the allocation bitmap, every block in use must have its bit.
-        r = subprocess.run([fsck, "-n", args.dev], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, check=False)
-        if r.returncode != 0:
-            return "fsck.NOVA -n before the mount, exit %d: %s" % (
-                r.returncode, r.stdout.decode(errors="replace").strip()
-                .replace("\n", " | ")[:600])
+        symptom = fsck_symptom(fsck, args.dev,
+                               "fsck.NOVA -n before the mount", 600)
+        if symptom:
+            return symptom
     try:
         mount(args.dev, args.mnt, opts)
     except OSError as ex:
@@ -658,13 +667,7 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
             symptom = ""
     if symptom:
         return symptom
-    r = subprocess.run([fsck, "-n", args.dev], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, check=False)
-    if r.returncode != 0:
-        return "fsck.NOVA -n exit %d: %s" % (
-            r.returncode, r.stdout.decode(errors="replace").strip()
-            .replace("\n", " | ")[:300])
-    return ""
+    return fsck_symptom(fsck, args.dev, "fsck.NOVA -n", 300)
 
 
 def run_workload(args, name, tr, fsck, out):

@@ -103,17 +103,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void expect(struct img *im, enum fsck_mode mode, int status,
-		   const char *needle)
-{
-	char *rep = NULL;
-	int st = img_fsck_report(im, mode, &rep);
-
-	if (st != status || (needle && !strstr(rep, needle)))
-		fail_msg("fsck: status %d (want %d), want \"%s\" in:\n%s", st,
-			 status, needle ? needle : "", rep);
-	free(rep);
-}
 
 /* mkfs.NOVA's words: valid, and set exactly for the blocks in use. */
 static void test_mkfs_words(void **state)
@@ -139,7 +128,7 @@ static void test_mkfs_words(void **state)
 						       nova_plan_saved_start(&p),
 						       index));
 	}
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_damaged_word(void **state)
@@ -148,9 +137,9 @@ static void test_damaged_word(void **state)
 	__le64 *w = word_at(im, 20);
 
 	*w = cpu64(le64(*w) ^ (1ULL << 55));
-	expect(im, FSCK_NO_CHANGES, 4, "1 damaged words");
-	expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 4, "1 damaged words");
+	img_expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /* The first block of the allocator's range is a journal ring: in use. */
@@ -161,9 +150,9 @@ static void test_used_block_clear(void **state)
 	uint64_t index = nova_bitmap_index(blk);
 
 	put(im, index, word(im, index) & ~(1ULL << nova_bitmap_bit(blk)));
-	expect(im, FSCK_NO_CHANGES, 4, "1 blocks in use have a clear bit");
-	expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 4, "1 blocks in use have a clear bit");
+	img_expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /* The last block of the free space: free, so a set bit is a leak. */
@@ -174,9 +163,9 @@ static void test_leak(void **state)
 	uint64_t index = nova_bitmap_index(blk);
 
 	put(im, index, word(im, index) | 1ULL << nova_bitmap_bit(blk));
-	expect(im, FSCK_NO_CHANGES, 4, "1 free blocks have a set bit (leaked)");
-	expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 4, "1 free blocks have a set bit (leaked)");
+	img_expect(im, FSCK_YES, 1, "rewrote the allocation bitmap");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /*
@@ -193,7 +182,7 @@ static void test_leak_after_crash(void **state)
 	put(im, index, word(im, index) | 1ULL << nova_bitmap_bit(blk));
 	img_sb(im)->s_state = cpu32(NOVA_STATE_DIRTY);
 	img_sync_super(im);
-	expect(im, FSCK_NO_CHANGES, 0, "2 blocks allocated by operations a crash cut short");
+	img_expect(im, FSCK_NO_CHANGES, 0, "2 blocks allocated by operations a crash cut short");
 }
 
 int main(void)

@@ -39,18 +39,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* fsck in @mode; its report must contain @want (NULL: anything). */
-static void expect(struct img *im, enum fsck_mode mode, int status,
-		   const char *want)
-{
-	char *report = NULL;
-	int st = img_fsck_report(im, mode, &report);
-
-	if (st != status || (want && !strstr(report, want)))
-		fail_msg("expected status %d and '%s', got %d:\n%s", status,
-			 want ? want : "", st, report);
-	free(report);
-}
 
 static struct nova_inode *pi_of(struct img *im, uint64_t ino)
 {
@@ -67,8 +55,8 @@ static void test_populated_is_clean(void **state)
 {
 	struct img *im = *state;
 
-	expect(im, FSCK_NO_CHANGES, 0, "clean, 7 inodes");
-	expect(im, FSCK_YES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean, 7 inodes");
+	img_expect(im, FSCK_YES, 0, "clean");
 }
 
 static void test_preen_skips_clean(void **state)
@@ -93,7 +81,7 @@ static void test_not_nova(void **state)
 
 	memset(img_sb(im), 0, 512);
 	memset(img_replica(im), 0, 512);
-	expect(im, FSCK_NO_CHANGES, FSCK_OPERATIONAL, NULL);
+	img_expect(im, FSCK_NO_CHANGES, FSCK_OPERATIONAL, NULL);
 }
 
 /*
@@ -106,10 +94,10 @@ static void test_flipped_magic_restored(void **state)
 	struct img *im = *state;
 
 	*(uint8_t *)img_sb(im) ^= 0x01;
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "using the replica");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "using the replica");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
 	assert_memory_equal(img_sb(im), img_replica(im), 512);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /* No magic and another UUID in block 0: the replica is a leftover. */
@@ -119,7 +107,7 @@ static void test_leftover_replica_ignored(void **state)
 
 	*(uint8_t *)img_sb(im) ^= 0x01;
 	img_sb(im)->s_uuid[3] ^= 0xff;
-	expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
+	img_expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
 	assert_int_equal(*(uint8_t *)img_sb(im) & 0x01, 0);
 }
 
@@ -130,7 +118,7 @@ static void test_leftover_replica_foreign(void **state)
 
 	*(uint8_t *)img_sb(im) ^= 0x01;
 	memcpy((uint8_t *)img_at(im, 0x438), "\x53\xef", 2);
-	expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
+	img_expect(im, FSCK_YES, FSCK_OPERATIONAL, NULL);	/* message on stderr */
 }
 
 static void test_bad_primary_restored(void **state)
@@ -139,13 +127,13 @@ static void test_bad_primary_restored(void **state)
 	struct nova_super_block good = *img_replica(im);
 
 	img_sb(im)->s_label[0] ^= 0x20;
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "primary superblock: bad checksum");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "primary superblock: bad checksum");
 	assert_memory_not_equal(img_sb(im), &good, sizeof(good));
-	expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "REPAIRED: rewrote the primary superblock");
 	assert_memory_equal(img_sb(im), img_replica(im), sizeof(good));
 	assert_string_equal(img_sb(im)->s_label, good.s_label);
 	assert_int_equal(img_sb(im)->s_free_blocks, good.s_free_blocks);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_bad_replica_restored(void **state)
@@ -153,10 +141,10 @@ static void test_bad_replica_restored(void **state)
 	struct img *im = *state;
 
 	img_replica(im)->s_cpus = cpu32(3);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "replica superblock");
-	expect(im, FSCK_PREEN, FSCK_CORRECTED, "REPAIRED: rewrote the replica");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "replica superblock");
+	img_expect(im, FSCK_PREEN, FSCK_CORRECTED, "REPAIRED: rewrote the replica");
 	assert_memory_equal(img_sb(im), img_replica(im), 512);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /*
@@ -173,10 +161,10 @@ static void test_interrupted_super_update(void **state)
 	img_sb(im)->s_mount_count = cpu64(le64(img_sb(im)->s_mount_count) + 1);
 	nova_sb_seal(img_sb(im));
 	assert_memory_not_equal(img_sb(im), &old, sizeof(old));
-	expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
+	img_expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
 	img_sb(im)->s_state = cpu32(NOVA_STATE_DIRTY);
 	nova_sb_seal(img_sb(im));
-	expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
+	img_expect(im, FSCK_NO_CHANGES, 0, "an interrupted superblock update");
 	assert_memory_equal(img_replica(im), &old, sizeof(old));
 }
 
@@ -186,7 +174,7 @@ static void test_both_supers_bad(void **state)
 
 	img_sb(im)->s_csum ^= 1;
 	img_replica(im)->s_csum ^= 1;
-	expect(im, FSCK_YES, FSCK_UNCORRECTED, "both superblocks are unusable");
+	img_expect(im, FSCK_YES, FSCK_UNCORRECTED, "both superblocks are unusable");
 }
 
 static void test_bad_geometry(void **state)
@@ -195,7 +183,7 @@ static void test_bad_geometry(void **state)
 
 	img_sb(im)->s_size = cpu64(SIZE * 2);	/* bigger than the device */
 	img_sync_super(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "larger than the device");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "larger than the device");
 }
 
 static void test_stale_hints_fixed(void **state)
@@ -205,9 +193,9 @@ static void test_stale_hints_fixed(void **state)
 	img_sb(im)->s_free_blocks = cpu64(7);
 	img_sb(im)->s_log_pages = cpu64(1000);
 	img_sync_super(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "free block count is 7");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "corrected the superblock counters");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "free block count is 7");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "corrected the superblock counters");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_double_allocation(void **state)
@@ -227,7 +215,7 @@ static void test_double_allocation(void **state)
 		nova_entry_seal(fw);
 	}
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is used twice");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is used twice");
 }
 
 static void test_leak_detected_and_dropped(void **state)
@@ -237,11 +225,11 @@ static void test_leak_detected_and_dropped(void **state)
 
 	(void)blk;
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "5 blocks are neither in use nor free (leaked)");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "5 blocks are neither in use nor free (leaked)");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
 	assert_int_equal(le32(img_sb(im)->s_state), NOVA_STATE_CLEAN);
 	assert_memory_equal(img_sb(im), img_replica(im), 512);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_used_and_free(void **state)
@@ -256,9 +244,9 @@ static void test_used_and_free(void **state)
 	fr->fr_ranges[0].r_start = cpu64(le64(fr->fr_ranges[0].r_start) - 3);
 	fr->fr_ranges[0].r_len = cpu64(le64(fr->fr_ranges[0].r_len) + 3);
 	nova_entry_seal(fr);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks in use are also in the saved free space");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks in use are also in the saved free space");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /* A leak next to a real inconsistency: the state is left alone. */
@@ -273,7 +261,7 @@ static void test_no_rebuild_with_other_errors(void **state)
 	img_dentry(im, NOVA_ROOT_INO, "ghost", 99, 3, 8, 50);
 	img_finish(im);
 	memcpy(before, img_at(im, head), sizeof(before));
-	expect(im, FSCK_YES, FSCK_UNCORRECTED, "leaked");
+	img_expect(im, FSCK_YES, FSCK_UNCORRECTED, "leaked");
 	assert_int_equal(le64(ai->i_log_head), head);
 	assert_memory_equal(img_at(im, head), before, sizeof(before));
 }
@@ -294,8 +282,8 @@ static void test_dirty_is_no_error(void **state)
 	ai->i_log_tail = 0;
 	img_alloc(im, 9);	/* blocks the crash left allocated: free */
 	memcpy(copy, im->buf, im->size);
-	expect(im, FSCK_NO_CHANGES, 0, "not cleanly unmounted");
-	expect(im, FSCK_YES, 0, "no problems, 7 inodes");
+	img_expect(im, FSCK_NO_CHANGES, 0, "not cleanly unmounted");
+	img_expect(im, FSCK_YES, 0, "no problems, 7 inodes");
 	assert_memory_equal(copy, im->buf, im->size);
 	free(copy);
 }
@@ -318,10 +306,10 @@ static void test_dirty_open_transaction(void **state)
 	je.je_csum = cpu32(nova_je_csum(&je));
 	memcpy(img_at(im, ring), &je, sizeof(je));
 	jp->j_tail = cpu64(ring + sizeof(je));
-	expect(im, FSCK_NO_CHANGES, 0, "checked as rolled back");
+	img_expect(im, FSCK_NO_CHANGES, 0, "checked as rolled back");
 	/* without the rollback the dangling name would show */
 	jp->j_tail = jp->j_head;
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "'half' points to inode 77");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "'half' points to inode 77");
 }
 
 /* ---- range entries (format 1.5: fallocate punch, collapse, ...) ---- */
@@ -363,20 +351,20 @@ static void test_range_entries(void **state)
 	img_write(im, 16, 4, 4, 8 * NOVA_BLOCK_SIZE, &blk);
 	range_entry(im, 16, NOVA_RANGE_PUNCH, 5, 2, 8 * NOVA_BLOCK_SIZE);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "2 blocks are neither in use nor free (leaked)");
 	img_release(im, blk + 1, 2, true);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 	/* Collapse page 4: page 7 moves to 4, keeping its block. */
 	range_entry(im, 16, NOVA_RANGE_COLLAPSE, 4, 1, 7 * NOVA_BLOCK_SIZE);
 	remap_entry(im, 16, 6, 1, blk + 3, 7 * NOVA_BLOCK_SIZE);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "1 blocks are neither in use nor free (leaked)");
 	img_release(im, blk, 1, true);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 	/* Without the remap, page 7's block would be leaked too. */
 }
 
@@ -406,7 +394,7 @@ static void test_many_punches(void **state)
 		img_release(&im, blk + i, 1, true);
 	}
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(&im, FSCK_NO_CHANGES, 0, "clean");
 	img_free(&im);
 }
 
@@ -416,7 +404,7 @@ static void test_range_entry_errors(void **state)
 
 	range_entry(im, 16, 9, 0, 1, 100);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "unknown kind");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "unknown kind");
 }
 
 static void test_range_entry_in_dir(void **state)
@@ -425,7 +413,7 @@ static void test_range_entry_in_dir(void **state)
 
 	range_entry(im, 17, NOVA_RANGE_PUNCH, 0, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "range operation in an inode that is not a regular file");
 }
 
@@ -439,7 +427,7 @@ static void test_attr_flags_clean(void **state)
 		       NOVA_FL_IMMUTABLE | NOVA_FL_NODUMP);
 	img_attr_flags(im, 17, NOVA_ATTR_FLAGS, NOVA_FL_DIRSYNC);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_attr_flags_unknown(void **state)
@@ -448,7 +436,7 @@ static void test_attr_flags_unknown(void **state)
 
 	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, 0x40);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "unknown file attribute flags");
 }
 
@@ -458,7 +446,7 @@ static void test_attr_flags_without_mask(void **state)
 
 	img_attr_flags(im, 16, NOVA_ATTR_CTIME, NOVA_FL_APPEND);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "nonzero padding");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "nonzero padding");
 }
 
 /* A 1.5 image must not hold flags (the feature comes first). */
@@ -472,10 +460,10 @@ static void test_attr_flags_need_feature(void **state)
 	sb->s_version_minor = cpu16(5);
 	img_sync_super(im);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, NOVA_FL_IMMUTABLE);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "file attribute flags without the fileattr feature");
 }
 
@@ -502,7 +490,7 @@ static void test_quota_files_clean(void **state)
 	img_new_inode(im, NOVA_GRP_QUOTA_INO, S_IFREG | 0600, 1, 0);
 	img_write(im, NOVA_GRP_QUOTA_INO, 0, 1, 2048, NULL);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 /* The feature may come before the files (a crash between the two). */
@@ -512,7 +500,7 @@ static void test_quota_feature_without_files(void **state)
 
 	quota_feature(im);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_quota_file_needs_feature(void **state)
@@ -521,7 +509,7 @@ static void test_quota_file_needs_feature(void **state)
 
 	img_new_inode(im, NOVA_GRP_QUOTA_INO, S_IFREG | 0600, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "quota inode 5 is in use without the quota feature");
 }
 
@@ -532,7 +520,7 @@ static void test_quota_file_not_regular(void **state)
 	quota_feature(im);
 	img_new_inode(im, NOVA_USR_QUOTA_INO, S_IFCHR | 0600, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "quota inode 4 is not a regular file");
 }
 
@@ -560,7 +548,7 @@ static void test_projid_clean(void **state)
 	img_new_inode(im, NOVA_PRJ_QUOTA_INO, S_IFREG | 0600, 1, 0);
 	img_write(im, NOVA_PRJ_QUOTA_INO, 0, 1, 2048, NULL);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_projid_needs_feature(void **state)
@@ -569,7 +557,7 @@ static void test_projid_needs_feature(void **state)
 
 	img_attr_projid(im, 16, NOVA_ATTR_PROJID, 0, 42);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "project id without the project id feature");
 }
 
@@ -579,7 +567,7 @@ static void test_projinherit_needs_feature(void **state)
 
 	img_attr_flags(im, 16, NOVA_ATTR_FLAGS, NOVA_FL_PROJINHERIT);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "unknown file attribute flags");
 }
 
@@ -590,7 +578,7 @@ static void test_projid_without_mask(void **state)
 	projid_feature(im, 0);
 	img_attr_projid(im, 16, NOVA_ATTR_CTIME, 0, 42);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "nonzero project id without NOVA_ATTR_PROJID");
 }
 
@@ -601,7 +589,7 @@ static void test_prj_quota_file_needs_projid(void **state)
 	quota_feature(im);
 	img_new_inode(im, NOVA_PRJ_QUOTA_INO, S_IFREG | 0600, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "project quota inode 6 is in use without the project id feature");
 }
 
@@ -617,10 +605,10 @@ static void test_range_entry_needs_feature(void **state)
 	sb->s_version_minor = cpu16(4);
 	img_sync_super(im);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 	range_entry(im, 16, NOVA_RANGE_PUNCH, 7, 0, 5000);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "range entry without the range feature");
 }
 
@@ -639,15 +627,15 @@ static void test_snapshot_keeps_blocks(void **state)
 	img_release(im, gone, 2, false);
 	im->data_pages += 3;
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 	/* Deleting snapshot 1 leaves its blocks to nobody: they must be free. */
 	img_snapshot_del(im, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks are neither in use nor free");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "3 blocks are neither in use nor free");
 	img_release(im, kept, 3, false);
 	im->data_pages -= 3;
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_snapshot_log_errors(void **state)
@@ -658,21 +646,21 @@ static void test_snapshot_log_errors(void **state)
 	img_snapshot(im, 1, 0, "a");
 	img_snapshot_del(im, 5, 0);		/* not live */
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "delete of a snapshot that is not live");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "delete of a snapshot that is not live");
 	teardown(state);
 	setup(state);
 	im = *state;
 	img_snapshot(im, 2, 0, "a");
 	img_snapshot(im, 2, 1, "b");		/* id reused */
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot id 0 or reused");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot id 0 or reused");
 	teardown(state);
 	setup(state);
 	im = *state;
 	img_snapshot(im, 1, 0, "a");
 	img_snapshot_keep(im, im->nblocks - 2, 2, 0, 1);	/* onto the replica */
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "out of range");
 	teardown(state);
 	setup(state);
 	im = *state;
@@ -680,7 +668,7 @@ static void test_snapshot_log_errors(void **state)
 	img_snapshot(im, 1, 0, "a");
 	img_snapshot_keep(im, blk, 1, 0, 1);	/* a block a file maps */
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is used twice");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is used twice");
 }
 
 static void test_snapshot_record_in_file(void **state)
@@ -692,7 +680,7 @@ static void test_snapshot_record_in_file(void **state)
 	sn.sn_id = cpu64(1);
 	img_append(im, 16, &sn);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot record in a normal inode");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot record in a normal inode");
 }
 
 static void test_snapshot_inode_required(void **state)
@@ -700,7 +688,7 @@ static void test_snapshot_inode_required(void **state)
 	struct img *im = *state;
 
 	pi_of(im, NOVA_SNAPSHOT_INO)->i_valid = 0;
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot inode 3 is not in use");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "snapshot inode 3 is not in use");
 }
 
 static void test_overlapping_free_ranges(void **state)
@@ -711,9 +699,9 @@ static void test_overlapping_free_ranges(void **state)
 
 	fr->fr_ranges[1] = fr->fr_ranges[0];
 	nova_entry_seal(fr);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "overlaps another one");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "overlaps another one");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "rebuilt the allocator state");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_dangling_dentry(void **state)
@@ -722,7 +710,7 @@ static void test_dangling_dentry(void **state)
 
 	img_dentry(im, NOVA_ROOT_INO, "ghost", 99, 3, 8, 50);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "name 'ghost' points to inode 99, which is not in use (dangling)");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "name 'ghost' points to inode 99, which is not in use (dangling)");
 }
 
 static void test_dentry_type_mismatch(void **state)
@@ -732,7 +720,7 @@ static void test_dentry_type_mismatch(void **state)
 	img_dentry(im, NOVA_ROOT_INO, "wrongtype", 16, 3, 4, 51);
 	img_link_change(im, 16, 2);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "says type 4");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "says type 4");
 }
 
 static void test_wrong_link_count(void **state)
@@ -741,7 +729,7 @@ static void test_wrong_link_count(void **state)
 
 	img_link_change(im, 18, 3);	/* "b" has two names */
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 18: link count is 3, should be 2");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 18: link count is 3, should be 2");
 }
 
 static void test_wrong_dir_link_count(void **state)
@@ -752,7 +740,7 @@ static void test_wrong_dir_link_count(void **state)
 	img_dentry(im, 17, "x", 16, 5, 8, 200);
 	img_dentry(im, 17, "x", 0, 5, 0, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 17: link count is 5, should be 3");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 17: link count is 5, should be 3");
 }
 
 static void test_orphan(void **state)
@@ -761,7 +749,7 @@ static void test_orphan(void **state)
 
 	img_new_inode(im, 21, S_IFREG | 0644, 1, 0);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 21 (mode 0100644, 1 links) is in use but in no directory");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 21 (mode 0100644, 1 links) is in use but in no directory");
 }
 
 static void test_directory_two_names(void **state)
@@ -770,7 +758,7 @@ static void test_directory_two_names(void **state)
 
 	img_dentry(im, NOVA_ROOT_INO, "e2", 19, 3, 4, 60);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "directory 19 has a second name");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "directory 19 has a second name");
 }
 
 static void test_log_loop(void **state)
@@ -783,8 +771,8 @@ static void test_log_loop(void **state)
 
 	assert_int_not_equal(second, 0);	/* populate made two pages */
 	tail_of(im, second)->lt_next = cpu64(head);	/* commit word */
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "a second time (a loop)");
-	expect(im, FSCK_YES, FSCK_UNCORRECTED, "a loop");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "a second time (a loop)");
+	img_expect(im, FSCK_YES, FSCK_UNCORRECTED, "a loop");
 }
 
 static void test_log_self_loop(void **state)
@@ -794,7 +782,7 @@ static void test_log_self_loop(void **state)
 	uint64_t head = le64(pi->i_log_head);
 
 	tail_of(im, head)->lt_next = cpu64(head);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "(a loop)");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "(a loop)");
 }
 
 static void test_log_head_out_of_range(void **state)
@@ -802,11 +790,11 @@ static void test_log_head_out_of_range(void **state)
 	struct img *im = *state;
 
 	pi_of(im, 16)->i_log_head = cpu64(SIZE + 4096);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
 	pi_of(im, 16)->i_log_head = cpu64(NOVA_OFF(2));	/* a fixed block */
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
 	pi_of(im, 16)->i_log_head = cpu64(NOVA_OFF(im->nblocks - 1) + 8);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
 }
 
 static void test_next_out_of_range(void **state)
@@ -815,7 +803,7 @@ static void test_next_out_of_range(void **state)
 	uint64_t head = le64(pi_of(im, 17)->i_log_head);
 
 	tail_of(im, head)->lt_next = cpu64(~0ULL & ~4095ULL);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "pointer out of range");
 }
 
 static void test_tail_not_in_log(void **state)
@@ -824,7 +812,7 @@ static void test_tail_not_in_log(void **state)
 	struct nova_inode *pi = pi_of(im, 16);
 
 	pi->i_log_tail = cpu64(le64(pi->i_log_tail) + 8);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is not in its log");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "is not in its log");
 }
 
 static void test_data_out_of_range(void **state)
@@ -838,7 +826,7 @@ static void test_data_out_of_range(void **state)
 	fw->fw_block = cpu64(im->nblocks - 2);	/* 2 pages: hits the replica */
 	nova_entry_seal(fw);
 	img_finish(im);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "data blocks out of range");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "data blocks out of range");
 }
 
 static void test_bad_entry_csum(void **state)
@@ -848,7 +836,7 @@ static void test_bad_entry_csum(void **state)
 	struct nova_dentry_entry *de = img_at(im, le64(pi->i_log_head));
 
 	de->de_name[0] ^= 1;
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad log entry at");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad log entry at");
 }
 
 static void test_entry_hint_change_is_fine(void **state)
@@ -859,7 +847,7 @@ static void test_entry_hint_change_is_fine(void **state)
 
 	de->hdr.e_flags = NOVA_ENTRY_INVALID;	/* a GC hint */
 	tail_of(im, le64(pi->i_log_head))->lt_valid = cpu32(1234);
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_bad_inode_csum(void **state)
@@ -867,7 +855,7 @@ static void test_bad_inode_csum(void **state)
 	struct img *im = *state;
 
 	pi_of(im, 19)->i_uid ^= cpu32(1);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 19: bad checksum");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 19: bad checksum");
 }
 
 static void test_bad_valid_word(void **state)
@@ -875,7 +863,7 @@ static void test_bad_valid_word(void **state)
 	struct img *im = *state;
 
 	pi_of(im, 20)->i_valid = cpu64(2);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 20: valid word is 2");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 20: valid word is 2");
 }
 
 static void test_bad_table_and_journal(void **state)
@@ -887,8 +875,8 @@ static void test_bad_table_and_journal(void **state)
 	it->it_cpu = cpu32(5);
 	jp->j_block = cpu64(im->nblocks + 10);
 	nova_jp_seal(jp);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode table 0: bad table head");
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: block");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode table 0: bad table head");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: block");
 }
 
 static void test_symlink_checks(void **state)
@@ -898,7 +886,7 @@ static void test_symlink_checks(void **state)
 
 	pi->i_size = cpu64(3);		/* the target is 6 bytes */
 	nova_inode_seal(pi);
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "symlink 20: inline target");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "symlink 20: inline target");
 }
 
 /*
@@ -923,11 +911,11 @@ static void test_open_journal_transaction(void **state)
 	je.je_csum = cpu32(nova_je_csum(&je));
 	memcpy(img_at(im, ring), &je, sizeof(je));
 	jp->j_tail = cpu64(ring + sizeof(je));	/* open */
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: open transaction of 1 records");
-	expect(im, FSCK_YES, FSCK_CORRECTED, "rolled back 1 journaled words");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: open transaction of 1 records");
+	img_expect(im, FSCK_YES, FSCK_CORRECTED, "rolled back 1 journaled words");
 	assert_int_equal(le64(root->i_log_tail), old_tail);
 	assert_int_equal(le64(jp->j_tail), le64(jp->j_head));
-	expect(im, FSCK_NO_CHANGES, 0, "clean");
+	img_expect(im, FSCK_NO_CHANGES, 0, "clean");
 }
 
 static void test_bad_journal_record(void **state)
@@ -936,7 +924,7 @@ static void test_bad_journal_record(void **state)
 	struct nova_journal_ptr *jp = img_at(im, NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK));
 
 	jp->j_tail = cpu64(le64(jp->j_head) + 64);	/* two zero records */
-	expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad record");
+	img_expect(im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "bad record");
 }
 
 /* Many inodes over several stripes and a second table block. */
@@ -957,7 +945,7 @@ static void test_many_inodes(void **state)
 			img_write(&im, ino, 0, 2, 8000, NULL);
 	}
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, 0, "clean, 302 inodes");
+	img_expect(&im, FSCK_NO_CHANGES, 0, "clean, 302 inodes");
 	img_free(&im);
 }
 
@@ -982,30 +970,30 @@ static void test_inode_replicas(void **state)
 	(void)state;
 	assert_int_equal(img_make_features(&im, SIZE, 1,
 					   NOVA_FEATURE_META_REPLICA), 0);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
 
 	pi_of(&im, NOVA_ROOT_INO)->i_uid ^= cpu32(1);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 1: damaged slot (bad checksum or inode number), its replica is good: repairable");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	replica_of(&im, NOVA_SNAPSHOT_INO)->i_mode ^= cpu16(1);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 3: damaged replica slot, the primary is good");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 inode slot copies");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	replica_of(&im, NOVA_ROOT_INO)->i_log_tail = cpu64(4096);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 1: the replica's commit words differ");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	pi_of(&im, NOVA_ROOT_INO)->i_gid ^= cpu32(1);
 	replica_of(&im, NOVA_ROOT_INO)->i_gid ^= cpu32(2);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 1: bad checksum");
-	expect(&im, FSCK_YES, FSCK_UNCORRECTED, "inode 1: bad checksum");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "inode 1: bad checksum");
+	img_expect(&im, FSCK_YES, FSCK_UNCORRECTED, "inode 1: bad checksum");
 	img_free(&im);
 }
 
@@ -1021,7 +1009,7 @@ static void test_log_mirrors(void **state)
 					   NOVA_FEATURE_LOG_REPLICA), 0);
 	img_populate(&im);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
 
 	head = le64(pi_of(&im, 17)->i_log_head);
 	m = img_mirror(&im, head);
@@ -1029,36 +1017,36 @@ static void test_log_mirrors(void **state)
 
 	/* primary entry */
 	*(uint8_t *)img_at(&im, head + 30) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 17: damaged log entry at");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	/* mirror entry */
 	*(uint8_t *)img_at(&im, m + 30) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 17: damaged mirror log entry at");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	/* primary tail, then mirror tail */
 	*(uint8_t *)img_at(&im, head + NOVA_LOG_DATA_SIZE + 24) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 17: damaged log page tail at");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 	*(uint8_t *)img_at(&im, m + NOVA_LOG_DATA_SIZE + 24) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 17: damaged mirror log page tail at");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, NULL);
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 
 	/* both copies of an entry: beyond repair */
 	*(uint8_t *)img_at(&im, head + 30) ^= 1;
 	*(uint8_t *)img_at(&im, m + 30) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 17: bad log entry at");
-	expect(&im, FSCK_YES, FSCK_UNCORRECTED, "in both copies");
+	img_expect(&im, FSCK_YES, FSCK_UNCORRECTED, "in both copies");
 	img_free(&im);
 }
 
@@ -1086,16 +1074,16 @@ static void test_xattr_entries(void **state)
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 0, 0, 0,
 		  NOVA_XATTR_REMOVE, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
 
 	/* one damaged copy: repaired from the mirror */
 	m = img_mirror(&im, off & ~(uint64_t)(NOVA_BLOCK_SIZE - 1));
 	assert_true(m != 0);
 	*(uint8_t *)img_at(&im, off + 50) ^= 1;
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 16: damaged log entry at");
-	expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, "rewrote 1 log entry");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, NULL);
 	img_free(&im);
 
 	/* an unknown namespace (checksum valid) */
@@ -1103,9 +1091,9 @@ static void test_xattr_entries(void **state)
 	img_populate(&im);
 	img_xattr(&im, 16, 9, "x", 1, 0, 1, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "inode 16: xattr entry at");
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "unknown attribute namespace");
 	img_free(&im);
 
@@ -1115,7 +1103,7 @@ static void test_xattr_entries(void **state)
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "c", 9000, 0,
 		  NOVA_XATTR_PIECE_MAX, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "value cut short");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "value cut short");
 	img_free(&im);
 
 	/*
@@ -1131,7 +1119,7 @@ static void test_xattr_entries(void **state)
 		  NOVA_XATTR_PIECE_MAX, NOVA_XATTR_PIECE_MAX, 0, 0);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "e", 1, 0, 1, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
 	img_free(&im);
 
 	/* a removal with a value, a NUL in a name, an oversized value */
@@ -1140,14 +1128,14 @@ static void test_xattr_entries(void **state)
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "r", 1, 0, 1,
 		  NOVA_XATTR_REMOVE, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "removal with a value");
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "removal with a value");
 	img_free(&im);
 	assert_int_equal(img_make_features(&im, SIZE, 1, NOVA_FEATURE_XATTR), 0);
 	img_populate(&im);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "big", 70000, 0,
 		  NOVA_XATTR_PIECE_MAX, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "value larger than 64 KiB");
 	img_free(&im);
 
@@ -1162,7 +1150,7 @@ static void test_xattr_entries(void **state)
 	img_populate(&im);
 	img_xattr(&im, 16, NOVA_XATTR_INDEX_USER, "a", 1, 0, 1, 0, 0);
 	img_finish(&im);
-	expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED,
 	       "extended attribute without the xattr feature");
 	img_free(&im);
 }

@@ -615,4 +615,17 @@ static inline int img_fsck_report(struct img *im, enum fsck_mode mode,
 	return st;
 }
 
+/* fsck in @mode: exit status @status, a report containing @want (NULL: any). */
+static inline void img_expect(struct img *im, enum fsck_mode mode, int status,
+			      const char *want)
+{
+	char *report = NULL;
+	int st = img_fsck_report(im, mode, &report);
+
+	if (st != status || (want && !strstr(report, want)))
+		fail_msg("expected status %d and '%s', got %d:\n%s", status,
+			 want ? want : "", st, report);
+	free(report);
+}
+
 #endif
