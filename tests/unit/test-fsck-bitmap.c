@@ -103,7 +103,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-
 /* mkfs.NOVA's words: valid, and set exactly for the blocks in use. */
 static void test_mkfs_words(void **state)
 {

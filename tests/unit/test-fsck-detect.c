@@ -39,7 +39,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-
 static struct nova_inode *pi_of(struct img *im, uint64_t ino)
 {
 	return img_inode(im, ino);
