@@ -193,6 +193,14 @@ fi
 if [ "${KERNEL:-}" = debug ] && [ "${NOVA_KMEMLEAK:-0}" = 1 ]; then
 	cmdline="$cmdline kmemleak=on"
 fi
+# The debug kernel runs with 4-level page tables: TCG's "-cpu max" offers
+# LA57, and 6.1's identify_cpu() clears the CPU's feature bits for a
+# moment at boot, so an interrupt then makes KASAN take a 5-level
+# direct-map address for a wild access (a false report before nova.ko is
+# loaded, which also turns lockdep off for the whole boot).
+if [ "${KERNEL:-}" = debug ]; then
+	cmdline="$cmdline no5lvl"
+fi
 cmdline="$cmdline$append"
 
 maxmem=$(( mem + 1024 * npmem * 64 ))

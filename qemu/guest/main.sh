@@ -114,6 +114,8 @@ test_env() {
 	export NOVA_PMEM_DEVS
 	export NOVA_MNT=/mnt/nova
 	export NOVA_PCHECK_STATES NOVA_PCHECK_WORKLOADS
+	# 1, or the debug lane's slowdown, for a test's own time windows
+	export NOVA_TIMEOUT_SCALE=${NOVA_TIMEOUT_SCALE:-1}
 	export NOVA_SCRATCH=/mnt/scratch
 	export PATH=$top/build/bin:$PATH
 	export TMPDIR=/tmp

@@ -76,13 +76,18 @@ t_ok "human status output" sh -c "novactl scrub status '$M' | grep -q 'State: *f
 t_fail "stop after the pass finished fails" novactl scrub stop "$M"
 
 # --- stop and resume: the two halves make one pass ---
-RATE=$((B / 4))		# about four seconds for the pass
+# About four seconds for the pass, times the lane's time scale: the stop
+# must come while it runs, after three commands and a 1.5 s sleep, which
+# took 7.4 s on the debug kernel under TCG (each command about 1.5 s).
+RATE=$((B / (4 * ${NOVA_TIMEOUT_SCALE:-1})))
+t0=$(now)
 t_ok "start a limited pass" novactl scrub start --restart --bandwidth "$RATE" "$M"
 t_fail "a second start while running fails" novactl scrub start "$M"
 err=$(novactl scrub start "$M" 2>&1)
 t_ok "and says one is running" grep -q "already running" <<< "$err"
 sleep 1.5
 p=$(novactl scrub stop --json "$M")
+t_diag "start to stop: $(elapsed "$t0" "$(now)") s"
 t_is "stop pauses it" "$(sj "$p" state)" paused
 half=$(sj "$p" bytes_scanned)
 t_ok "paused part way ($half of $B)" [ "$half" -gt 0 -a "$half" -lt "$B" ]
