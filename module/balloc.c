@@ -1362,18 +1362,27 @@ int nova_save_alloc_state(struct super_block *sb)
 
 	/* Fill the pages; nothing of this is reachable until the head store. */
 	err = nova_state_ranges(&w);
-	if (!err && w.k) {
-		w.tail = nova_write_state_page(sbi, w.page, w.ranges, w.k,
-					       w.pages[w.i], 0);
-		w.i++;
-	}
-	/* Unused pages (the ranges shrank while allocating them) go back. */
-	if (err)
-		w.i = 0;
-	while (w.npages > w.i)
-		nova_free_blocks(sb, w.pages[--w.npages], 1, NOVA_BLOCK_META);
-	if (err || !w.npages)
+	if (err) {
+		while (w.npages)
+			nova_free_blocks(sb, w.pages[--w.npages], 1,
+					 NOVA_BLOCK_META);
 		goto out;
+	}
+	/*
+	 * The last page, then any the ranges no longer need (taking the
+	 * lowest free blocks can only remove runs, down to none when they
+	 * were the last ones), with what is left: possibly nothing. Given
+	 * back instead, such a page would be free in DRAM and in no saved
+	 * range, leaked by the next mount.
+	 */
+	while (w.i < w.npages) {
+		w.tail = nova_write_state_page(sbi, w.page, w.ranges, w.k,
+					       w.pages[w.i],
+					       w.i + 1 < w.npages ?
+					       w.pages[w.i + 1] : 0);
+		w.i++;
+		w.k = 0;
+	}
 
 	/* Pages durable, then head, then tail: the state is complete. */
 	nova_pi_commit64(sbi, &pi->i_log_head,
