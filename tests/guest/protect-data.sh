@@ -135,9 +135,9 @@ t_ok "umount" nova_umount
 t_ok "fsck.NOVA accepts the protected file system" fsck.NOVA -f -n "$D"
 
 # Unknown incompatible feature bits: refused with a clear message.
-media sb "$D" incompat=0x203
+media sb "$D" incompat=0x8003
 t_fail "a file system with unknown incompatible features does not mount" nova_mount
-t_ok "... and the kernel says why" sh -c "dmesg | tail -n 20 | grep -q 'unknown incompatible features 0x200'"
+t_ok "... and the kernel says why" sh -c "dmesg | tail -n 20 | grep -q 'unknown incompatible features 0x8000'"
 t_fail "fsck.NOVA refuses it too" fsck.NOVA -n "$D"
 media sb "$D" incompat=63
 
