@@ -536,10 +536,6 @@ static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
 }
 
 /*
- * A removed inode a live snapshot keeps (i_valid 0): its slot is in use
- * and it references blocks as a live inode would (nova_rec_inode()).
- */
-/*
  * The allocation bitmap (1.9) against the scan: every block in use must
  * have its bit set (abitmap.c reports one that has not); then the bitmap
  * is written from the scan, so that the next crash starts from an exact
@@ -558,6 +554,10 @@ static void nova_rec_bitmap(struct super_block *sb, struct nova_rec *rec)
 	nova_abm_write_used(sbi, rec->used);
 }
 
+/*
+ * A removed inode a live snapshot keeps (i_valid 0): its slot is in use
+ * and it references blocks as a live inode would (nova_rec_inode()).
+ */
 static int nova_rec_kept_inode(struct super_block *sb, struct nova_inode *pi,
 			       u64 ino, void *arg)
 {
