@@ -6,8 +6,10 @@
 # is mounted and written back after the unmount, as
 # tests/guest/crash-recovery.sh does), then the first mount timed, under
 # perf when PERF=1. Writes /out/TAG.json (the mount time), TAG.dmesg
-# (NOVA's "recovered in" line) and TAG.report / TAG.callers; with EXT4=1
-# the same for ext4-dax (TAG ext4-N).
+# (NOVA's "recovered" line, then the unmount's space check after a
+# recovery from the allocation bitmap) and TAG.report / TAG.callers; with
+# EXT4=1 the same for ext4-dax (TAG ext4-N). A KOS entry FILE:OPTS adds
+# OPTS to the formatting mount (e.g. alloc_bitmap).
 top=/nova
 out=/out
 export PATH=$top/build/bin:$PATH
@@ -18,14 +20,17 @@ log() { echo "recovery-ab: $*" > /dev/console; }
 mkdir -p "$mnt"
 last=$(( $(blockdev --getsize64 "$dev") / 4096 - 1 ))
 i=0
-for ko in $KOS; do
+for spec in $KOS; do
 	i=$((i + 1))
+	ko=${spec%%:*}
+	opts=${spec#"$ko"}
+	opts=${opts#:}
 	umount -q "$mnt" 2>/dev/null
 	rmmod nova 2>/dev/null
 	insmod "$top/$ko" || { log "insmod $ko failed"; continue; }
 	for n in $COUNTS; do
 		tag=ko$i-$n
-		mount -t NOVA -o init=force "$dev" "$mnt" || { log "$tag: mount init failed"; continue; }
+		mount -t NOVA -o "init=force${opts:+,$opts}" "$dev" "$mnt" || { log "$tag: mount init failed"; continue; }
 		nova-bench-meta populate -n "$n" -b 1024 "$mnt" > /dev/null || log "$tag: populate failed"
 		sync
 		dd if="$dev" of=/tmp/b01 bs=4096 count=2 iflag=direct status=none
@@ -50,8 +55,9 @@ for ko in $KOS; do
 		fi
 		got=$(find "$mnt/pop" -type f 2> /dev/null | wc -l)
 		echo "$got" > "$out/$tag.files"
-		log "$tag: $(grep -o 'recovered in .*' "$out/$tag.dmesg"), $got files"
+		log "$tag: $(grep -oE 'recovered (from the allocation bitmap )?in .*' "$out/$tag.dmesg"), $got files"
 		umount "$mnt"
+		dmesg | grep -o 'space check after crash recovery in .*' >> "$out/$tag.dmesg"
 	done
 done
 # ext4-dax in the same boot (EXT4=1): the device as it was after the

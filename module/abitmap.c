@@ -23,9 +23,13 @@
  * the DRAM allocator is right while mounted, and the next recovery sees
  * the damage and scans the inodes instead.
  *
- * Until recovery reads it, the full scan checks it: every block the scan
- * finds in use must have its bit set (nova_abm_check_used()); then the
- * whole bitmap is written from the scan (nova_abm_write_used()).
+ * After a crash the mount reads it (recovery_fast.c): the clear bits of
+ * undamaged words are the free space (nova_abm_load_free()). The set bits
+ * nobody references are freed by the space check before the next clean
+ * unmount (nova_abm_free_leaks()). When the scan of every inode runs
+ * instead, it checks the bitmap: every block the scan finds in use must
+ * have its bit set (nova_abm_check_used()); then the whole bitmap is
+ * written from the scan (nova_abm_write_used()).
  */
 #include <linux/bitmap.h>
 #include <linux/ratelimit.h>
@@ -34,6 +38,10 @@
 #include "nova.h"
 #include "nova_bitmap.h"
 #include "pmem.h"
+
+/* A run of blocks (nova_abm_runs()). */
+typedef int (*nova_abm_run_fn)(struct nova_sb_info *sbi, unsigned long blk,
+			       unsigned long n, void *arg);
 
 static __le64 *nova_abm_words(struct nova_sb_info *sbi)
 {
@@ -177,6 +185,124 @@ void nova_abm_write_used(struct nova_sb_info *sbi, const unsigned long *used)
 	}
 	nova_pmem_persist(w, words * sizeof(*w));
 	atomic_long_set(&sbi->abm_damaged, 0);
+}
+
+/* Damaged words (nova_bitmap_word_ok()): the mount must scan instead. */
+u64 nova_abm_count_damaged(struct nova_sb_info *sbi)
+{
+	u64 index, words = nova_abm_nr_words(sbi), bad = 0;
+	__le64 *w = nova_abm_words(sbi);
+
+	for (index = 0; index < words; index++) {
+		if (!nova_bitmap_word_ok(index, le64_to_cpu(READ_ONCE(w[index]))))
+			bad++;
+		if (!(index % 4096))
+			cond_resched();
+	}
+	return bad;
+}
+
+/*
+ * Call @fn for each run of blocks of the allocator's range whose bits in
+ * the undamaged words are @set (the caller has checked the words, or
+ * skips damaged ones: their blocks are in no run). The bits are read
+ * once; @fn may change them.
+ */
+static int nova_abm_runs(struct nova_sb_info *sbi, bool set,
+			 nova_abm_run_fn fn, void *arg)
+{
+	u64 index, words = nova_abm_nr_words(sbi);
+	unsigned long start = sbi->layout.alloc_start;
+	unsigned long end = sbi->layout.alloc_end;
+	unsigned long run = 0, len = 0;	/* the open run */
+	__le64 *w = nova_abm_words(sbi);
+	int err;
+
+	for (index = nova_bitmap_index(start); index < words; index++) {
+		u64 word = le64_to_cpu(READ_ONCE(w[index]));
+		unsigned long first = index * NOVA_BITMAP_WORD_BITS;
+		unsigned int i = 0, j;
+		u64 in = 0, out;
+
+		/* The blocks of this word that belong in a run. */
+		if (nova_bitmap_word_ok(index, word))
+			in = (set ? word : ~word) &
+			     nova_bitmap_run_mask(index, start, end);
+		while (i < NOVA_BITMAP_WORD_BITS) {
+			if (!len) {
+				u64 rest = in & (~0ULL << i);
+
+				if (!rest)
+					break;
+				i = __ffs64(rest);
+				run = first + i;
+			}
+			/* The open run goes on to the next block not in one. */
+			out = ~in & NOVA_BITMAP_BITS_MASK & (~0ULL << i);
+			j = out ? __ffs64(out) : NOVA_BITMAP_WORD_BITS;
+			len += j - i;
+			if (j == NOVA_BITMAP_WORD_BITS)
+				break;
+			err = fn(sbi, run, len, arg);
+			if (err)
+				return err;
+			len = 0;
+			i = j;
+		}
+		if (!(index % 512))
+			cond_resched();
+	}
+	return len ? fn(sbi, run, len, arg) : 0;
+}
+
+static int nova_abm_add_free(struct nova_sb_info *sbi, unsigned long blk,
+			     unsigned long n, void *arg)
+{
+	return nova_balloc_add_free(sbi->sb, blk, n);
+}
+
+/* A fast recovery: the clear bits are the free space (words checked). */
+int nova_abm_load_free(struct nova_sb_info *sbi)
+{
+	return nova_abm_runs(sbi, false, nova_abm_add_free, NULL);
+}
+
+struct nova_abm_leaks {
+	const unsigned long *used;
+	unsigned long freed;
+};
+
+/* A run of set bits: free the blocks of it that @used does not hold. */
+static int nova_abm_free_run(struct nova_sb_info *sbi, unsigned long blk,
+			     unsigned long n, void *arg)
+{
+	struct nova_abm_leaks *l = arg;
+	unsigned long end = blk + n, stop;
+
+	blk = find_next_zero_bit(l->used, end, blk);
+	while (blk < end) {
+		stop = find_next_bit(l->used, end, blk);
+		nova_free_blocks(sbi->sb, blk, stop - blk, NOVA_BLOCK_META);
+		l->freed += stop - blk;
+		blk = find_next_zero_bit(l->used, end, stop);
+	}
+	return 0;
+}
+
+/*
+ * The space check (recovery.c), the file system quiescent: free every
+ * block whose bit is set while the scan of every inode found it unused
+ * (@used). Damaged words are skipped: their blocks stay as they are.
+ * Returns the blocks freed.
+ */
+unsigned long nova_abm_free_leaks(struct super_block *sb,
+				  const unsigned long *used)
+{
+	struct nova_abm_leaks l = { .used = used };
+
+	if (nova_abm_on(NOVA_SB(sb)))
+		nova_abm_runs(NOVA_SB(sb), true, nova_abm_free_run, &l);
+	return l.freed;
 }
 
 /*

@@ -35,6 +35,12 @@ unsigned long nova_abm_check_used(struct nova_sb_info *sbi,
 				  unsigned long *leaked);
 /* The whole bitmap from recovery's scan, durable. */
 void nova_abm_write_used(struct nova_sb_info *sbi, const unsigned long *used);
+/* A fast recovery (recovery_fast.c). */
+u64 nova_abm_count_damaged(struct nova_sb_info *sbi);
+int nova_abm_load_free(struct nova_sb_info *sbi);
+/* The space check: set bits of blocks not in @used freed. */
+unsigned long nova_abm_free_leaks(struct super_block *sb,
+				  const unsigned long *used);
 /* mount -o init. */
 void nova_abm_format(struct nova_sb_info *sbi,
 		     const struct nova_format_plan *plan);

@@ -224,6 +224,9 @@ struct nova_sb_info {
 	struct nova_op_stats __percpu *op_stats;
 	u64 mount_time_ns;
 	bool recovered;
+	/* crash recovery (recovery.c, recovery_fast.c) */
+	bool recovery_scan;		/* -o recovery=scan: never the bitmap */
+	bool space_check;		/* after a fast recovery: leaks to free */
 };
 
 static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)
@@ -862,6 +865,7 @@ int nova_snapshot_with_kept_inode(struct super_block *sb, u64 ino, u32 gen,
 				  int (*fn)(struct super_block *sb, u64 ino,
 					    void *arg),
 				  void *arg);
+u64 nova_snapshot_max_trans(struct super_block *sb);
 int nova_snapshot_span(struct super_block *sb, u64 id, u64 *epoch, u64 *trans);
 int nova_snapshot_kept_at(struct super_block *sb, u64 idx,
 			  int (*fn)(struct super_block *sb, u64 ino, u64 born,
@@ -927,6 +931,7 @@ void nova_gc_get_stats(struct super_block *sb, struct nova_fs_stats *st);
 /* recovery.c */
 int nova_recover_journals(struct super_block *sb);
 int nova_recover(struct super_block *sb);
+int nova_recover_space_check(struct super_block *sb);
 
 /* stats.c */
 

@@ -1074,6 +1074,17 @@ bool nova_prot_any_mapped(struct super_block *sb)
 	return nova_mmap_listed(NOVA_SB(sb), 0);
 }
 
+/*
+ * Did more files get mapped writable than the list holds? Then any inode
+ * may have been, and a recovery must look at every one (recovery_fast.c).
+ */
+bool nova_prot_mapped_overflow(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+
+	return sbi->layout.mmap && READ_ONCE(nova_mmap_list(sbi)[0]);
+}
+
 /* Recovery re-protected the listed files: empty the list. */
 void nova_prot_clear_mapped(struct super_block *sb)
 {

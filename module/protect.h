@@ -75,6 +75,7 @@ size_t nova_copy_from_iter_protected(struct super_block *sb,
 int nova_prot_load(struct super_block *sb);
 bool nova_prot_was_mapped(struct super_block *sb, u64 ino);
 bool nova_prot_any_mapped(struct super_block *sb);
+bool nova_prot_mapped_overflow(struct super_block *sb);
 void nova_prot_clear_mapped(struct super_block *sb);
 void nova_prot_init_sb(struct nova_sb_info *sbi);
 void nova_prot_flush(struct super_block *sb);

@@ -34,6 +34,11 @@
  *     allocator; the block counters and the next transaction id follow from
  *     the scan.
  *
+ * With the allocation bitmap (format 1.9) a mount after a crash normally
+ * takes recovery_fast.c's way instead of steps 2-4, and the same scan
+ * runs later, without its writes, as the space check that frees what the
+ * crash left allocated (nova_recover_space_check()).
+ *
  * The work is proportional to live metadata: table blocks, live inodes,
  * their log pages and mapped data pages. The only per-device cost is the
  * bitmap itself (one bit per 4 KiB block, 32 KiB per GiB), cleared and
@@ -78,12 +83,14 @@
 #include "xattr.h"
 #include "pmem.h"
 #include "protect.h"
+#include "recovery.h"
 
 /* State shared by the scan threads of one recovery. */
 struct nova_rec {
 	struct super_block *sb;
-	unsigned long *used;		/* one bit per block: claimed */
+	unsigned long *used;		/* one bit per block: claimed, or NULL */
 	atomic_t next_stripe;		/* next stripe to scan */
+	bool crash;			/* recovery, not the space check */
 	bool any_mapped;		/* nova_prot_any_mapped() */
 	bool abort;			/* a thread failed: stop early */
 };
@@ -107,7 +114,8 @@ struct nova_rec_thread {
 
 /*
  * Claim @n blocks from @blk for the inode being scanned (t->ino, 0 for
- * tables and journals). A block claimed twice is corruption.
+ * tables and journals). A block claimed twice is corruption. Without a
+ * bitmap (nova_rec_reprotect_file()) only the range is checked.
  */
 static int nova_rec_claim(struct nova_rec_thread *t, unsigned long blk,
 			  unsigned long n, const char *what)
@@ -120,7 +128,7 @@ static int nova_rec_claim(struct nova_rec_thread *t, unsigned long blk,
 			 what, blk, n, t->ino);
 		return -EFSCORRUPTED;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; t->rec->used && i < n; i++) {
 		if (test_and_set_bit(blk + i, t->rec->used)) {
 			nova_err(sb, "recovery: block %lu (%s, inode %llu) is used twice",
 				 blk + i, what, t->ino);
@@ -305,7 +313,7 @@ static int nova_rec_inode(struct nova_rec_thread *t, struct nova_inode *pi,
 		err = -EFSCORRUPTED;
 	}
 	if (S_ISREG(t->mode)) {
-		if (!err && t->rec->any_mapped &&
+		if (!err && t->rec->crash && t->rec->any_mapped &&
 		    nova_prot_was_mapped(sb, ino))
 			nova_rec_reprotect(t);
 		if (err)
@@ -340,16 +348,23 @@ static int nova_rec_valid(struct nova_rec_thread *t, struct nova_inode *pi,
 /*
  * A slot's commit words after the crash: the log words of the copy whose
  * log proves newer (nova_pi_resolve_words()), then the replica made equal
- * to the primary.
+ * to the primary. Durable at the caller's next fence.
  */
-static void nova_rec_words(struct nova_rec_thread *t, struct nova_inode *pi,
-			   u64 ino)
+void nova_rec_slot_words(struct super_block *sb, struct nova_inode *pi,
+			 u64 ino)
 {
-	struct super_block *sb = t->rec->sb;
 	u64 head, tail;
 
 	nova_pi_resolve_words(sb, pi, ino, true, &head, &tail);
 	nova_pi_sync_words(NOVA_SB(sb), pi);
+}
+
+/* Only after a crash: the space check leaves a live slot's words alone. */
+static void nova_rec_words(struct nova_rec_thread *t, struct nova_inode *pi,
+			   u64 ino)
+{
+	if (t->rec->crash)
+		nova_rec_slot_words(t->rec->sb, pi, ino);
 }
 
 /* The root directory and the other reserved inodes that are in use. */
@@ -360,11 +375,13 @@ static int nova_rec_reserved(struct nova_rec_thread *t)
 	u64 ino;
 	int err;
 
-	nova_pi_sync_words(sbi, &pi[0]);	/* unused slot 0, kept equal */
+	if (t->rec->crash)	/* unused slot 0, kept equal */
+		nova_pi_sync_words(sbi, &pi[0]);
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
 		/* The allocator state is what is being rebuilt: ignore it. */
 		if (ino == NOVA_ALLOC_INO) {
-			nova_pi_sync_words(sbi, &pi[ino]);
+			if (t->rec->crash)
+				nova_pi_sync_words(sbi, &pi[ino]);
 			continue;
 		}
 		nova_rec_words(t, &pi[ino], ino);
@@ -408,7 +425,8 @@ static int nova_rec_stripe(struct nova_rec_thread *t, unsigned int cpu)
 			nova_rec_words(t, &pi[s], ino);
 			err = nova_rec_valid(t, &pi[s], ino);
 			if (err > 0) {
-				err = nova_imap_mark_used(sb, cpu, idx);
+				err = rec->crash ?
+				      nova_imap_mark_used(sb, cpu, idx) : 0;
 				if (!err)
 					err = nova_rec_inode(t, &pi[s], ino);
 			}
@@ -473,19 +491,20 @@ static int nova_rec_journals(struct nova_rec_thread *t)
 }
 
 /* Turn the unclaimed blocks into free ranges of the per-CPU allocator. */
-static int nova_rec_free_space(struct nova_rec *rec)
+static int nova_rec_free_space(struct super_block *sb,
+			       const unsigned long *used)
 {
-	struct nova_sb_info *sbi = NOVA_SB(rec->sb);
+	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long end = sbi->layout.alloc_end, start, stop;
 	int err;
 
-	start = find_next_zero_bit(rec->used, end, sbi->layout.alloc_start);
+	start = find_next_zero_bit(used, end, sbi->layout.alloc_start);
 	while (start < end) {
-		stop = find_next_bit(rec->used, end, start);
-		err = nova_balloc_add_free(rec->sb, start, stop - start);
+		stop = find_next_bit(used, end, start);
+		err = nova_balloc_add_free(sb, start, stop - start);
 		if (err)
 			return err;
-		start = find_next_zero_bit(rec->used, end, stop);
+		start = find_next_zero_bit(used, end, stop);
 	}
 	return 0;
 }
@@ -541,17 +560,17 @@ static int nova_rec_run(struct nova_rec *rec, struct nova_rec_thread *t,
  * is written from the scan, so that the next crash starts from an exact
  * one.
  */
-static void nova_rec_bitmap(struct super_block *sb, struct nova_rec *rec)
+static void nova_rec_bitmap(struct super_block *sb, const unsigned long *used)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned long clear_used, leaked;
 
 	if (!sbi->layout.bitmap_blocks)
 		return;
-	clear_used = nova_abm_check_used(sbi, rec->used, &leaked);
+	clear_used = nova_abm_check_used(sbi, used, &leaked);
 	nova_info(sb, "allocation bitmap: %lu blocks in use with a clear bit, %lu allocated by operations the crash cut short",
 		  clear_used, leaked);
-	nova_abm_write_used(sbi, rec->used);
+	nova_abm_write_used(sbi, used);
 }
 
 /*
@@ -561,25 +580,35 @@ static void nova_rec_bitmap(struct super_block *sb, struct nova_rec *rec)
 static int nova_rec_kept_inode(struct super_block *sb, struct nova_inode *pi,
 			       u64 ino, void *arg)
 {
+	struct nova_rec_thread *t = arg;
 	int err;
 
-	err = nova_imap_mark_ino(sb, ino);
+	err = t->rec->crash ? nova_imap_mark_ino(sb, ino) : 0;
 	if (!err)
-		err = nova_rec_inode(arg, pi, ino);
+		err = nova_rec_inode(t, pi, ino);
 	return err;
 }
 
-/* Rebuild the DRAM state a clean unmount would have saved. */
-static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
+/*
+ * Scan every inode, and what only snapshots hold, into @f (f->used is
+ * the caller's to kvfree() on success). @crash: crash recovery, which
+ * also resolves the slots' commit words, marks the slots in use and
+ * re-protects the files that were mapped writable; without it (the space
+ * check of nova_recover_space_check(), on a quiescent file system) the
+ * scan only reads and, where the inode check repairs, rewrites a damaged
+ * primary slot from its replica.
+ */
+int nova_rec_scan_all(struct super_block *sb, bool crash,
+		      struct nova_rec_found *f)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_rec rec = { .sb = sb, .crash = crash };
 	unsigned int want, nr = 0, i;
 	struct nova_rec_thread *t;
-	struct nova_rec rec = { .sb = sb };
-	u64 inodes = 0, logp = 0, datap = 0, meta, trans = 0;
 	int err;
 
-	rec.any_mapped = nova_prot_any_mapped(sb);
+	memset(f, 0, sizeof(*f));
+	rec.any_mapped = crash && nova_prot_any_mapped(sb);
 	want = clamp_t(unsigned int, num_online_cpus(), 1, sbi->cpus);
 	rec.used = kvcalloc(BITS_TO_LONGS(sbi->nblocks), sizeof(unsigned long),
 			    GFP_KERNEL);
@@ -602,49 +631,99 @@ static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
 	err = nova_rec_run(&rec, t, want, &nr);
 	if (err)
 		goto out;
-	meta = (u64)sbi->cpus;		/* journal blocks */
+	f->meta = (u64)sbi->cpus;	/* journal blocks */
 	for (i = 0; i < nr; i++) {
-		inodes += t[i].inodes;
-		logp += t[i].log_pages;
-		datap += t[i].data_pages;
-		meta += t[i].table_blocks;
-		trans = max(trans, t[i].max_trans);
+		f->inodes += t[i].inodes;
+		f->log_pages += t[i].log_pages;
+		f->data_pages += t[i].data_pages;
+		f->meta += t[i].table_blocks;
+		f->max_trans = max(f->max_trans, t[i].max_trans);
 	}
 	/* Removed inodes and blocks only snapshots use: not seen above. */
 	t[0].inodes = t[0].log_pages = t[0].data_pages = 0;
+	t[0].max_trans = 0;
 	err = nova_snapshot_mark_inodes(sb, nova_rec_kept_inode, &t[0]);
 	if (err)
 		goto out;
-	inodes += t[0].inodes;
-	logp += t[0].log_pages;
-	datap += t[0].data_pages;
-	err = nova_snapshot_claim(sb, rec.used, &datap);
+	f->inodes += t[0].inodes;
+	f->log_pages += t[0].log_pages;
+	f->data_pages += t[0].data_pages;
+	f->max_trans = max(f->max_trans, t[0].max_trans);
+	err = nova_snapshot_claim(sb, rec.used, &f->data_pages);
 	if (err)
 		goto out;
-	err = nova_rec_free_space(&rec);
-	if (err)
-		goto out;
-	nova_rec_bitmap(sb, &rec);
-	if (nova_count_free(sb) + logp + datap + meta != sbi->managed) {
-		nova_err(sb, "recovery: %lu free + %llu used blocks, but %lu blocks are managed",
-			 nova_count_free(sb), logp + datap + meta,
-			 sbi->managed);
-		err = -EFSCORRUPTED;
-		goto out;
-	}
-	atomic_long_set(&sbi->log_pages, logp);
-	atomic_long_set(&sbi->data_pages, datap);
-	atomic_long_set(&sbi->meta_blocks, meta);
-	/* New entries must sort after every entry on media. */
-	atomic64_set(&sbi->trans_id, trans);
-	nova_info(sb, "recovered in %llu ms: %llu inodes, %llu log pages, %llu data pages, %lu free blocks, %u scan threads",
-		  div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC), inodes,
-		  logp, datap, nova_count_free(sb), nr);
+	f->threads = nr;
+	f->used = rec.used;
+	rec.used = NULL;
 out:
 	for (i = 0; t && i < want; i++)
 		nova_walker_free(t[i].walker);
 	kfree(t);
 	kvfree(rec.used);
+	return err;
+}
+
+/* The counters of a scan: exact (the space check makes them so). */
+static void nova_rec_set_counters(struct nova_sb_info *sbi,
+				  const struct nova_rec_found *f)
+{
+	atomic_long_set(&sbi->log_pages, f->log_pages);
+	atomic_long_set(&sbi->data_pages, f->data_pages);
+	atomic_long_set(&sbi->meta_blocks, f->meta);
+}
+
+/* Rebuild the DRAM state a clean unmount would have saved. */
+static int nova_rec_rebuild(struct super_block *sb, u64 start_ns)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	struct nova_rec_found f;
+	u64 used;
+	int err;
+
+	err = nova_rec_scan_all(sb, true, &f);
+	if (err)
+		return err;
+	err = nova_rec_free_space(sb, f.used);
+	if (err)
+		goto out;
+	nova_rec_bitmap(sb, f.used);
+	used = f.log_pages + f.data_pages + f.meta;
+	if (nova_count_free(sb) + used != sbi->managed) {
+		nova_err(sb, "recovery: %lu free + %llu used blocks, but %lu blocks are managed",
+			 nova_count_free(sb), used, sbi->managed);
+		err = -EFSCORRUPTED;
+		goto out;
+	}
+	nova_rec_set_counters(sbi, &f);
+	/* New entries must sort after every entry on media. */
+	atomic64_set(&sbi->trans_id, f.max_trans);
+	nova_info(sb, "recovered in %llu ms: %llu inodes, %llu log pages, %llu data pages, %lu free blocks, %u scan threads",
+		  div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC), f.inodes,
+		  f.log_pages, f.data_pages, nova_count_free(sb), f.threads);
+out:
+	kvfree(f.used);
+	return err;
+}
+
+/*
+ * Re-protect the file at slot @pi that was mapped writable when the file
+ * system went down (a fast recovery, recovery_fast.c, which scans no
+ * other inode): its log replayed into a page map, the checksums and
+ * parity of its pages recomputed.
+ */
+int nova_rec_reprotect_file(struct super_block *sb, struct nova_inode *pi,
+			    u64 ino)
+{
+	struct nova_rec rec = { .sb = sb, .crash = true, .any_mapped = true };
+	struct nova_rec_thread t = { .rec = &rec };
+	int err;
+
+	xa_init(&t.pages);
+	t.walker = nova_walker_new();
+	if (!t.walker)
+		return -ENOMEM;
+	err = nova_rec_inode(&t, pi, ino);
+	nova_walker_free(t.walker);
 	return err;
 }
 
@@ -678,9 +757,11 @@ int nova_recover_journals(struct super_block *sb)
  * Mount of a file system that was not cleanly unmounted (nova_load()),
  * after nova_recover_journals() and nova_snapshot_load().
  * On return the journals are rolled back and the allocator, inode tables
- * and counters are as a clean mount would find them; or the mount is
- * read-only (the device is, or the scan found damage on a read-only
- * mount); or an error is returned.
+ * and counters are as a clean mount would find them (after a fast
+ * recovery: but for the blocks operations cut short had allocated, which
+ * nova_recover_space_check() frees, and the counters it makes exact); or
+ * the mount is read-only (the device is, or the scan found damage on a
+ * read-only mount); or an error is returned.
  */
 int nova_recover(struct super_block *sb)
 {
@@ -694,7 +775,9 @@ int nova_recover(struct super_block *sb)
 	if (err)
 		return err;
 	nova_journal_recover_replicas(sb);
-	err = nova_rec_rebuild(sb, start);
+	err = nova_recover_fast(sb, start);
+	if (err == -EAGAIN)
+		err = nova_rec_rebuild(sb, start);
 	if (!err) {
 		/* Files that were mapped writable are protected again. */
 		nova_prot_clear_mapped(sb);
@@ -708,5 +791,46 @@ int nova_recover(struct super_block *sb)
 	}
 	nova_err(sb, "crash recovery failed (%d): mounting read-only without an allocator",
 		 err);
+	return 0;
+}
+
+/*
+ * The space check a fast recovery owes (sbi->space_check): before the
+ * allocator is saved by a clean unmount, remount read-only or freeze,
+ * with the file system quiescent and no inode unlinked but open
+ * (nova_freeze_fs() saves nothing while one is; unmount and remount
+ * read-only have none). Every inode is scanned as after a crash without
+ * the bitmap; the blocks the bitmap holds in use and nobody references
+ * (allocated by operations the crash cut short, or owned by files that
+ * were unlinked but open) are freed; the counters and the next
+ * transaction id become exact, as a clean superblock must have them.
+ * On error nothing is freed and the caller leaves the file system marked
+ * dirty, so the next mount recovers again.
+ */
+int nova_recover_space_check(struct super_block *sb)
+{
+	struct nova_sb_info *sbi = NOVA_SB(sb);
+	u64 start = ktime_get_ns();
+	struct nova_rec_found f;
+	unsigned long freed;
+	int err;
+
+	if (!sbi->space_check)
+		return 0;
+	err = nova_rec_scan_all(sb, false, &f);
+	if (err) {
+		nova_err(sb, "space check after crash recovery failed (%d): the file system stays marked dirty; run fsck.NOVA",
+			 err);
+		return err;
+	}
+	freed = nova_abm_free_leaks(sb, f.used);
+	kvfree(f.used);
+	nova_rec_set_counters(sbi, &f);
+	if (f.max_trans >= atomic64_read(&sbi->trans_id))
+		atomic64_set(&sbi->trans_id, f.max_trans);
+	sbi->space_check = false;
+	nova_info(sb, "space check after crash recovery in %llu ms: %llu inodes, %lu leaked blocks freed",
+		  div_u64(ktime_get_ns() - start, NSEC_PER_MSEC), f.inodes,
+		  freed);
 	return 0;
 }

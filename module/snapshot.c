@@ -347,6 +347,7 @@ static int nova_snap_load_entry(struct super_block *sb, u64 off, void *entry,
 	unsigned int size = le16_to_cpu(h->e_size);
 	struct nova_snapshot *s;
 
+	t->max_trans = max(t->max_trans, le64_to_cpu(h->e_trans_id));
 	switch (h->e_type) {
 	case NOVA_LOG_SNAPSHOT: {
 		struct nova_snapshot_entry *sn = entry;
@@ -1499,6 +1500,18 @@ int nova_snapshot_kept_inode(struct super_block *sb, u64 idx, u64 *ino,
 	}
 	mutex_unlock(&t->lock);
 	return err;
+}
+
+/*
+ * The newest transaction the snapshot log held at mount: a fast crash
+ * recovery (recovery_fast.c) starts the counter above it, so that a file
+ * created after the mount is never taken for one a snapshot shows.
+ */
+u64 nova_snapshot_max_trans(struct super_block *sb)
+{
+	struct nova_snap_table *t = NOVA_SB(sb)->snaps;
+
+	return t ? t->max_trans : 0;
 }
 
 /*

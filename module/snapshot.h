@@ -83,6 +83,7 @@ struct nova_snap_table {
 	u64 next_id;
 	u64 tail;			/* committed tail of the snapshot log */
 	u64 max_epoch;			/* newest epoch seen in the log */
+	u64 max_trans;			/* newest transaction of the log */
 	bool any_epoch;
 	unsigned int gen;		/* bumped on every change, for dumps */
 	struct nova_snap_reclaimq rq;	/* what deleted snapshots left */

@@ -181,6 +181,9 @@ static int nova_make_clean(struct super_block *sb)
 
 	/* What deleted snapshots kept must be free in the saved state. */
 	nova_snapshot_reclaim_drain(sb);
+	/* After a fast recovery: its leaks freed (logged if it fails). */
+	if (nova_recover_space_check(sb))
+		return 0;
 	mutex_lock(&sbi->sb_mutex);
 	err = nova_save_alloc_state(sb);
 	if (err)
@@ -275,6 +278,7 @@ struct nova_fs_context {
 	bool no_log_replica;		/* -o init,protection=nolog */
 	bool alloc_bitmap;		/* -o init,alloc_bitmap (format 1.9) */
 	bool no_verify;			/* -o verify=off */
+	bool recovery_scan;		/* -o recovery=scan */
 	int acl;			/* -o acl 1, noacl 0, not given -1 */
 	int user_xattr;			/* -o user_xattr 1, nouser_xattr 0, -1 */
 	int snapdir;			/* -o snapdir=visible 1, hidden 0, -1 */
@@ -296,7 +300,7 @@ enum {
 	Opt_init, Opt_init_mode, Opt_cpus, Opt_label, Opt_snapshot,
 	Opt_protection, Opt_verify, Opt_acl, Opt_user_xattr, Opt_snapdir,
 	Opt_usrquota, Opt_grpquota, Opt_prjquota, Opt_noquota, Opt_dax,
-	Opt_dax_mode, Opt_alloc_bitmap,
+	Opt_dax_mode, Opt_alloc_bitmap, Opt_recovery,
 };
 
 static const struct constant_table nova_param_init[] = {
@@ -321,6 +325,15 @@ static const struct constant_table nova_param_dax[] = {
 static const struct constant_table nova_param_onoff[] = {
 	{ "on",		1 },
 	{ "off",	0 },
+	{}
+};
+
+/* recovery=: from the allocation bitmap if there is one, or scan always */
+enum { NOVA_RECOVERY_AUTO, NOVA_RECOVERY_SCAN };
+
+static const struct constant_table nova_param_recovery[] = {
+	{ "auto",	NOVA_RECOVERY_AUTO },
+	{ "scan",	NOVA_RECOVERY_SCAN },
 	{}
 };
 
@@ -381,6 +394,7 @@ static const struct fs_parameter_spec nova_fs_parameters[] = {
 	fsparam_flag("dax", Opt_dax),
 	fsparam_enum("dax", Opt_dax_mode, nova_param_dax),
 	fsparam_flag("alloc_bitmap", Opt_alloc_bitmap),
+	fsparam_enum("recovery", Opt_recovery, nova_param_recovery),
 	{}
 };
 
@@ -437,6 +451,9 @@ static int nova_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		break;
 	case Opt_alloc_bitmap:
 		ctx->alloc_bitmap = true;
+		break;
+	case Opt_recovery:
+		ctx->recovery_scan = result.uint_32 == NOVA_RECOVERY_SCAN;
 		break;
 	case Opt_acl:
 		ctx->acl = !result.negated;
@@ -882,6 +899,8 @@ static int nova_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",prjquota");
 	if (sbi->prot & NOVA_FEATURE_ALLOC_BITMAP)
 		seq_puts(seq, ",alloc_bitmap");
+	if (sbi->recovery_scan)
+		seq_puts(seq, ",recovery=scan");
 	if (!(sbi->prot & NOVA_FEATURE_DATA_CSUM))
 		seq_puts(seq, ",protection=off");
 	else if (!sbi->verify)
@@ -1143,6 +1162,7 @@ static int nova_fill_super(struct super_block *sb, struct fs_context *fc)
 	mutex_init(&sbi->freeze_mutex);
 	nova_prot_init_sb(sbi);
 	sbi->verify = !ctx->no_verify;
+	sbi->recovery_scan = ctx->recovery_scan;
 	sb->s_fs_info = sbi;
 	err = nova_gc_init(sb);
 	if (err)

@@ -12,6 +12,8 @@
 # Quick mode (make test): 8 crash points, 9 boots (crash-cpus.sh adds
 # two more with the mix and rename workloads). Long mode:
 #   NOVA_CRASH_POINTS=200 make crashtest     (NOVA_CRASH_SEED to replay)
+#   NOVA_CRASH_FORMAT=cpus=3,alloc_bitmap  (the options of each format;
+#                                           default cpus=3)
 # The file system is formatted with 3 stripes on 2 vCPUs, and the long
 # mode changes the vCPU count between boots, so stripes and CPUs differ.
 set -uo pipefail
@@ -60,7 +62,7 @@ for ((i = 0; i < n; i++)); do
 		# The first boot, or the chain broke (failure reported
 		# above): format and go on, so a long run still tries every
 		# point.
-		fmt=cpus=3
+		fmt=${NOVA_CRASH_FORMAT:-cpus=3}
 		[ "$kind" != mount ] || kind=fault wl=mix
 		[ "$i" = 0 ] || t_diag "boot$i: the chain broke: formatting again"
 		crash_broken=0
