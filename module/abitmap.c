@@ -56,7 +56,7 @@ static bool nova_abm_on(struct nova_sb_info *sbi)
 /* Words that cover the allocator's range. */
 static u64 nova_abm_nr_words(struct nova_sb_info *sbi)
 {
-	return DIV_ROUND_UP_ULL(sbi->layout.alloc_end, NOVA_BITMAP_WORD_BITS);
+	return nova_bitmap_words(&sbi->layout);
 }
 
 static void nova_abm_damaged(struct nova_sb_info *sbi, u64 index)
@@ -318,11 +318,15 @@ void nova_abm_format(struct nova_sb_info *sbi,
 
 	if (!nova_abm_on(sbi))
 		return;
-	nova_pmem_memset(w, 0, sbi->layout.bitmap_blocks * NOVA_BLOCK_SIZE);
 	for (index = 0; index < words; index++)
 		WRITE_ONCE(w[index],
 			   cpu_to_le64(nova_plan_bitmap_word(plan,
 							     plan->free_start,
 							     index)));
-	nova_pmem_persist(w, words * sizeof(*w));
+	nova_pmem_flush(w, words * sizeof(*w));
+	/* The rest of the area is zero (format.md), the words' lines too. */
+	nova_pmem_memset(&w[words], 0,
+			 sbi->layout.bitmap_blocks * NOVA_BLOCK_SIZE -
+			 words * sizeof(*w));
+	nova_pmem_fence();
 }

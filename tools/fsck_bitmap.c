@@ -40,15 +40,9 @@ uint64_t fsck_bitmap_want(const struct fsck *f, uint64_t index)
 	return bits;
 }
 
-static uint64_t bitmap_words(const struct fsck *f)
-{
-	return (f->layout.alloc_end + NOVA_BITMAP_WORD_BITS - 1) /
-	       NOVA_BITMAP_WORD_BITS;
-}
-
 void fsck_check_bitmap(struct fsck *f)
 {
-	uint64_t index, words = bitmap_words(f);
+	uint64_t index, words = nova_bitmap_words(&f->layout);
 	uint64_t damaged = 0, clear_used = 0, leaked = 0;
 	const __le64 *w;
 

@@ -235,8 +235,7 @@ out:
  */
 static bool repair_bitmap(struct fsck *f)
 {
-	uint64_t words = (f->layout.alloc_end + NOVA_BITMAP_WORD_BITS - 1) /
-			 NOVA_BITMAP_WORD_BITS, index;
+	uint64_t words = nova_bitmap_words(&f->layout), index;
 	uint64_t base = NOVA_OFF(f->layout.bitmap);
 
 	for (index = 0; index < words; index++) {

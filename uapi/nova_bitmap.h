@@ -83,6 +83,13 @@ static inline __u64 nova_bitmap_run_mask(__u64 index, __u64 start,
 	return ((1ULL << hi) - 1) & ~((1ULL << lo) - 1);
 }
 
+/* The words that cover the allocator's range of layout @l. */
+static inline __u64 nova_bitmap_words(const struct nova_layout *l)
+{
+	return (l->alloc_end + NOVA_BITMAP_WORD_BITS - 1) /
+	       NOVA_BITMAP_WORD_BITS;
+}
+
 /* The block of the bitmap area (@layout) that holds word @index. */
 static inline __u64 nova_bitmap_block(const struct nova_layout *l,
 				      __u64 index)

@@ -120,6 +120,7 @@ static void test_mkfs_words(void **state)
 					  NOVA_FEATURE_1_6, &p), NOVA_PLAN_FINE);
 	words = (l.alloc_end + NOVA_BITMAP_WORD_BITS - 1) /
 		NOVA_BITMAP_WORD_BITS;
+	assert_int_equal(nova_bitmap_words(&l), words);
 	for (index = 0; index < words; index++) {
 		assert_true(nova_bitmap_word_ok(index, word(im, index)));
 		assert_int_equal(word(im, index),
