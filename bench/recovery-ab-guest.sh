@@ -55,7 +55,7 @@ for spec in $KOS; do
 		fi
 		got=$(find "$mnt/pop" -type f 2> /dev/null | wc -l)
 		echo "$got" > "$out/$tag.files"
-		log "$tag: $(grep -oE 'recovered (from the allocation bitmap )?in .*' "$out/$tag.dmesg"), $got files"
+		log "$tag: $(grep -oE 'recovered in .*' "$out/$tag.dmesg"), $got files"
 		umount "$mnt"
 		dmesg | grep -o 'space check after crash recovery in .*' >> "$out/$tag.dmesg"
 	done

@@ -51,5 +51,5 @@ qemu/run-guest.sh --script bench/recovery-ab-guest.sh --out "$out" --mem 2048 \
 	--append "tsc=reliable lpj=$(( 1000000000 / ${hz:-250} ))"
 for f in "$out"/ko*.json "$out"/ext4*.json; do
 	[ -f "$f" ] || continue
-	echo "$(basename "$f" .json): $(cat "$f") $(grep -oE 'recovered (from the allocation bitmap )?in .*|space check .*' "${f%.json}.dmesg" | tr '\n' ' ')"
+	echo "$(basename "$f" .json): $(cat "$f") $(grep -oE 'recovered in .*|space check .*' "${f%.json}.dmesg" | tr '\n' ' ')"
 done

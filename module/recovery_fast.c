@@ -217,7 +217,7 @@ int nova_recover_fast(struct super_block *sb, u64 start_ns)
 	atomic64_set(&sbi->trans_id, trans);
 	nova_fast_counters(sbi);
 	sbi->space_check = true;
-	nova_info(sb, "recovered from the allocation bitmap in %llu ms: %llu inodes, %lu free blocks; space check at the next clean unmount",
+	nova_info(sb, "recovered in %llu ms from the allocation bitmap: %llu inodes, %lu free blocks; space check at the next clean unmount",
 		  div_u64(ktime_get_ns() - start_ns, NSEC_PER_MSEC), fr.inodes,
 		  nova_count_free(sb));
 	return 0;
