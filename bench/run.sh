@@ -46,8 +46,9 @@ set -euo pipefail
 cd "$nova_top"
 
 mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax" fs_given=0 smp=2
-off_opts=protection=off nova_opts= work= results_dir=$nova_top/bench/results copy=1
+off_opts=protection=off work= results_dir=$nova_top/bench/results copy=1
 pmem_base=
+nova_opts=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
