@@ -57,12 +57,14 @@ fs_type() {
 # Mount data for the first (formatting) mount and for later mounts. NOVA
 # chooses protection when it formats (-o init=force: the device holds the
 # previous file system); a later mount takes it from the superblock and
-# refuses a protection= that differs from it.
+# refuses a protection= that differs from it. BENCH_NOVA_OPTS (--nova-opts)
+# adds options to both NOVA columns' formatting mount (alloc_bitmap).
 fs_data() {	# FS init|again
+	local more=${BENCH_NOVA_OPTS:+,$BENCH_NOVA_OPTS}
 	case "$1:$2" in
-	nova:init) echo init=force ;;
+	nova:init) echo "init=force$more" ;;
 	nova:again|nova-noprot:again) echo "" ;;
-	nova-noprot:init) echo "init=force,$BENCH_NOVA_OFF_OPTS" ;;
+	nova-noprot:init) echo "init=force,$BENCH_NOVA_OFF_OPTS$more" ;;
 	*) echo dax ;;
 	esac
 }
@@ -95,6 +97,10 @@ fs_make() {
 		return 1
 	fi
 	case "$fs" in
+	nova|nova-noprot)
+		# What the kernel shows of the options (alloc_bitmap, protection=off).
+		grep -E "^$dev $dir " /proc/mounts >> "$raw/$fs-mounts.txt"
+		;;
 	ext4-dax|xfs-dax)
 		if ! grep -E "^$dev $dir " /proc/mounts | grep -qw -E 'dax|dax=always'; then
 			echo "mounted without DAX: $(grep -E "^$dev " /proc/mounts)"

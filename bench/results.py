@@ -329,6 +329,7 @@ def markdown(info, rows, na):
         ("host load average before / after", info.get("load")),
         ("sizes", info.get("sizes")), ("commit", info.get("commit")),
         ("nova.ko", info.get("nova_ko")),
+        ("more NOVA options when making its file systems (--nova-opts)", info.get("nova_opts")),
         ("guest run", info.get("guest_run")),
     ]
     for k, v in facts:

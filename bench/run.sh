@@ -23,6 +23,9 @@
 #                      nova,nova-noprot,ext4-dax,xfs-dax (default: all)
 #   --nova-off-opts O  mount options that turn NOVA's data protection off
 #                      (default protection=off); n/a when NOVA rejects them
+#   --nova-opts O      more options for the mount that makes each NOVA
+#                      file system (init=force,O; both NOVA columns), e.g.
+#                      alloc_bitmap; n/a when NOVA rejects them
 #   --work DIR         guest output directory (default build/bench/<stamp>)
 #   --results DIR      where the report goes (default bench/results)
 #   --no-report-copy   leave the report in the work directory only
@@ -45,6 +48,7 @@ cd "$nova_top"
 mode=quick icount= fs_list="nova nova-noprot ext4-dax xfs-dax" fs_given=0 smp=2
 off_opts=protection=off work= results_dir=$nova_top/bench/results copy=1
 pmem_base=
+nova_opts=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) mode=quick ;;
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--icount=*) icount=${1#--icount=} ;;
 	--fs) fs_list=$(tr ',' ' ' <<< "$2") fs_given=1; shift ;;
 	--nova-off-opts) off_opts=$2; shift ;;
+	--nova-opts) nova_opts=$2; shift ;;
 	--work) work=$2; shift ;;
 	--results) results_dir=$2; shift ;;
 	--no-report-copy) copy=0 ;;
@@ -181,6 +186,7 @@ write_env() {
 		echo "BENCH_MODE=$mode"
 		printf 'BENCH_FS=%q\n' "$fs_list"
 		printf 'BENCH_NOVA_OFF_OPTS=%q\n' "$off_opts"
+		printf 'BENCH_NOVA_OPTS=%q\n' "$nova_opts"
 		for v in BENCH_FIO_SIZE BENCH_FIO_RUNTIME BENCH_JOBS BENCH_META_N BENCH_META_BYTES \
 			 BENCH_TREE_DEPTH BENCH_TREE_FANOUT BENCH_MIX_FILES BENCH_MIX_SECONDS \
 			 BENCH_MIX_PROCS BENCH_MOUNT_REPEATS BENCH_RECOVERY_PERF \
@@ -313,6 +319,7 @@ info = {
     "nova_ko": "$ko_note",
     "guest_run": "$(IFS=';'; echo "${guest_status[*]}" | sed 's/;/; /g'), $(( $(date +%s) - started )) s wall clock in all",
     "nova_off_opts": "$off_opts",
+    "nova_opts": "$nova_opts",
 }
 json.dump(info, open(sys.argv[1], "w"), indent=1)
 EOF

@@ -5,8 +5,13 @@
  * fileattr layer).
  *
  * Supported: immutable, append-only, noatime, nodump, sync, and dirsync
- * on directories (what ext4 offers of these). Anything else asked for is
- * EOPNOTSUPP. The flags live in the inode's log: a setattr entry with
+ * on directories (what ext4 offers of these). The DAX flag (FS_DAX_FL,
+ * FS_XFLAG_DAX; chattr +x) is accepted and ignored: every NOVA inode is
+ * S_DAX, as on ext4 or xfs mounted with dax=always, where the flag
+ * changes nothing either (statx() shows STATX_ATTR_DAX). Unlike them NOVA
+ * does not keep it (that would take a flag bit and a format feature), so
+ * lsattr never shows it. Anything else asked for is EOPNOTSUPP. The flags
+ * live in the inode's log: a setattr entry with
  * NOVA_ATTR_FLAGS carries them all (sa_flags, NOVA_FL_*), committed with
  * the new ctime by one tail store, so a chattr is atomic across a crash.
  * Replay, snapshots and garbage collection treat it as any setattr entry
@@ -167,6 +172,8 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	bool reg = S_ISREG(inode->i_mode);
 	u32 projid = fa->fsx_projid, old_projid = READ_ONCE(ni->projid);
 	u32 mask = NOVA_ATTR_FLAGS | NOVA_ATTR_CTIME;
+	/* Always DAX: the DAX flag asks for nothing (see the top). */
+	u32 fsflags = fa->flags & ~FS_DAX_FL;
 	struct timespec64 ctime;
 	u16 flags = 0;
 	int err, i;
@@ -179,10 +186,10 @@ int nova_fileattr_set(nova_idmap_t *idmap, struct dentry *dentry,
 	    ((fa->fsx_xflags & ~FS_XFLAG_COMMON) || fa->fsx_extsize ||
 	     fa->fsx_cowextsize))
 		return -EOPNOTSUPP;
-	if (fa->flags & ~nova_fs_settable(inode))
+	if (fsflags & ~nova_fs_settable(inode))
 		return -EOPNOTSUPP;
 	for (i = 0; i < ARRAY_SIZE(nova_fl_map); i++)
-		if (fa->flags & nova_fl_map[i].fs)
+		if (fsflags & nova_fl_map[i].fs)
 			flags |= nova_fl_map[i].nova;
 	if (flags == READ_ONCE(ni->attr_flags) && projid == old_projid)
 		return 0;

@@ -7,7 +7,10 @@
 # all with EPERM; append-only allows only O_APPEND writes and plain
 # preallocation; immutable and append-only directories; noatime keeps
 # atime; nodump, sync, dirsync (directories only) are kept; unknown
-# flags are EOPNOTSUPP; CAP_LINUX_IMMUTABLE and ownership are required;
+# flags are EOPNOTSUPP; the DAX flag (chattr +x) is accepted on files
+# and directories and changes nothing (always DAX: statx shows
+# STATX_ATTR_DAX; the flag is not kept, so lsattr shows no x);
+# CAP_LINUX_IMMUTABLE and ownership are required;
 # the flags survive remount and thorough GC; a snapshot shows the old
 # flags; new files and directories inherit A, d, S (and D, directories
 # only) from their directory, as ext4 does, not i or a, and keep them
@@ -187,6 +190,43 @@ t_ok "xfs_io chattr +a (FS_IOC_FSSETXATTR)" xfs_io -c "chattr +a" "$M/at"
 t_is "lsattr shows a" "$(flags "$M/at")" a
 t_ok "xfs_io chattr -a" xfs_io -r -c "chattr -a" "$M/at"
 t_is "... gone" "$(flags "$M/at")" ""
+# The DAX flag: every NOVA inode is DAX, as on ext4 -o dax=always, where
+# the flag changes nothing either; NOVA accepts it and does not keep it.
+# xflags through FS_IOC_FSGETXATTR (fsx_xflags is the first word)
+xflags() {
+	python3 -c '
+import array, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+b = array.array("I", [0] * 7)
+fcntl.ioctl(fd, 0x801c581f, b)
+print("0x%x" % b[0])' "$1"
+}
+# statx(2): STATX_ATTR_DAX (0x200000) in stx_attributes and its mask
+statx_dax() {
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+buf = ctypes.create_string_buffer(256)
+if libc.statx(-100, sys.argv[1].encode(), 0, 0x7ff, buf) < 0:
+    sys.exit("statx failed")
+a, m = (int.from_bytes(buf.raw[o:o + 8], "little") & 0x200000 for o in (8, 56))
+print("0x%x 0x%x" % (a, m))' "$1"
+}
+t_is "statx: a file is DAX (STATX_ATTR_DAX)" "$(statx_dax "$M/at")" "0x200000 0x200000"
+t_ok "xfs_io chattr +x (FS_XFLAG_DAX) on a file" xfs_io -c "chattr +x" "$M/at"
+t_ok "... on a directory" xfs_io -c "chattr +x" "$M/d"
+t_is "... not kept: xflags 0 (xfs_io lsattr)" "$(xflags "$M/at")" 0x0
+t_is "... the directory keeps its D" "$(flags "$M/d")" D
+t_ok "xfs_io chattr +ax: append-only and DAX at once" xfs_io -c "chattr +ax" "$M/at"
+t_is "... append-only set, DAX not kept (lsattr)" "$(flags "$M/at")" a
+t_is "... xflags: append 0x10 only" "$(xflags "$M/at")" 0x10
+t_ok "xfs_io chattr -ax" xfs_io -r -c "chattr -ax" "$M/at"
+t_is "... no flag left" "$(flags "$M/at")" ""
+t_ok "chattr +x (FS_IOC_SETFLAGS with FS_DAX_FL)" chattr +x "$M/at"
+t_is "... no flag shown" "$(flags "$M/at")" ""
+t_is "statx: still DAX" "$(statx_dax "$M/at")" "0x200000 0x200000"
+t_ok "chattr -x" chattr -x "$M/at"
+t_is "statx: DAX after chattr -x too (it cannot be turned off)" "$(statx_dax "$M/at")" "0x200000 0x200000"
 chown 65534:65534 "$M/at"
 t_ok "the owner may set nodump" "${NOBODY[@]}" chattr +d "$M/at"
 t_errno "... not immutable: EPERM" "Operation not permitted" "${NOBODY[@]}" chattr +i "$M/at"
