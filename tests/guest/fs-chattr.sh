@@ -57,7 +57,9 @@ t_ok "chattr +i" chattr +i "$M/f"
 t_is "lsattr shows i" "$(flags "$M/f")" i
 t_ok "xfs_io lsattr shows it too (FS_IOC_FSGETXATTR)" sh -c "xfs_io -r -c lsattr '$M/f' | grep -q '^-*i'"
 t_is "still readable" "$(cat "$M/f")" data
-# statx(2): stx_attributes at byte 8, stx_attributes_mask at byte 56
+# statx(2) FILE [BITS]: stx_attributes (byte 8) and stx_attributes_mask
+# (byte 56), each masked with BITS (default 0x70: immutable, append,
+# nodump)
 statx_attrs() {
 	python3 -c '
 import ctypes, sys
@@ -66,7 +68,8 @@ buf = ctypes.create_string_buffer(256)
 if libc.statx(-100, sys.argv[1].encode(), 0, 0x7ff, buf) < 0:
     sys.exit("statx failed")
 a, m = (int.from_bytes(buf.raw[o:o + 8], "little") for o in (8, 56))
-print("0x%x 0x%x" % (a & 0x70, m & 0x70))' "$1"
+b = int(sys.argv[2], 0)
+print("0x%x 0x%x" % (a & b, m & b))' "$1" "${2:-0x70}"
 }
 t_is "statx: immutable (0x10) set, and immutable, append, nodump known" "$(statx_attrs "$M/f")" "0x10 0x70"
 t_errno "open for writing: EPERM" EPERM "$NOVA_SYS" open "$M/f" O_WRONLY
@@ -202,16 +205,7 @@ fcntl.ioctl(fd, 0x801c581f, b)
 print("0x%x" % b[0])' "$1"
 }
 # statx(2): STATX_ATTR_DAX (0x200000) in stx_attributes and its mask
-statx_dax() {
-	python3 -c '
-import ctypes, sys
-libc = ctypes.CDLL(None, use_errno=True)
-buf = ctypes.create_string_buffer(256)
-if libc.statx(-100, sys.argv[1].encode(), 0, 0x7ff, buf) < 0:
-    sys.exit("statx failed")
-a, m = (int.from_bytes(buf.raw[o:o + 8], "little") & 0x200000 for o in (8, 56))
-print("0x%x 0x%x" % (a, m))' "$1"
-}
+statx_dax() { statx_attrs "$1" 0x200000; }
 t_is "statx: a file is DAX (STATX_ATTR_DAX)" "$(statx_dax "$M/at")" "0x200000 0x200000"
 t_ok "xfs_io chattr +x (FS_XFLAG_DAX) on a file" xfs_io -c "chattr +x" "$M/at"
 t_ok "... on a directory" xfs_io -c "chattr +x" "$M/d"
