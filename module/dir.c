@@ -9,6 +9,11 @@
  * cookies stay valid while other names come and go. Names are not copied:
  * index nodes point at their dentry entry in PMEM.
  *
+ * A directory stream ends at the position the directory would give its
+ * next name when the stream began (opendir() or rewinddir()): a rename
+ * gives the name a new, higher position, and a reader that renames what it
+ * reads must not meet those names again and never finish.
+ *
  * Locking: the index is changed only with the directory's i_rwsem held
  * exclusively and its log_lock held; lookup and readdir run under i_rwsem
  * (shared at least) and read it without further locks.
@@ -180,8 +185,11 @@ int nova_dir_entry(struct inode *dir, const char *name, unsigned int len,
 	memset(buf, 0, size);
 	nova_entry_header(NOVA_SB(dir->i_sb), de, NOVA_LOG_DENTRY, size, trans);
 	de->de_ino = cpu_to_le64(child ? child->i_ino : 0);
-	if (child && !(len == 2 && name[0] == '.' && name[1] == '.'))
-		de->de_pos = cpu_to_le64(ni->next_pos++);
+	if (child && !(len == 2 && name[0] == '.' && name[1] == '.')) {
+		de->de_pos = cpu_to_le64(ni->next_pos);
+		/* Read without i_rwsem by nova_dir_mark_end(). */
+		WRITE_ONCE(ni->next_pos, ni->next_pos + 1);
+	}
 	de->de_links = cpu_to_le32(links);
 	de->de_name_len = len;
 	de->de_file_type = child ? fs_umode_to_dtype(child->i_mode) : 0;
@@ -190,10 +198,43 @@ int nova_dir_entry(struct inode *dir, const char *name, unsigned int len,
 	return nova_log_append(dir, de, tail);
 }
 
+/*
+ * The end of @file's directory stream is kept in its private_data (a
+ * position fits an unsigned long: NOVA needs a 64-bit kernel).
+ */
+static void nova_dir_mark_end(struct file *file)
+{
+	struct nova_inode_info *ni = NOVA_I(file_inode(file));
+
+	file->private_data = (void *)(unsigned long)READ_ONCE(ni->next_pos);
+}
+
+static unsigned long nova_dir_end(struct file *file)
+{
+	return (unsigned long)file->private_data;
+}
+
+static int nova_dir_open(struct inode *dir, struct file *file)
+{
+	nova_dir_mark_end(file);
+	return 0;
+}
+
+/* rewinddir() starts a new stream, which sees every name present now. */
+static loff_t nova_dir_llseek(struct file *file, loff_t offset, int whence)
+{
+	loff_t pos = generic_file_llseek(file, offset, whence);
+
+	if (pos == 0)
+		nova_dir_mark_end(file);
+	return pos;
+}
+
 static int nova_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
 	struct nova_inode_info *ni = NOVA_I(dir);
+	unsigned long end = nova_dir_end(file);
 	struct nova_dentry_node *n;
 	unsigned long pos;
 	u64 start = nova_op_start();
@@ -202,19 +243,19 @@ static int nova_readdir(struct file *file, struct dir_context *ctx)
 		return -EIO;
 	if (!dir_emit_dots(file, ctx))
 		goto out;
-	pos = ctx->pos;
-	xa_for_each_start(&ni->dpos, pos, n, ctx->pos) {
-		/* A view directory lists the numbers of view inodes. */
-		u64 ino = nova_is_view(dir) ? nova_view_d_ino(dir, n->ino) :
-			  n->ino;
+	if (ctx->pos < end) {
+		xa_for_each_range(&ni->dpos, pos, n, ctx->pos, end - 1) {
+			/* A view directory lists the numbers of view inodes. */
+			u64 ino = nova_is_view(dir) ?
+				  nova_view_d_ino(dir, n->ino) : n->ino;
 
-		if (!dir_emit(ctx, nova_node_name(dir, n), n->name_len, ino,
-			      n->file_type))
-			goto out;
-		ctx->pos = pos + 1;
+			if (!dir_emit(ctx, nova_node_name(dir, n), n->name_len,
+				      ino, n->file_type))
+				goto out;
+			ctx->pos = pos + 1;
+		}
+		ctx->pos = end;
 	}
-	if (ctx->pos < ni->next_pos)
-		ctx->pos = ni->next_pos;
 	nova_snapdir_emit(dir, ctx);
 out:
 	nova_op_done(dir->i_sb, NOVA_CTL_OP_READDIR, start);
@@ -229,7 +270,8 @@ static int nova_dir_fsync(struct file *file, loff_t start, loff_t end,
 }
 
 const struct file_operations nova_dir_operations = {
-	.llseek		= generic_file_llseek,
+	.open		= nova_dir_open,
+	.llseek		= nova_dir_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,
 	.fsync		= nova_dir_fsync,
@@ -239,7 +281,8 @@ const struct file_operations nova_dir_operations = {
 
 /* Directories of snapshot views (snapview.c): read-only, no ioctls. */
 const struct file_operations nova_view_dir_operations = {
-	.llseek		= generic_file_llseek,
+	.open		= nova_dir_open,
+	.llseek		= nova_dir_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= nova_readdir,
 	.fsync		= nova_dir_fsync,

@@ -404,6 +404,53 @@ def readdir(m):
     libc.closedir(dp)
     check("seekdir(telldir()) returns to the same entry", ok, True)
     check("readdir has . and ..", {".", ".."} <= set(seen), True)
+    readdir_renaming(m)
+
+
+def dir_names(dp):
+    """The names libc's readdir() returns from DIR *dp until the end."""
+    got = []
+    while True:
+        ent = libc.readdir(dp)
+        if not ent:
+            return got
+        got.append(ctypes.string_at(ent + 19).decode())
+
+
+def readdir_renaming(m):
+    """A reader that renames each name it reads must still reach the end
+    of the stream (a renamed name is not met again), and rewinddir() must
+    start a stream that sees the new names."""
+    d = os.path.join(m, "rdren")
+    os.mkdir(d)
+    # Long names: many getdents() calls, so renames land between them.
+    old = ["o%04d" % i + "x" * 100 for i in range(1500)]
+    for n in old:
+        open(os.path.join(d, n), "w").close()
+    libc.rewinddir.argtypes = [ctypes.c_void_p]
+    dp = libc.opendir(d.encode())
+    seen, calls = [], 0
+    while calls < 3 * len(old):
+        calls += 1
+        ent = libc.readdir(dp)
+        if not ent:
+            break
+        name = ctypes.string_at(ent + 19).decode()
+        seen.append(name)
+        if name.startswith("o"):
+            os.rename(os.path.join(d, name), os.path.join(d, "n" + name[1:]))
+    check("readdir while renaming every name reaches the end",
+          calls < 3 * len(old), True)
+    seen_old = [n for n in seen if n.startswith("o")]
+    check("readdir while renaming sees each old name once",
+          (len(seen_old), len(set(seen_old))), (len(old), len(old)))
+    check("readdir while renaming does not meet a renamed name again",
+          len([n for n in seen if n.startswith("n")]), 0)
+    libc.rewinddir(dp)
+    new = sorted(n for n in dir_names(dp) if n not in (".", ".."))
+    libc.closedir(dp)
+    check("rewinddir sees the renamed names",
+          new == ["n" + n[1:] for n in old], True)
 
 
 def attrs(m):
