@@ -80,6 +80,7 @@ static struct nla_policy nova_stats_policy[NOVA_STATS_A_MAX + 1] = {
 	[NOVA_STATS_A_SNAPSHOT_RECLAIMED] = { .type = NLA_U64 },
 	[NOVA_STATS_A_MOUNT_TIME_NS]	= { .type = NLA_U64 },
 	[NOVA_STATS_A_RECOVERED]	= { .type = NLA_U8 },
+	[NOVA_STATS_A_SPACE_CHECK_PENDING] = { .type = NLA_U8 },
 	[NOVA_STATS_A_READ_ONLY]	= { .type = NLA_U8 },
 	[NOVA_STATS_A_OP]		= { .type = NLA_NESTED },
 	[NOVA_STATS_A_GC_FAST_PAGES]	= { .type = NLA_U64 },
@@ -253,6 +254,9 @@ int nova_decode_stats(const struct nlmsghdr *nlh, struct nova_stats *st)
 	st->mount_time_ns = nova_u64(sb, NOVA_STATS_A_MOUNT_TIME_NS);
 	if (sb[NOVA_STATS_A_RECOVERED])
 		st->recovered = nla_get_u8(sb[NOVA_STATS_A_RECOVERED]);
+	if (sb[NOVA_STATS_A_SPACE_CHECK_PENDING])
+		st->space_check_pending =
+			nla_get_u8(sb[NOVA_STATS_A_SPACE_CHECK_PENDING]);
 	if (sb[NOVA_STATS_A_READ_ONLY])
 		st->read_only = nla_get_u8(sb[NOVA_STATS_A_READ_ONLY]);
 	st->gc_fast_pages = nova_u64(sb, NOVA_STATS_A_GC_FAST_PAGES);

@@ -164,6 +164,7 @@ struct nova_stats {
 	uint64_t snap_reclaimed;	/* blocks freed in the background */
 	uint64_t mount_time_ns;
 	bool recovered;
+	bool space_check_pending;	/* log/data page counts provisional */
 	bool read_only;
 	size_t n_ops;
 	struct nova_op_stat ops[NOVA_MAX_OPS];

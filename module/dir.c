@@ -199,8 +199,8 @@ int nova_dir_entry(struct inode *dir, const char *name, unsigned int len,
 }
 
 /*
- * The end of @file's directory stream is kept in its private_data (a
- * position fits an unsigned long: NOVA needs a 64-bit kernel).
+ * The end of @file's directory stream is kept in its private_data; a
+ * position is an index of ni->dpos, so it fits an unsigned long.
  */
 static void nova_dir_mark_end(struct file *file)
 {

@@ -120,6 +120,8 @@ static int nova_put_stats(struct sk_buff *skb, const struct nova_fs_stats *st)
 			    st->snap_reclaimed) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_MOUNT_TIME_NS, st->mount_time_ns) ||
 	    nla_put_u8(skb, NOVA_STATS_A_RECOVERED, st->recovered) ||
+	    nla_put_u8(skb, NOVA_STATS_A_SPACE_CHECK_PENDING,
+		       st->space_check_pending) ||
 	    nla_put_u8(skb, NOVA_STATS_A_READ_ONLY, st->read_only) ||
 	    nova_put_ops(skb, st) ||
 	    nova_put_stat64(skb, NOVA_STATS_A_GC_FAST_PAGES, st->gc_fast_pages) ||

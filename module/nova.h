@@ -226,7 +226,7 @@ struct nova_sb_info {
 	bool recovered;
 	/* crash recovery (recovery.c, recovery_fast.c) */
 	bool recovery_scan;		/* -o recovery=scan: never the bitmap */
-	bool space_check;		/* after a fast recovery: leaks to free */
+	bool space_check;		/* fast recovery: leaks to free (stats) */
 };
 
 static inline struct nova_sb_info *NOVA_SB(struct super_block *sb)

@@ -65,6 +65,7 @@ struct nova_fs_stats {
 	u64 snap_reclaimed;		/* blocks the reclaim worker freed */
 	u64 mount_time_ns;		/* duration of the last mount */
 	bool recovered;			/* last mount ran crash recovery */
+	bool space_check_pending;	/* page counters provisional */
 	bool read_only;
 	u64 op_count[NOVA_CTL_OP_NR];
 	u64 op_time_ns[NOVA_CTL_OP_NR];

@@ -828,7 +828,7 @@ int nova_recover_space_check(struct super_block *sb)
 	nova_rec_set_counters(sbi, &f);
 	if (f.max_trans >= atomic64_read(&sbi->trans_id))
 		atomic64_set(&sbi->trans_id, f.max_trans);
-	sbi->space_check = false;
+	WRITE_ONCE(sbi->space_check, false);
 	nova_info(sb, "space check after crash recovery in %llu ms: %llu inodes, %lu leaked blocks freed",
 		  div_u64(ktime_get_ns() - start, NSEC_PER_MSEC), f.inodes,
 		  freed);

@@ -174,6 +174,7 @@ void nova_fs_get_stats(struct super_block *sb, struct nova_fs_stats *st)
 	nova_snapshot_reclaim_stats(sb, st);
 	st->mount_time_ns = sbi->mount_time_ns;
 	st->recovered = sbi->recovered;
+	st->space_check_pending = READ_ONCE(sbi->space_check);
 	st->read_only = sb_rdonly(sb);
 	nova_gc_get_stats(sb, st);
 	nova_op_stats_sum(sbi, st);

@@ -125,6 +125,8 @@ struct json_object *nctl_json_stats(const struct nova_stats *st,
 	nctl_json_add_u64(o, "mount_time_ns", st->mount_time_ns);
 	json_object_object_add(o, "recovered",
 			       json_object_new_boolean(st->recovered));
+	json_object_object_add(o, "space_check_pending",
+			       json_object_new_boolean(st->space_check_pending));
 	json_object_object_add(o, "read_only",
 			       json_object_new_boolean(st->read_only));
 	for (i = 0; i < st->n_ops; i++) {

@@ -97,6 +97,9 @@ static void stats_print_human(const struct nova_stats *st, bool first)
 	nctl_kv(2, "Mount time", "%s",
 		nctl_fmt_ns(st->mount_time_ns, b1, sizeof(b1)));
 	nctl_kv(2, "Recovered", "%s", yes_no(st->recovered));
+	if (st->space_check_pending)
+		nctl_kv(2, "Space check", "%s",
+			"pending: log and data page counts are provisional until the next clean unmount, read-only remount or freeze");
 	nctl_kv(2, "Read-only", "%s", yes_no(st->read_only));
 	if (!st->n_ops)
 		return;

@@ -59,6 +59,7 @@ GETTER(epoch)
 GETTER(snapshots)
 GETTER(mount_time_ns)
 GETTER(recovered)
+GETTER(space_check_pending)
 GETTER(read_only)
 GETTER(snap_reclaim_blocks)
 GETTER(snap_reclaim_inodes)
@@ -122,6 +123,7 @@ static const struct metric metrics[] = {
 	{ "nova_snapshots", GAUGE, "Live snapshots.", RAW, get_snapshots },
 	{ "nova_mount_duration_seconds", GAUGE, "How long the last mount took.", NS_TO_S, get_mount_time_ns },
 	{ "nova_mount_recovered", GAUGE, "1 if the last mount ran crash recovery, else 0.", RAW, get_recovered },
+	{ "nova_space_check_pending", GAUGE, "1 after a recovery from the allocation bitmap until the space check ran (log and data page counts provisional), else 0.", RAW, get_space_check_pending },
 	{ "nova_read_only", GAUGE, "1 if mounted read-only, else 0.", RAW, get_read_only },
 	/* background reclaim of deleted snapshots */
 	{ "nova_snapshot_reclaim_pending_blocks", GAUGE, "Blocks of deleted snapshots not yet freed by the background reclaim.", RAW, get_snap_reclaim_blocks },

@@ -24,7 +24,7 @@ STATS = dict(ID, mountpoints=LIST, format_version=INT, format=STR, cpus=INT,
              block_size=INT, blocks_total=INT, blocks_free=INT,
              inodes_total=INT, inodes_free=INT, log_pages=INT,
              data_pages=INT, epoch=INT, snapshots=INT, mount_time_ns=INT,
-             recovered=BOOL, read_only=BOOL, operations=LIST, gc=OBJ,
+             recovered=BOOL, space_check_pending=BOOL, read_only=BOOL, operations=LIST, gc=OBJ,
              scrub=OBJ, protection=OBJ, snapshot_reclaim=OBJ)
 OP = {"name": STR, "count": INT, "time_ns": INT}
 GC_STATS = {"fast_pages": INT, "thorough_runs": INT, "thorough_pages": INT,

@@ -206,6 +206,7 @@ static void test_decode_stats(void **state)
 	nla_put_u64(msg, NOVA_STATS_A_SNAPSHOTS, 1);
 	nla_put_u64(msg, NOVA_STATS_A_MOUNT_TIME_NS, 123456);
 	nla_put_u8(msg, NOVA_STATS_A_RECOVERED, 1);
+	nla_put_u8(msg, NOVA_STATS_A_SPACE_CHECK_PENDING, 1);
 	nla_put_u8(msg, NOVA_STATS_A_READ_ONLY, 0);
 	put_op(msg, "read", 10, 1000);
 	put_op(msg, "write", 20, 5000);
@@ -242,6 +243,7 @@ static void test_decode_stats(void **state)
 	assert_int_equal(st->snapshots, 1);
 	assert_int_equal(st->mount_time_ns, 123456);
 	assert_true(st->recovered);
+	assert_true(st->space_check_pending);
 	assert_false(st->read_only);
 	assert_int_equal(st->n_ops, 2);
 	assert_string_equal(st->ops[0].name, "read");

@@ -120,6 +120,7 @@ static void test_stats(void **state)
 	st.snapshots = 8;
 	st.mount_time_ns = UINT64_MAX;	/* u64 must survive, not wrap */
 	st.recovered = true;
+	st.space_check_pending = true;
 	st.n_ops = 2;
 	strcpy(st.ops[0].name, "read");
 	st.ops[0].count = 11;
@@ -160,6 +161,8 @@ static void test_stats(void **state)
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 			       "\"mount_time_ns\":18446744073709551615"));
 	assert_true(json_object_get_boolean(member(o, "recovered", json_type_boolean)));
+	assert_true(json_object_get_boolean(member(o, "space_check_pending",
+						   json_type_boolean)));
 	assert_false(json_object_get_boolean(member(o, "read_only", json_type_boolean)));
 	ops = member(o, "operations", json_type_array);
 	assert_int_equal(json_object_array_length(ops), 2);

@@ -44,6 +44,7 @@ static void fill(struct nova_stats *st)
 	st->snapshots = 2;
 	st->mount_time_ns = 1500000000;	/* 1.5 s */
 	st->recovered = true;
+	st->space_check_pending = true;
 	st->read_only = false;
 	st->n_ops = 2;
 	strcpy(st->ops[0].name, "write");
@@ -124,6 +125,7 @@ static void test_one_fs(void **state)
 	has_line(text, "nova_snapshots{" LBL "} 2");
 	has_line(text, "nova_mount_duration_seconds{" LBL "} 1.500000000");
 	has_line(text, "nova_mount_recovered{" LBL "} 1");
+	has_line(text, "nova_space_check_pending{" LBL "} 1");
 	has_line(text, "nova_read_only{" LBL "} 0");
 	has_line(text, "# TYPE nova_operations_total counter");
 	has_line(text, "# TYPE nova_operation_seconds_total counter");

@@ -124,6 +124,14 @@
  *        NOVA_STATS_A_RECOVERED: NLA_U8, 1 if the last mount ran crash
  *                                recovery, else 0
  *        NOVA_STATS_A_READ_ONLY: NLA_U8, 1 if mounted read-only, else 0
+ *        NOVA_STATS_A_SPACE_CHECK_PENDING: NLA_U8, 1 if the last mount
+ *                               recovered from the allocation bitmap
+ *                               and the space check has not run yet:
+ *                               LOG_PAGES and DATA_PAGES are provisional
+ *                               and blocks the crash left allocated are
+ *                               not free yet (docs/recovery.md); 0 once
+ *                               the check ran at a clean unmount, a
+ *                               read-only remount or a freeze
  *        NOVA_STATS_A_OP: NLA_NESTED, once per counted operation
  *            NOVA_OP_A_NAME: NLA_NUL_STRING, e.g. "read", "write",
  *                            "fsync", "fault", "lookup", "create",
@@ -640,6 +648,7 @@ enum nova_stats_attr {
 	NOVA_STATS_A_SNAPSHOT_RECLAIM_BLOCKS,
 	NOVA_STATS_A_SNAPSHOT_RECLAIM_INODES,
 	NOVA_STATS_A_SNAPSHOT_RECLAIMED,
+	NOVA_STATS_A_SPACE_CHECK_PENDING,
 
 	__NOVA_STATS_A_MAX
 };
