@@ -8,8 +8,10 @@
  * nova_journal_commit(), which makes them change together: it records the
  * old values in this CPU's journal ring, opens the transaction, stores the
  * new values and closes it. After a crash, nova_journal_recover() puts the
- * old values back for a transaction that was open, so either every log
- * shows the operation or none does.
+ * old values back for a transaction that was open, and
+ * nova_journal_recover_finish() those of the words' inode replicas, then
+ * closes it: either every log shows the operation or none does, also when
+ * the recovering mount is itself cut short.
  *
  * Locking (nova.h): nova_journal.lock is a leaf spinlock.
  */
@@ -116,7 +118,14 @@ void nova_journal_destroy(struct super_block *sb)
 }
 
 /*
- * Undo the open transaction of every journal, newest record first.
+ * Undo the open transaction of every journal, newest record first (a word
+ * recorded twice ends with its first old value), and remember the words
+ * for nova_journal_recover_finish(). The transactions stay open: their
+ * words' inode replicas still hold the new values, and closing before
+ * those are rolled back too would let a crash leave half a transaction
+ * (the replica of a directory's tail reaching further than the primary,
+ * which nova_pi_resolve_words() rightly takes). Until they are closed, a
+ * crash only rolls the same records back again.
  * Returns the number of words restored or -EFSCORRUPTED.
  */
 int nova_journal_recover(struct super_block *sb)
@@ -158,14 +167,12 @@ int nova_journal_recover(struct super_block *sb)
 					 i, pos);
 				return -EFSCORRUPTED;
 			}
-			/* Old value durable before the record is dropped. */
 			nova_pmem_store64(nova_addr(sbi, addr),
 					  le64_to_cpu(e->je_old));
 			sbi->rolled_back[undone].word = nova_addr(sbi, addr);
 			sbi->rolled_back[undone].val = le64_to_cpu(e->je_old);
 			undone++;
 		}
-		nova_pmem_commit64(&j->ptr->j_tail, head);
 	}
 	sbi->nr_rolled_back = undone;
 	return undone;
@@ -176,11 +183,11 @@ int nova_journal_recover(struct super_block *sb)
  * replica, with no record of its own. Once the inode tables are loaded
  * (so that nova_replica_word() can find a table slot's replica), the words
  * nova_journal_recover() rolled back get their old values in the replica
- * too, oldest last as above: otherwise the replica would keep half of a
- * rolled-back transaction, and nova_pi_resolve_words() would rightly see
- * a replica whose log reaches further. Durable at the caller's next fence.
+ * too, in the same order. Then, with the old values of both copies
+ * durable (the fence of the first nova_pmem_commit64()), every journal's
+ * transaction is closed.
  */
-void nova_journal_recover_replicas(struct super_block *sb)
+void nova_journal_recover_finish(struct super_block *sb)
 {
 	struct nova_sb_info *sbi = NOVA_SB(sb);
 	unsigned int i;
@@ -191,6 +198,12 @@ void nova_journal_recover_replicas(struct super_block *sb)
 
 		if (r)
 			nova_pmem_store64(r, w->val);
+	}
+	for (i = 0; i < sbi->cpus; i++) {
+		struct nova_journal_ptr *jp = sbi->journals[i].ptr;
+
+		if (jp->j_tail != jp->j_head)
+			nova_pmem_commit64(&jp->j_tail, le64_to_cpu(jp->j_head));
 	}
 	kvfree(sbi->rolled_back);
 	sbi->rolled_back = NULL;
@@ -231,7 +244,7 @@ void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n)
 	/*
 	 * 2. the new values, each followed by its inode replica's copy (no
 	 * record: if the transaction is rolled back, recovery restores the
-	 * replica's copy too, nova_journal_recover_replicas())
+	 * replica's copy too, nova_journal_recover_finish())
 	 */
 	for (i = 0; i < n; i++) {
 		__le64 *r = nova_replica_word(sbi, w[i].word);

@@ -429,7 +429,7 @@ int nova_journal_format(struct super_block *sb,
 			const struct nova_format_plan *plan);
 int nova_journal_load(struct super_block *sb);
 int nova_journal_recover(struct super_block *sb);
-void nova_journal_recover_replicas(struct super_block *sb);
+void nova_journal_recover_finish(struct super_block *sb);
 void nova_journal_destroy(struct super_block *sb);
 void nova_journal_commit(struct super_block *sb, struct nova_jword *w, int n);
 

@@ -774,7 +774,7 @@ int nova_recover(struct super_block *sb)
 	err = nova_inode_tables_load(sb, false);
 	if (err)
 		return err;
-	nova_journal_recover_replicas(sb);
+	nova_journal_recover_finish(sb);
 	err = nova_recover_fast(sb, start);
 	if (err == -EAGAIN)
 		err = nova_rec_rebuild(sb, start);

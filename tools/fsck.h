@@ -131,6 +131,7 @@ struct fsck_patch {
 struct fsck_undo {
 	uint64_t addr;
 	uint64_t old;
+	uint64_t raddr;		/* the word's inode replica copy, or 0 */
 };
 
 struct fsck {

@@ -65,10 +65,14 @@ static bool repair_journals(struct fsck *f)
 {
 	unsigned int i, cpu;
 
-	/* 1. the old values of every recorded word, durable */
-	for (i = 0; i < f->nr_undo; i++)
+	/* 1. the old values of every recorded word and its replica, durable */
+	for (i = 0; i < f->nr_undo; i++) {
 		if (!put_word(f, f->undo[i].addr, f->undo[i].old))
 			return false;
+		if (f->undo[i].raddr &&
+		    !put_word(f, f->undo[i].raddr, f->undo[i].old))
+			return false;
+	}
 	if (!sync_dev(f))
 		return false;
 	/* 2. close every ring: tail = head */

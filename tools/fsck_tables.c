@@ -89,7 +89,25 @@ static void undo_add(struct fsck *f, uint64_t addr, uint64_t old)
 	}
 	f->undo[f->nr_undo].addr = addr;
 	f->undo[f->nr_undo].old = old;
+	f->undo[f->nr_undo].raddr = 0;
 	f->nr_undo++;
+}
+
+/*
+ * Journaled words of slot @off get the address of their copy in the
+ * slot's replica @roff: a transaction stores its new values in both (the
+ * kernel's nova_journal_commit()), so rolling one back restores both.
+ */
+static void undo_note_replica(struct fsck *f, uint64_t off, uint64_t roff)
+{
+	unsigned int i;
+
+	if (!roff)
+		return;
+	for (i = 0; i < f->nr_undo; i++)
+		if (f->undo[i].addr >= off &&
+		    f->undo[i].addr < off + NOVA_INODE_SIZE)
+			f->undo[i].raddr = roff + (f->undo[i].addr - off);
 }
 
 static void check_journal(struct fsck *f, unsigned int cpu)
@@ -432,6 +450,8 @@ static void check_reserved(struct fsck *f)
 					       NOVA_INODE_SIZE, NOVA_INODE_SIZE);
 
 	for (ino = NOVA_ROOT_INO; ino < NOVA_RESERVED_INODES; ino++) {
+		undo_note_replica(f, base + ino * NOVA_INODE_SIZE,
+				  rbase ? rbase + ino * NOVA_INODE_SIZE : 0);
 		if (ino == NOVA_ALLOC_INO)
 			continue;	/* fsck_space.c reads its log */
 		check_inode(f, base + ino * NOVA_INODE_SIZE,
@@ -556,11 +576,14 @@ static void check_chain(struct fsck *f, unsigned int cpu)
 			return;
 		}
 		rblk = check_table_replica(f, cpu, blk, itt);
-		for (slot = 0; slot < NOVA_INODES_PER_TABLE; slot++)
-			check_inode(f, base + nova_slot_off(slot),
-				    replica_off(base + nova_slot_off(slot), blk,
-						rblk),
+		for (slot = 0; slot < NOVA_INODES_PER_TABLE; slot++) {
+			uint64_t off = base + nova_slot_off(slot);
+			uint64_t roff = replica_off(off, blk, rblk);
+
+			undo_note_replica(f, off, roff);
+			check_inode(f, off, roff,
 				    nova_ino_of(cpu, pos, slot, f->cpus));
+		}
 		blk = fsck_word(f, &itt->itt_next);
 	}
 }

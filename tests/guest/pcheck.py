@@ -4,6 +4,7 @@
 
   pcheck.py DEV MNT [--workload NAME]... [--states N] [--seed S]
                     [--drops R] [--keep-going] [--json FILE] [--drop-op N]
+                    [--recovery-crashes N [--recovery-states M]]
                     [--save-failed PREFIX]
 
 For each workload: format DEV, keep its image (the base), arm the
@@ -22,7 +23,11 @@ fsck.NOVA -n. Prints one TAP-friendly summary line per workload:
   workload NAME: states S tried, P passed, F failed (records R, fences K)
 
 and the first failures in detail (the state: fence index, the records
-dropped with their device offsets; the symptom). Exit 1 if any state
+dropped with their device offsets; the symptom). With --recovery-crashes
+N, the first N passing states of a workload that have an open journal
+transaction are mounted once more with the trace armed, and the crash
+states of that recovering mount (M of them) must recover as well: a power
+cut during recovery loses nothing either. Exit 1 if any state
 failed or the trace was incomplete. --drop-op N is the checker's own
 check: it removes the write-backs of operation N (1-based) from the trace,
 as if NOVA had never flushed them, and the states after it must fail.
@@ -49,6 +54,8 @@ _spec = importlib.util.spec_from_file_location(
 gc = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gc)
 
+# Journal pointers (uapi/nova_format.h): block 2, one of 64 bytes a CPU.
+JOURNAL_PTRS, JOURNAL_PTR_SIZE = 2 * 4096, 64
 NOVA_CMD_PMTRACE = 18
 NOVA_A_PMTRACE = 14
 (A_OP, A_BDEV, A_SIZE, A_VALUE, A_STATE, A_RECORDS, A_BYTES, A_LOST,
@@ -632,11 +639,11 @@ def fsck_symptom(fsck, dev, what, width):
         .replace("\n", " | ")[:width])
 
 
-def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
-                opts):
-    """'' if the state passes, else the symptom."""
-    e = state[2]
-    devw.write_image(img, state_extra(recs, state))
+def check_state(args, devw, img, extra, acked, trees, fsck, opts):
+    """'' if the image @img with @extra written over it passes, else the
+    symptom: it must mount, show the tree after @acked operations or the
+    one after, and fsck.NOVA -n clean after the unmount."""
+    devw.write_image(img, extra)
     if args.fsck_first:
         # The image as the cut left it, before recovery rewrites anything:
         # with the allocation bitmap, every block in use must have its bit.
@@ -657,7 +664,7 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
         umount(args.mnt)
     except OSError as ex:
         return "umount failed: %s" % ex
-    a = marks_before[e]
+    a = acked
     if got is not None:
         ok = [a + j for j in (0, 1) if a + j < len(trees)]
         if not any(got == trees[j] for j in ok):
@@ -668,6 +675,64 @@ def check_state(args, devw, img, recs, state, marks_before, trees, fsck,
     if symptom:
         return symptom
     return fsck_symptom(fsck, args.dev, "fsck.NOVA -n", 300)
+
+
+def journal_open(img, extra):
+    """Whether an image (@img with @extra over it) has an open journal
+    transaction: a journal pointer (block 2, 64 bytes a CPU) whose head
+    and tail differ."""
+    ptrs = bytearray(img[JOURNAL_PTRS:JOURNAL_PTRS + 4096])
+    for o, d in extra:
+        lo = max(o, JOURNAL_PTRS)
+        hi = min(o + len(d), JOURNAL_PTRS + 4096)
+        if lo < hi:
+            ptrs[lo - JOURNAL_PTRS:hi - JOURNAL_PTRS] = d[lo - o:hi - o]
+    return any(struct.unpack_from("<QQ", ptrs, i)[0] !=
+               struct.unpack_from("<QQ", ptrs, i)[1]
+               for i in range(0, 4096, JOURNAL_PTR_SIZE))
+
+
+def recovery_crashes(args, tr, devw, simg, acked, trees, fsck, opts, rng):
+    """Crash the recovering mount of crash state @simg: trace the mount
+    (the recovery's write-backs and fences), then every crash state of
+    that trace (a sample of --recovery-states) must recover again to the
+    same trees and fsck clean. Returns (tried, [symptoms])."""
+    devw.write_image(simg, [])
+    try:
+        tr.op(OP_FREE)
+    except RuntimeError:
+        pass
+    tr.op(OP_ARM, bdev=os.stat(args.dev).st_rdev, size=args.trace_mib)
+    try:
+        try:
+            mount(args.dev, args.mnt, opts)
+        except OSError as ex:
+            return 1, ["the recovering mount failed: %s" % ex]
+        tr.op(OP_STOP)
+        rrecs = tr.dump()
+        umount(args.mnt)
+    finally:
+        tr.op(OP_FREE)
+    states = crash_states(rrecs, args.drops, rng)
+    if len(states) > args.recovery_states:
+        states = [states[i] for i in
+                  sorted(rng.sample(range(len(states)),
+                                    args.recovery_states))]
+    img = bytearray(simg)
+    applied, bad = 0, []
+    for st in states:
+        k, s, _, dropped = st
+        while applied < s:
+            r = rrecs[applied]
+            if r[0] == REC_FLUSH:
+                img[r[1]:r[1] + len(r[2])] = r[2]
+            applied += 1
+        symptom = check_state(args, devw, img, state_extra(rrecs, st),
+                              acked, trees, fsck, opts)
+        if symptom:
+            bad.append("recovery fence %d, %d write-backs dropped: %s" %
+                       (k, len(dropped), symptom))
+    return len(states), bad
 
 
 def run_workload(args, name, tr, fsck, out):
@@ -724,7 +789,7 @@ def run_workload(args, name, tr, fsck, out):
     marks = [r[1] for r in recs if r[0] == REC_MARK]
     res = {"workload": name, "ops": len(ops), "records": nflush,
            "fences": nfence, "tried": 0, "passed": 0, "failed": 0,
-           "failures": []}
+           "failures": [], "recovery_states": 0, "recovery_tried": 0}
     out.append(res)
     if lost or marks != list(range(1, len(ops) + 1)):
         res["error"] = "incomplete trace (lost %s, marks %d of %d)" % (
@@ -755,7 +820,8 @@ def run_workload(args, name, tr, fsck, out):
             if r[0] == REC_FLUSH:
                 img[r[1]:r[1] + len(r[2])] = r[2]
             applied += 1
-        symptom = check_state(args, devw, img, recs, state, marks_before,
+        extra = state_extra(recs, state)
+        symptom = check_state(args, devw, img, extra, marks_before[e],
                               trees, fsck, opts)
         res["tried"] += 1
         if symptom:
@@ -775,15 +841,34 @@ def run_workload(args, name, tr, fsck, out):
                 break
         else:
             res["passed"] += 1
+            if (res["recovery_states"] < args.recovery_crashes and
+                    journal_open(img, extra)):
+                simg = bytearray(img)
+                for o, d in extra:
+                    simg[o:o + len(d)] = d
+                n, bad = recovery_crashes(args, tr, devw, simg,
+                                          marks_before[e], trees, fsck,
+                                          opts, rng)
+                res["recovery_states"] += 1
+                res["recovery_tried"] += n
+                res["failed"] += len(bad)
+                for b in bad[:3]:
+                    desc = {"fence": k, "acknowledged_ops": marks_before[e],
+                            "symptom": b}
+                    res["failures"].append(desc)
+                    print("FAIL %s state %s" % (name, json.dumps(desc)))
     os.close(devw.fd)
     res["all_states"] = total
     res["trace_seconds"] = round(t1 - t0, 1)
     res["check_seconds"] = round(time.time() - t1, 1)
     print("workload %s: states %d tried, %d passed, %d failed "
-          "(of %d; %d ops, %d records, %d fences; %.1f s, %.0f ms/state)" %
+          "(of %d; %d ops, %d records, %d fences; %.1f s, %.0f ms/state)%s" %
           (name, res["tried"], res["passed"], res["failed"], total,
            len(ops), nflush, nfence, res["check_seconds"],
-           1000 * res["check_seconds"] / max(res["tried"], 1)))
+           1000 * res["check_seconds"] / max(res["tried"], 1),
+           "; %d crash states of %d recovering mounts (open journal)" %
+           (res["recovery_tried"], res["recovery_states"])
+           if args.recovery_crashes else ""))
     sys.stdout.flush()
 
 
@@ -813,6 +898,13 @@ def main():
     p.add_argument("--fsck-first", action="store_true",
                    help="also run fsck.NOVA -n on each crash state before "
                    "mounting it (the allocation bitmap's rule)")
+    p.add_argument("--recovery-crashes", type=int, default=0, metavar="N",
+                   help="for the first N passing states of a workload with "
+                   "an open journal transaction, also crash the recovering "
+                   "mount (its own trace's crash states must recover)")
+    p.add_argument("--recovery-states", type=int, default=16, metavar="M",
+                   help="crash states of each traced recovering mount "
+                   "(a sample of M)")
     p.add_argument("--save-failed", metavar="PREFIX",
                    help="write each workload's first failing state's image "
                    "to PREFIX-WORKLOAD.img.gz")

@@ -6,7 +6,9 @@
 # crash states they allow (every fence point, single and random multiple
 # drops of the write-backs not yet fenced): each must mount, hold the
 # acknowledged operations (the one in flight old or new), and fsck.NOVA
-# -n clean. A trace with one operation's write-backs removed (a NOVA that
+# -n clean; for two states a workload with an open journal transaction,
+# the recovering mount is traced too and its own crash states must
+# recover the same way. A trace with one operation's write-backs removed (a NOVA that
 # forgot to flush) must fail. make crashtest runs the full mode
 # (tests/guest/pcheck-full.guest).
 # nova-guest-args: --pmem-count 2 --pmem-size 64M
@@ -45,6 +47,7 @@ t_ok "an unknown operation: ERANGE" \
 	$G expect ERANGE '' NOVA_CMD_PMTRACE --attr NOVA_A_PMTRACE:nest:2:u32:9
 
 $P "$D" "$M" --states "$STATES" "${W[@]}" --json "$T/run.json" \
+	--recovery-crashes 2 --recovery-states 8 \
 	--save-failed "${NOVA_RESULT:-$T/pcheck}-failed" > "$T/run.out" 2>&1
 rc=$?
 while IFS= read -r l; do t_diag "$l"; done < "$T/run.out"
@@ -54,13 +57,21 @@ import json, sys
 for r in json.load(open(sys.argv[1])):
     ok = not r.get("error") and r["failed"] == 0 and r["tried"] > 0
     print("%s workload %s: %d states tried, %d passed (of %d; %d records, "
-          "%d fences)%s" % ("PASS" if ok else "FAIL", r["workload"],
-                            r["tried"], r["passed"], r.get("all_states", 0),
-                            r["records"], r["fences"],
-                            "" if ok else ": " + (r.get("error") or
-                            json.dumps(r["failures"][:2]))))
+          "%d fences; %d crash states of %d recovering mounts)%s" % (
+              "PASS" if ok else "FAIL", r["workload"], r["tried"],
+              r["passed"], r.get("all_states", 0), r["records"],
+              r["fences"], r.get("recovery_tried", 0),
+              r.get("recovery_states", 0),
+              "" if ok else ": " + (r.get("error") or
+                                    json.dumps(r["failures"][:2]))))
 PY
 t_from_py < <(python3 "$T/tap.py" "$T/run.json" 2>&1)
+# (every workload but overwrite-append and truncate commits journals)
+[ -n "${NOVA_PCHECK_WORKLOADS:-}" ] ||
+t_ok "crash states of recovering mounts were tried" python3 -c '
+import json, sys
+sys.exit(0 if sum(r.get("recovery_tried", 0)
+                  for r in json.load(open(sys.argv[1]))) > 0 else 1)' "$T/run.json"
 
 $P "$D" "$M" --workload overwrite-append --states 40 --drop-op 6 \
 	--json "$T/self.json" > "$T/self.out" 2>&1
