@@ -996,6 +996,48 @@ static void test_inode_replicas(void **state)
 	img_free(&im);
 }
 
+/*
+ * An open journal transaction with inode replicas: the commit's step 2
+ * stored the new tail in the root's primary slot and in its replica. -y
+ * rolls both back before it closes the transaction; a replica left with
+ * the new tail would bring the half operation back at the next crash
+ * recovery, which takes a replica log that reaches further.
+ */
+static void test_open_journal_replicas(void **state)
+{
+	struct img im;
+	struct nova_inode *root, *rroot;
+	struct nova_journal_ptr *jp;
+	struct nova_journal_entry je = { 0 };
+	uint64_t ring, old_tail;
+
+	(void)state;
+	assert_int_equal(img_make_features(&im, SIZE, 1,
+					   NOVA_FEATURE_META_REPLICA), 0);
+	root = pi_of(&im, NOVA_ROOT_INO);
+	rroot = replica_of(&im, NOVA_ROOT_INO);
+	jp = img_at(&im, NOVA_OFF(NOVA_JOURNAL_PTR_BLOCK));
+	ring = le64(jp->j_head);
+	old_tail = le64(root->i_log_tail);
+	img_dentry(&im, NOVA_ROOT_INO, "half", 77, 3, 8, 70);	/* dangling */
+	img_finish(&im);
+	assert_int_not_equal(le64(rroot->i_log_tail), old_tail);
+	je.je_addr = cpu64((uint64_t)((uint8_t *)&root->i_log_tail - im.buf));
+	je.je_old = cpu64(old_tail);
+	je.je_trans_id = cpu64(im.trans);
+	je.je_type = cpu32(NOVA_JOURNAL_WORD);
+	je.je_csum = cpu32(nova_je_csum(&je));
+	memcpy(img_at(&im, ring), &je, sizeof(je));
+	jp->j_tail = cpu64(ring + sizeof(je));	/* open */
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_UNCORRECTED, "journal 0: open transaction of 1 records");
+	img_expect(&im, FSCK_YES, FSCK_CORRECTED, "rolled back 1 journaled words");
+	assert_int_equal(le64(root->i_log_tail), old_tail);
+	assert_int_equal(le64(rroot->i_log_tail), old_tail);
+	assert_int_equal(le64(jp->j_tail), le64(jp->j_head));
+	img_expect(&im, FSCK_NO_CHANGES, FSCK_OK, "clean");
+	img_free(&im);
+}
+
 /* Format 1.4: one bad copy of a log entry or tail is repairable. */
 static void test_log_mirrors(void **state)
 {
@@ -1218,6 +1260,7 @@ int main(void)
 		T(test_bad_table_and_journal),
 		T(test_symlink_checks),
 		T(test_open_journal_transaction),
+		T(test_open_journal_replicas),
 		T(test_bad_journal_record),
 		cmocka_unit_test(test_many_inodes),
 		cmocka_unit_test(test_inode_replicas),
