@@ -36,7 +36,7 @@ pkgs=(
 	"linux-headers-$kver" "linux-image-$kver"
 	qemu-system-x86 qemu-utils mmdebstrap ndctl e2fsprogs xfsprogs fio
 	build-essential pkg-config libnl-3-dev libnl-genl-3-dev libjson-c-dev
-	libsystemd-dev libcmocka-dev sparse linux-source-6.1 xz-utils
+	libsystemd-dev libcmocka-dev libblkid-dev sparse linux-source-6.1 xz-utils
 	util-linux procps dkms
 	prometheus	# promtool checks novad's metrics and docs/alerts (guest tests)
 	# fstests, built from ../shared/fstests/ by tests/fstests/build.sh:

@@ -319,6 +319,8 @@ int mkfs_check_device(struct nova_dev *d, const struct mkfs_opts *o,
 	uint64_t need = nova_mkfs_min_blocks(p->cpus) * NOVA_BLOCK_SIZE;
 
 	*sig = nova_probe_signature(d);
+	if (!*sig)
+		*sig = nova_probe_foreign(d);
 	if (*sig && !o->force) {
 		nerr_set(e, "%s contains a %s signature; use -f to overwrite it",
 			 d->path, *sig);

@@ -67,6 +67,12 @@ t_ok "clean" fsck.NOVA -f -n "$D"
 t_ok "mkfs.ext4 on the device" mkfs.ext4 -q -F "$D"
 t_fail "mkfs.NOVA refuses an ext4 device" mkfs.NOVA "$D"
 t_ok "... naming it" sh -c "mkfs.NOVA $D 2>&1 | grep -q 'ext2/ext3/ext4 signature; use -f'"
+# What the built-in table does not know, libblkid does (generic/740).
+for fs in minix bfs; do
+	t_ok "mkfs.$fs on the device" sh -c "dd if=/dev/zero of=$D bs=64k count=16 status=none && mkfs.$fs $D $([ $fs = minix ] && echo 2000) >/dev/null"
+	t_fail "mkfs.NOVA refuses a $fs device" mkfs.NOVA "$D"
+	t_ok "... naming it" sh -c "mkfs.NOVA $D 2>&1 | grep -q 'contains a $fs signature; use -f'"
+done
 t_ok "mkfs -t NOVA (util-linux) runs mkfs.NOVA" mkfs -t NOVA -f -q "$D"
 t_ok "fsck -t NOVA (util-linux) runs fsck.NOVA" fsck -t NOVA "$D"
 t_ok "fsck -t NOVA -- -f -n" fsck -t NOVA -- -f -n "$D"
