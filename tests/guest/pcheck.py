@@ -609,6 +609,21 @@ class Device:
         os.fsync(self.fd)
 
 
+def apply_records(img, recs, applied, s):
+    """Write the write-backs of recs[applied:s] into @img; returns s."""
+    for r in recs[applied:s]:
+        if r[0] == REC_FLUSH:
+            img[r[1]:r[1] + len(r[2])] = r[2]
+    return max(applied, s)
+
+
+def sample_states(states, n, rng):
+    """@n of @states (all if n is 0 or not fewer), in trace order."""
+    if not n or len(states) <= n:
+        return states
+    return [states[i] for i in sorted(rng.sample(range(len(states)), n))]
+
+
 def state_extra(recs, state):
     """The write-backs of @state's interval that reach the medium."""
     _, s, e, dropped = state
@@ -713,20 +728,13 @@ def recovery_crashes(args, tr, devw, simg, acked, trees, fsck, opts, rng):
         umount(args.mnt)
     finally:
         tr.op(OP_FREE)
-    states = crash_states(rrecs, args.drops, rng)
-    if len(states) > args.recovery_states:
-        states = [states[i] for i in
-                  sorted(rng.sample(range(len(states)),
-                                    args.recovery_states))]
+    states = sample_states(crash_states(rrecs, args.drops, rng),
+                           args.recovery_states, rng)
     img = bytearray(simg)
     applied, bad = 0, []
     for st in states:
         k, s, _, dropped = st
-        while applied < s:
-            r = rrecs[applied]
-            if r[0] == REC_FLUSH:
-                img[r[1]:r[1] + len(r[2])] = r[2]
-            applied += 1
+        applied = apply_records(img, rrecs, applied, s)
         symptom = check_state(args, devw, img, state_extra(rrecs, st),
                               acked, trees, fsck, opts)
         if symptom:
@@ -806,20 +814,14 @@ def run_workload(args, name, tr, fsck, out):
     marks_before[len(recs)] = n
     states = crash_states(recs, args.drops, rng)
     total = len(states)
-    if args.states and total > args.states:
-        pick = sorted(rng.sample(range(total), args.states))
-        states = [states[i] for i in pick]
+    states = sample_states(states, args.states, rng)
     devw = Device(dev)
     img = bytearray(base)
     applied = 0		# records of recs[:applied] are in img
     t1 = time.time()
     for state in states:
         k, s, e, dropped = state
-        while applied < s:
-            r = recs[applied]
-            if r[0] == REC_FLUSH:
-                img[r[1]:r[1] + len(r[2])] = r[2]
-            applied += 1
+        applied = apply_records(img, recs, applied, s)
         extra = state_extra(recs, state)
         symptom = check_state(args, devw, img, extra, marks_before[e],
                               trees, fsck, opts)
